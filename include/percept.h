@@ -1,0 +1,262 @@
+/*
+ * percept.h - the public API of percept, a perception (area-of-interest)
+ * library for game servers: who perceives whom, by which sense, and every
+ * change to that relation delivered as an event.
+ *
+ * A world holds entities. Each entity has a position, a range per sense
+ * (sight, hearing, smell; 0 means it lacks that sense) and a set of senses
+ * it is hidden from. Observer O perceives target T by sense S exactly when:
+ *
+ *   1. O and T are different entities, both in the world;
+ *   2. O's range for S is greater than 0;
+ *   3. T is not hidden from S;
+ *   4. dx*dx + dy*dy <= R*R, with R O's range for S (the boundary counts).
+ *
+ * Every call that changes the world either completes and then reports each
+ * change of that relation to the world's event callback before it returns,
+ * or fails with a negative status, sets a message (percept_errmsg()) and
+ * leaves the world exactly as it was.
+ *
+ * Thread safety: a world is not thread-safe; use one world from one thread
+ * at a time. Distinct worlds share nothing and may be used from different
+ * threads in parallel.
+ */
+#ifndef PERCEPT_H
+#define PERCEPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define PERCEPT_API __attribute__((visibility("default")))
+#else
+#define PERCEPT_API
+#endif
+
+/* The library's version, as text and as a number (major*10000 + minor*100 + patch). */
+#define PERCEPT_VERSION "0.1.0"
+#define PERCEPT_VERSION_NUMBER 100
+
+/* An entity's identifier, chosen by the caller: any 32-bit value. */
+typedef uint32_t percept_id;
+
+/* The senses. Values are stable and usable as array indexes. */
+typedef enum percept_sense {
+    PERCEPT_SIGHT = 0,
+    PERCEPT_HEARING = 1,
+    PERCEPT_SMELL = 2
+} percept_sense;
+
+#define PERCEPT_SENSE_COUNT 3
+
+/* Bit for a sense in a hidden-from mask: PERCEPT_SENSE_BIT(PERCEPT_SIGHT). */
+#define PERCEPT_SENSE_BIT(sense) (1u << (unsigned)(sense))
+
+/*
+ * Status codes. 0 is success; every error is negative. percept_strerror()
+ * gives a short description, percept_status_name() the constant's name, and
+ * percept_errmsg() the detailed message of a world's last failed call.
+ */
+typedef enum percept_status {
+    PERCEPT_OK = 0,
+    PERCEPT_EINVAL = -1,  /* an argument is invalid (NULL, NaN, negative range, ...) */
+    PERCEPT_ENOMEM = -2,  /* out of memory; nothing was changed */
+    PERCEPT_EEXIST = -3,  /* an entity with that ID is already in the world */
+    PERCEPT_ENOENT = -4,  /* no entity with that ID is in the world */
+    PERCEPT_EBUSY = -5,   /* a change was requested from inside the event callback */
+    PERCEPT_ECONFIG = -6, /* the configuration is invalid */
+    PERCEPT_EPLUGIN = -7, /* a backend plugin could not be found, loaded or used */
+    PERCEPT_EIO = -8      /* a file could not be read */
+} percept_status;
+
+/* A short, static description of a status code ("unknown entity ID", ...). */
+PERCEPT_API const char *percept_strerror(int status);
+/* The constant's name for a status code ("PERCEPT_ENOENT", ...). */
+PERCEPT_API const char *percept_status_name(int status);
+/* "sight", "hearing", "smell", or NULL for a value that is not a sense. */
+PERCEPT_API const char *percept_sense_name(percept_sense sense);
+
+/* Limits: coordinates and ranges must be finite, and at most this in magnitude. */
+#define PERCEPT_COORD_LIMIT 1e15
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+
+typedef enum percept_event_kind {
+    PERCEPT_ENTER = 0, /* observer now perceives target */
+    PERCEPT_LEAVE = 1, /* observer no longer perceives target */
+    PERCEPT_MOVE = 2   /* target moved and observer still perceives it (config: move_events) */
+} percept_event_kind;
+
+typedef struct percept_event {
+    percept_event_kind kind;
+    percept_sense sense;
+    percept_id observer;
+    percept_id target;
+    double x, y; /* the target's position after the call (its last position on removal) */
+} percept_event;
+
+/*
+ * Receives each event of a call, after the whole change has been applied and
+ * before the call returns. Within one call, events come sorted by observer
+ * ID, then target ID, then sense (sight, hearing, smell); for each
+ * (observer, target, sense) at most one event per call, and ENTER and LEAVE
+ * strictly alternate over time, starting with ENTER.
+ *
+ * Inside the callback the world may be read (percept_perceives(),
+ * percept_perceived(), ...) but not changed: add, move, remove, set_range,
+ * hide and show return PERCEPT_EBUSY there and change nothing. Keep a queue
+ * of the changes your AI decides on and apply them after the call returns.
+ */
+typedef void (*percept_event_fn)(void *user, const percept_event *event);
+
+/* ------------------------------------------------------------------------ */
+/* Creating a world                                                          */
+
+typedef struct percept_world percept_world;
+
+/*
+ * A custom allocator. alloc(user, NULL, n) allocates, alloc(user, p, n)
+ * resizes, alloc(user, p, 0) frees and returns NULL. Returning NULL for n > 0
+ * means out of memory; percept then fails the call with PERCEPT_ENOMEM and
+ * leaves the world as it was. Backends allocate through it as well.
+ */
+typedef struct percept_allocator {
+    void *(*alloc)(void *user, void *ptr, size_t size);
+    void *user;
+} percept_allocator;
+
+/* Rectangular world bounds; the backends and observer grids are tuned for them. */
+typedef struct percept_bounds {
+    double min_x, min_y, max_x, max_y;
+} percept_bounds;
+
+/*
+ * Optional settings that take precedence over the configuration. Initialise
+ * with PERCEPT_OPTIONS_INIT so that later versions can grow the struct.
+ */
+typedef struct percept_options {
+    size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */
+    const char *backend;                /* if set: this backend for every sense */
+    const char *plugin_dir;             /* if set: searched before the config's plugin_dir */
+    const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds */
+    const percept_allocator *allocator; /* if set: all memory comes from it */
+} percept_options;
+
+#define PERCEPT_OPTIONS_INIT                                                                       \
+    {                                                                                              \
+        sizeof(percept_options), NULL, NULL, NULL, NULL                                            \
+    }
+
+/* Why creating a world failed: the status, and a message naming file, line, key or path. */
+typedef struct percept_error {
+    int status;
+    int line;       /* the config line concerned, or 0 */
+    char text[512]; /* e.g. "percept.ini:12: key 'cel_size' in [sight]: unknown key" */
+} percept_error;
+
+/*
+ * Create a world from the INI file at `path`. On success *out is the new
+ * world and 0 is returned. On failure *out is NULL, a negative status is
+ * returned and, if `error` is not NULL, filled in. `options` may be NULL.
+ */
+PERCEPT_API int percept_world_open(percept_world **out, const char *path,
+                                   const percept_options *options, percept_error *error);
+
+/*
+ * Same as percept_world_open(), from INI text held in memory. `name` labels
+ * the text in messages ("<string>" when NULL); a relative plugin_dir is
+ * taken from the current directory.
+ */
+PERCEPT_API int percept_world_open_string(percept_world **out, const char *ini_text,
+                                          const char *name, const percept_options *options,
+                                          percept_error *error);
+
+/* Destroy a world and everything in it. No events are delivered. NULL is a no-op. */
+PERCEPT_API void percept_world_close(percept_world *world);
+
+/* Set (or clear with NULL) the callback that receives the world's events. */
+PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_fn fn, void *user);
+
+/*
+ * The detailed message of the world's last failed call, e.g.
+ * "percept_move: unknown entity 42". Empty when no call has failed.
+ */
+PERCEPT_API const char *percept_errmsg(const percept_world *world);
+
+/* ------------------------------------------------------------------------ */
+/* Changing the world                                                        */
+
+/* What an entity is when it enters the world. */
+typedef struct percept_entity_desc {
+    double x, y;
+    double range[PERCEPT_SENSE_COUNT]; /* >= 0; 0 means the entity lacks that sense */
+    unsigned hidden;                   /* PERCEPT_SENSE_BIT()s of the senses it is hidden from */
+} percept_entity_desc;
+
+/*
+ * Add entity `id`. Reports both directions: who now perceives the newcomer,
+ * and what the newcomer perceives. PERCEPT_EEXIST if `id` is in the world.
+ */
+PERCEPT_API int percept_add(percept_world *world, percept_id id, const percept_entity_desc *desc);
+
+/* Move entity `id` to (x, y). Any distance: a teleport is a move. */
+PERCEPT_API int percept_move(percept_world *world, percept_id id, double x, double y);
+
+/* Remove entity `id`; every pair it was part of leaves, in both directions. */
+PERCEPT_API int percept_remove(percept_world *world, percept_id id);
+
+/* Set the range of one sense of entity `id` (0 switches the sense off). */
+PERCEPT_API int percept_set_range(percept_world *world, percept_id id, percept_sense sense,
+                                  double range);
+
+/* Make entity `id` imperceptible (hidden != 0) or perceptible (0) to `sense`. */
+PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_sense sense,
+                                   int hidden);
+
+/* ------------------------------------------------------------------------ */
+/* Reading the world (allowed inside the event callback)                      */
+
+/* The number of entities in the world. */
+PERCEPT_API size_t percept_entity_count(const percept_world *world);
+
+/* 1 if `id` is in the world, else 0. */
+PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
+
+/* Copy out entity `id`'s position, ranges and hidden mask. */
+PERCEPT_API int percept_get_entity(const percept_world *world, percept_id id,
+                                   percept_entity_desc *out);
+
+/*
+ * 1 if `observer` perceives `target` by `sense`, 0 if not, negative on error
+ * (PERCEPT_ENOENT for an unknown ID).
+ */
+PERCEPT_API int percept_perceives(const percept_world *world, percept_id observer,
+                                  percept_id target, percept_sense sense);
+
+/*
+ * The targets `observer` perceives by `sense`, in ascending ID order. Writes
+ * at most `capacity` IDs to `ids` (which may be NULL when capacity is 0) and
+ * stores the total in *count: call with capacity 0 to learn the size.
+ */
+PERCEPT_API int percept_perceived(const percept_world *world, percept_id observer,
+                                  percept_sense sense, percept_id *ids, size_t capacity,
+                                  size_t *count);
+
+/* The observers that perceive `target` by `sense`, like percept_perceived(). */
+PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id target,
+                                     percept_sense sense, percept_id *ids, size_t capacity,
+                                     size_t *count);
+
+/* The name of the backend serving `sense` ("bruteforce", "grid", ...), or NULL. */
+PERCEPT_API const char *percept_backend_name(const percept_world *world, percept_sense sense);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERCEPT_H */

@@ -1,0 +1,148 @@
+/*
+ * percept/backend.h - the plugin ABI: the only header a spatial-index backend
+ * includes. A backend answers one question for one sense: which entities
+ * might be within distance R of a point. It knows nothing of senses, pairs
+ * or events; the core owns those and filters every answer by exact distance.
+ *
+ * A backend is a shared object that exports exactly one symbol,
+ * PERCEPT_BACKEND_ENTRY_SYMBOL, a function returning a pointer to a constant
+ * percept_backend_ops table. The host checks the table before first use: not
+ * NULL, the same ABI major version, a struct size that holds every mandatory
+ * operation, all mandatory operations present, and a name equal to the name
+ * the backend was asked for (the file NAME.so must say it is NAME).
+ *
+ * Versioning: the table only ever grows at its end. A new optional operation
+ * raises the minor version; the host reads a field only when struct_size
+ * covers it, so older plugins keep working. Any other change raises the
+ * major version, and the host refuses plugins of another major version.
+ */
+#ifndef PERCEPT_BACKEND_H
+#define PERCEPT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERCEPT_BACKEND_ABI_MAJOR 1
+#define PERCEPT_BACKEND_ABI_MINOR 0
+#define PERCEPT_BACKEND_ABI_VERSION                                                                \
+    (((uint32_t)PERCEPT_BACKEND_ABI_MAJOR << 16) | (uint32_t)PERCEPT_BACKEND_ABI_MINOR)
+
+#define PERCEPT_BACKEND_ENTRY_SYMBOL "percept_backend_entry"
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define PERCEPT_BACKEND_EXPORT __attribute__((visibility("default")))
+#else
+#define PERCEPT_BACKEND_EXPORT
+#endif
+
+/* A backend instance: the plugin's own type, opaque to the host. */
+typedef struct percept_backend percept_backend;
+
+/*
+ * Entities are named by slot: a small dense integer the host assigns
+ * (0 .. slot_count-1) and reuses after removal, so a backend can keep its
+ * per-entity data in flat arrays indexed by slot.
+ */
+typedef uint32_t percept_slot;
+
+/* One `key = value` of the backend's config section, in file order. */
+typedef struct percept_backend_param {
+    const char *key;
+    const char *value;
+    int line; /* the line in the config file, for the host's messages */
+} percept_backend_param;
+
+/* Memory services of the host; use them for every allocation. */
+typedef struct percept_backend_host {
+    /* alloc(user, NULL, n) allocates, alloc(user, p, n) resizes, alloc(user, p, 0) frees. */
+    void *(*alloc)(void *user, void *ptr, size_t size);
+    void *user;
+} percept_backend_host;
+
+/* Everything a backend is created with. Valid only during create(), except host. */
+typedef struct percept_backend_setup {
+    const percept_backend_host *host;    /* valid until destroy() */
+    double min_x, min_y, max_x, max_y;   /* world bounds; entities may still stand outside */
+    const percept_backend_param *params; /* the backend's own keys, already minus the host's */
+    size_t param_count;
+} percept_backend_setup;
+
+/*
+ * Why create() failed. The backend sets param_index to the index of the
+ * offending parameter in setup->params (or -1 when none is to blame) and
+ * writes a short reason, e.g. "must be a number greater than 0". The host
+ * adds file, line, section and key.
+ */
+typedef struct percept_backend_error {
+    int param_index;
+    char text[256];
+} percept_backend_error;
+
+/* Called by query() for each candidate slot. */
+typedef void (*percept_backend_visit)(void *ctx, percept_slot slot);
+
+typedef struct percept_backend_ops {
+    /* Header: checked by the host before anything else is read. */
+    uint32_t abi_version; /* PERCEPT_BACKEND_ABI_VERSION */
+    uint32_t struct_size; /* sizeof(percept_backend_ops) as compiled by the plugin */
+    const char *name;     /* equal to the plugin's file name without ".so" */
+    const char *description;
+
+    /*
+     * Create an instance from setup. Validate every parameter: reject an
+     * unknown key or a bad value by filling *error and returning NULL.
+     * Return NULL with error->param_index -1 when out of memory.
+     */
+    percept_backend *(*create)(const percept_backend_setup *setup, percept_backend_error *error);
+    void (*destroy)(percept_backend *backend);
+
+    /*
+     * Make sure that the next insert(), update() or remove() call cannot
+     * fail: grow whatever the host's next change needs, for slots up to
+     * slot_count - 1 and for `slot` placed at (x, y) with `range`. Return 0,
+     * or -1 when out of memory, in which case nothing the host can observe
+     * has changed. The host calls it before every change, so those three
+     * operations return nothing.
+     */
+    int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
+                   double y, double range);
+
+    /* Add `slot` at (x, y); range is its range for this backend's sense (may be 0). */
+    void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double range);
+    /* `slot` is now at (x, y) with `range` (a move, a range change, or both). */
+    void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double range);
+    /* `slot` leaves. */
+    void (*remove)(percept_backend *backend, percept_slot slot);
+
+    /*
+     * Call visit(ctx, slot) for every entity within distance r of (x, y)
+     * (dx*dx + dy*dy <= r*r). A superset is allowed (the host filters by
+     * exact distance and ignores repeats), a missing entity is not. The
+     * entity standing at (x, y) itself may be reported. Must not allocate
+     * and must not change the index. r may be 0 or far larger than the
+     * world.
+     */
+    void (*query)(const percept_backend *backend, double x, double y, double r,
+                  percept_backend_visit visit, void *ctx);
+
+    /* Optional (may be NULL): bytes held by the instance, for benchmarks and stats. */
+    size_t (*memory_usage)(const percept_backend *backend);
+} percept_backend_ops;
+
+/* The size of the table up to and including the last mandatory operation. */
+#define PERCEPT_BACKEND_OPS_MIN_SIZE                                                               \
+    (offsetof(percept_backend_ops, query) + sizeof(((percept_backend_ops *)0)->query))
+
+/* The entry point every backend exports, and its type for the host's dlsym. */
+typedef const percept_backend_ops *(*percept_backend_entry_fn)(void);
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERCEPT_BACKEND_H */

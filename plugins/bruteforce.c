@@ -1,0 +1,133 @@
+/*
+ * bruteforce.c - the reference backend: a dense array of every entity,
+ * scanned whole by each query. O(n) per query and no cleverness to get
+ * wrong, which makes it the executable form of the relation that every
+ * other backend is compared with.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "percept/backend.h"
+
+typedef struct point {
+    double x, y;
+    percept_slot slot;
+} point;
+
+struct percept_backend {
+    const percept_backend_host *host;
+    point *points;   /* dense: the entities, in no order */
+    uint32_t *index; /* [slot]: position in points */
+    uint32_t count;
+    size_t points_cap; /* both arrays have this many elements */
+};
+
+static void *grow(const percept_backend_host *h, void *p, size_t n, size_t elem)
+{
+    return h->alloc(h->user, p, n * elem);
+}
+
+static percept_backend *bf_create(const percept_backend_setup *setup, percept_backend_error *error)
+{
+    if (setup->param_count > 0) {
+        error->param_index = 0;
+        strcpy(error->text, "unknown parameter (bruteforce takes no parameters)");
+        return NULL;
+    }
+    percept_backend *b = setup->host->alloc(setup->host->user, NULL, sizeof *b);
+    if (!b) {
+        error->param_index = -1;
+        strcpy(error->text, "out of memory");
+        return NULL;
+    }
+    memset(b, 0, sizeof *b);
+    b->host = setup->host;
+    return b;
+}
+
+static void bf_destroy(percept_backend *b)
+{
+    const percept_backend_host *h = b->host;
+    h->alloc(h->user, b->points, 0);
+    h->alloc(h->user, b->index, 0);
+    h->alloc(h->user, b, 0);
+}
+
+static int bf_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                      double y, double range)
+{
+    (void)slot, (void)x, (void)y, (void)range;
+    if (slot_count <= b->points_cap)
+        return 0;
+    size_t cap = b->points_cap ? b->points_cap * 2 : 64;
+    while (cap < slot_count)
+        cap *= 2;
+    point *points = grow(b->host, b->points, cap, sizeof *points);
+    if (!points)
+        return -1;
+    b->points = points;
+    uint32_t *index = grow(b->host, b->index, cap, sizeof *index);
+    if (!index)
+        return -1; /* points grew, which nobody can observe; the next reserve retries */
+    b->index = index;
+    b->points_cap = cap;
+    return 0;
+}
+
+static void bf_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
+{
+    (void)range;
+    b->index[slot] = b->count;
+    b->points[b->count++] = (point){x, y, slot};
+}
+
+static void bf_update(percept_backend *b, percept_slot slot, double x, double y, double range)
+{
+    (void)range;
+    point *p = &b->points[b->index[slot]];
+    p->x = x;
+    p->y = y;
+}
+
+static void bf_remove(percept_backend *b, percept_slot slot)
+{
+    uint32_t i = b->index[slot];
+    b->points[i] = b->points[--b->count];
+    b->index[b->points[i].slot] = i;
+}
+
+static void bf_query(const percept_backend *b, double x, double y, double r,
+                     percept_backend_visit visit, void *ctx)
+{
+    double r2 = r * r;
+    for (uint32_t i = 0; i < b->count; i++) {
+        double dx = b->points[i].x - x, dy = b->points[i].y - y;
+        if (dx * dx + dy * dy <= r2)
+            visit(ctx, b->points[i].slot);
+    }
+}
+
+static size_t bf_memory_usage(const percept_backend *b)
+{
+    return sizeof *b + b->points_cap * (sizeof(point) + sizeof(uint32_t));
+}
+
+static const percept_backend_ops bruteforce_ops = {
+    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(percept_backend_ops),
+    .name = "bruteforce",
+    .description = "scans every entity; the reference for exactness",
+    .create = bf_create,
+    .destroy = bf_destroy,
+    .reserve = bf_reserve,
+    .insert = bf_insert,
+    .update = bf_update,
+    .remove = bf_remove,
+    .query = bf_query,
+    .memory_usage = bf_memory_usage,
+};
+
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
+{
+    return &bruteforce_ops;
+}

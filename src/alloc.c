@@ -1,0 +1,38 @@
+/*
+ * alloc.c - the default allocator and the growth helper every dynamic array
+ * of the core uses.
+ */
+#include "alloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+void *percept_default_alloc(void *user, void *ptr, size_t size)
+{
+    (void)user;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, size);
+}
+
+int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 8;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return -1;
+        n *= 2;
+    }
+    if (n > SIZE_MAX / elem)
+        return -1;
+    void *p = a->alloc(a->user, *array, n * elem);
+    if (!p)
+        return -1;
+    *array = p;
+    *cap = n;
+    return 0;
+}

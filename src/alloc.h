@@ -1,0 +1,34 @@
+/*
+ * alloc.h - the world's allocator: every byte the core and its backends hold
+ * comes through one percept_allocator, so a caller can account for memory or
+ * inject failures.
+ */
+#ifndef PERCEPT_ALLOC_H
+#define PERCEPT_ALLOC_H
+
+#include <stddef.h>
+
+#include "percept.h"
+
+/* The allocator used when the caller gives none: the C library's. */
+void *percept_default_alloc(void *user, void *ptr, size_t size);
+
+static inline void *pc_alloc(const percept_allocator *a, size_t size)
+{
+    return size ? a->alloc(a->user, NULL, size) : NULL;
+}
+
+static inline void pc_free(const percept_allocator *a, void *ptr)
+{
+    if (ptr)
+        a->alloc(a->user, ptr, 0);
+}
+
+/*
+ * Grow *array (of elem bytes each, *cap of them) to hold at least `need`,
+ * doubling so appends are amortised O(1). Returns 0, or -1 with *array and
+ * *cap untouched when out of memory or when the size would overflow.
+ */
+int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need);
+
+#endif

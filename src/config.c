@@ -1,0 +1,422 @@
+/*
+ * config.c - reads a world's INI configuration with inih. A reader of our
+ * own feeds inih line by line so every message can name its line, strips
+ * leading blanks (so indented keys are keys, never continuation lines) and
+ * rejects over-long lines instead of letting inih split them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "alloc.h"
+
+void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    err->status = status;
+    err->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+}
+
+char *pc_strdup(const percept_allocator *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = pc_alloc(a, n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* ---------------------------------------------------------------- reading lines */
+
+typedef struct line_source {
+    FILE *file;           /* reading a file, or */
+    const char *text;     /* reading a string */
+    int line;             /* the number of the line last handed to inih */
+    int long_line;        /* first line that was too long, or 0 */
+    int bad_section_line; /* first [section] we do not know, or 0 */
+    char bad_section[64];
+} line_source;
+
+static const char *const known_sections[] = {"percept", "world", "sight", "hearing", "smell"};
+
+/* Checked here rather than in the key handler, which inih never calls for
+ * a section without keys: a misspelt empty section must not pass either. */
+static void check_section(line_source *src, const char *line)
+{
+    const char *end = strchr(line, ']');
+    if (line[0] != '[' || !end || src->bad_section_line)
+        return;
+    size_t n = (size_t)(end - line - 1);
+    for (size_t i = 0; i < sizeof known_sections / sizeof known_sections[0]; i++)
+        if (strlen(known_sections[i]) == n && !strncmp(line + 1, known_sections[i], n))
+            return;
+    src->bad_section_line = src->line;
+    snprintf(src->bad_section, sizeof src->bad_section, "%.*s", (int)n, line + 1);
+}
+
+/* inih's fgets-like reader: one line per call, so `line` is the current line. */
+static char *read_line(char *buf, int size, void *stream)
+{
+    line_source *src = stream;
+    int n = 0, c;
+    int overflow = 0;
+    for (;;) {
+        if (src->file) {
+            c = getc(src->file);
+        } else {
+            c = *src->text ? (unsigned char)*src->text++ : EOF;
+        }
+        if (c == EOF) {
+            if (n == 0 && !overflow)
+                return NULL;
+            break;
+        }
+        if (n < size - 2)
+            buf[n++] = (char)c;
+        else if (c != '\n' && c != '\r')
+            overflow = 1;
+        if (c == '\n')
+            break;
+    }
+    src->line++;
+    buf[n] = '\0';
+    if (overflow) {
+        if (!src->long_line)
+            src->long_line = src->line;
+        buf[0] = '\0'; /* inih sees a blank line; we report the error */
+        return buf;
+    }
+    size_t skip = strspn(buf, " \t");
+    if (skip)
+        memmove(buf, buf + skip, (size_t)n - skip + 1);
+    check_section(src, buf);
+    return buf;
+}
+
+/* ---------------------------------------------------------------- handling keys */
+
+typedef struct parse_state {
+    const percept_allocator *a;
+    pc_config *cfg;
+    line_source src;
+    percept_error *err;
+    int failed;    /* first error already recorded */
+    int fail_line; /* its line */
+    int fail_status;
+} parse_state;
+
+static const char *const sense_sections[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
+
+static int fail(parse_state *st, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(parse_state *st, int status, const char *fmt, ...)
+{
+    if (st->failed)
+        return 0;
+    st->failed = 1;
+    st->fail_line = st->src.line;
+    st->fail_status = status;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pc_error_set(st->err, status, st->src.line, "%s:%d: %s", st->cfg->source, st->src.line, msg);
+    return 0;
+}
+
+static int key_fail(parse_state *st, const char *section, const char *key, const char *why)
+{
+    return fail(st, PERCEPT_ECONFIG, "key '%s' in [%s]: %s", key, section, why);
+}
+
+/* A finite number within the coordinate limit, the whole value. */
+static int parse_number(const char *value, double *out)
+{
+    if (!*value)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (*end || errno == ERANGE || !isfinite(v) || fabs(v) > PERCEPT_COORD_LIMIT)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *value, int *out)
+{
+    static const char *const yes[] = {"on", "true", "yes", "1"};
+    static const char *const no[] = {"off", "false", "no", "0"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!strcasecmp(value, yes[i]))
+            return *out = 1, 0;
+        if (!strcasecmp(value, no[i]))
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+/* Records a key's first line; a second setting is an error (a typo'd copy is likelier than intent).
+ */
+static int once(parse_state *st, const char *section, const char *key, int *line)
+{
+    if (*line) {
+        char why[64];
+        snprintf(why, sizeof why, "set twice (first on line %d)", *line);
+        return key_fail(st, section, key, why);
+    }
+    *line = st->src.line;
+    return 1;
+}
+
+static int set_string(parse_state *st, char **slot, const char *value)
+{
+    char *copy = pc_strdup(st->a, value);
+    if (!copy)
+        return fail(st, PERCEPT_ENOMEM, "out of memory");
+    pc_free(st->a, *slot);
+    *slot = copy;
+    return 1;
+}
+
+static int backend_name_ok(const char *name)
+{
+    if (!*name)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-'))
+            return 0;
+    return 1;
+}
+
+static int set_backend(parse_state *st, const char *section, const char *value, char **slot)
+{
+    if (!backend_name_ok(value))
+        return key_fail(st, section, "backend",
+                        "a backend name is letters, digits, '_' and '-' (the plugin file is "
+                        "NAME.so in the plugin directories)");
+    return set_string(st, slot, value);
+}
+
+static int handle_percept(parse_state *st, const char *key, const char *value)
+{
+    pc_config *cfg = st->cfg;
+    if (!strcmp(key, "backend")) {
+        if (!once(st, "percept", key, &cfg->backend_line))
+            return 0;
+        return set_backend(st, "percept", value, &cfg->backend);
+    }
+    if (!strcmp(key, "plugin_dir")) {
+        if (!once(st, "percept", key, &cfg->plugin_dir_line))
+            return 0;
+        if (!*value)
+            return key_fail(st, "percept", key, "empty directory name");
+        return set_string(st, &cfg->plugin_dir, value);
+    }
+    if (!strcmp(key, "move_events")) {
+        if (!once(st, "percept", key, &cfg->move_events_line))
+            return 0;
+        if (parse_bool(value, &cfg->move_events))
+            return key_fail(st, "percept", key, "must be on or off (also true/false, yes/no, 1/0)");
+        return 1;
+    }
+    return key_fail(st, "percept", key, "unknown key (expected backend, plugin_dir, move_events)");
+}
+
+static int handle_world(parse_state *st, const char *key, const char *value)
+{
+    static const char *const names[4] = {"min_x", "min_y", "max_x", "max_y"};
+    double *fields[4] = {&st->cfg->bounds.min_x, &st->cfg->bounds.min_y, &st->cfg->bounds.max_x,
+                         &st->cfg->bounds.max_y};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(key, names[i]))
+            continue;
+        if (!once(st, "world", key, &st->cfg->bound_lines[i]))
+            return 0;
+        if (parse_number(value, fields[i]))
+            return key_fail(st, "world", key, "must be a finite number");
+        return 1;
+    }
+    return key_fail(st, "world", key, "unknown key (expected min_x, min_y, max_x, max_y)");
+}
+
+static int handle_sense(parse_state *st, int s, const char *key, const char *value)
+{
+    sense_config *sc = &st->cfg->sense[s];
+    const char *section = sense_sections[s];
+    if (!strcmp(key, "backend")) {
+        if (!once(st, section, key, &sc->backend_line))
+            return 0;
+        return set_backend(st, section, value, &sc->backend);
+    }
+    if (!strcmp(key, "observer_cell_size")) {
+        if (!once(st, section, key, &sc->observer_cell_size_line))
+            return 0;
+        if (parse_number(value, &sc->observer_cell_size) || sc->observer_cell_size <= 0)
+            return key_fail(st, section, key, "must be a number greater than 0");
+        return 1;
+    }
+    /* Everything else belongs to the backend, which validates it on creation. */
+    for (size_t i = 0; i < sc->param_count; i++) {
+        if (!strcmp(sc->params[i].key, key)) {
+            char why[64];
+            snprintf(why, sizeof why, "set twice (first on line %d)", sc->params[i].line);
+            return key_fail(st, section, key, why);
+        }
+    }
+    void *params = sc->params;
+    if (pc_grow(st->a, &params, sizeof *sc->params, &sc->param_cap, sc->param_count + 1))
+        return fail(st, PERCEPT_ENOMEM, "out of memory");
+    sc->params = params;
+    char *k = pc_strdup(st->a, key);
+    char *v = k ? pc_strdup(st->a, value) : NULL;
+    if (!v) {
+        pc_free(st->a, k);
+        return fail(st, PERCEPT_ENOMEM, "out of memory");
+    }
+    sc->params[sc->param_count++] = (percept_backend_param){k, v, st->src.line};
+    return 1;
+}
+
+static int handle(void *user, const char *section, const char *key, const char *value)
+{
+    parse_state *st = user;
+    if (st->failed)
+        return 0;
+    if (!*section)
+        return fail(st, PERCEPT_ECONFIG, "key '%s' before any [section]", key);
+    if (!strcmp(section, "percept"))
+        return handle_percept(st, key, value);
+    if (!strcmp(section, "world"))
+        return handle_world(st, key, value);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (!strcmp(section, sense_sections[s]))
+            return handle_sense(st, s, key, value);
+    return fail(st, PERCEPT_ECONFIG,
+                "unknown section [%s] (expected [percept], [world], [sight], [hearing] or [smell])",
+                section);
+}
+
+/* ---------------------------------------------------------------- entry point */
+
+/* A relative plugin_dir in a file is relative to the file's own directory. */
+static int resolve_plugin_dir(const percept_allocator *a, pc_config *cfg, const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (!cfg->plugin_dir || cfg->plugin_dir[0] == '/' || !slash)
+        return 0;
+    size_t dir_len = (size_t)(slash - path);
+    size_t n = dir_len + 1 + strlen(cfg->plugin_dir) + 1;
+    char *joined = pc_alloc(a, n);
+    if (!joined)
+        return -1;
+    snprintf(joined, n, "%.*s/%s", (int)dir_len, path, cfg->plugin_dir);
+    pc_free(a, cfg->plugin_dir);
+    cfg->plugin_dir = joined;
+    return 0;
+}
+
+int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path, const char *text,
+                    const char *label, percept_error *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->move_events = 1;
+    cfg->bounds = (percept_bounds){0, 0, 1024, 1024};
+    cfg->source = pc_strdup(a, path ? path : label ? label : "<string>");
+    if (!cfg->source) {
+        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory reading the configuration");
+        return PERCEPT_ENOMEM;
+    }
+
+    parse_state st = {.a = a, .cfg = cfg, .err = err};
+    if (path) {
+        st.src.file = fopen(path, "r");
+        if (!st.src.file) {
+            pc_error_set(err, PERCEPT_EIO, 0, "cannot open config '%s': %s", path, strerror(errno));
+            return PERCEPT_EIO;
+        }
+    } else {
+        st.src.text = text;
+    }
+    int syntax_line = ini_parse_stream(read_line, &st.src, handle, &st);
+    if (st.src.file) {
+        int read_error = ferror(st.src.file);
+        fclose(st.src.file);
+        if (read_error && !st.failed) {
+            pc_error_set(err, PERCEPT_EIO, 0, "cannot read config '%s'", path);
+            return PERCEPT_EIO;
+        }
+    }
+
+    /* Report whichever problem comes first in the file. */
+    int first_bad = st.failed ? st.fail_line : 0;
+    const int found[3] = {st.src.long_line, syntax_line > 0 ? syntax_line : 0,
+                          st.src.bad_section_line};
+    for (int i = 0; i < 3; i++)
+        if (found[i] && (!first_bad || found[i] < first_bad))
+            first_bad = found[i];
+    if (first_bad && (!st.failed || first_bad < st.fail_line)) {
+        st.failed = 0;
+        st.src.line = first_bad;
+        if (first_bad == st.src.long_line)
+            fail(&st, PERCEPT_ECONFIG, "line too long (at most 197 characters)");
+        else if (first_bad == st.src.bad_section_line)
+            fail(&st, PERCEPT_ECONFIG,
+                 "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
+                 "[smell])",
+                 st.src.bad_section);
+        else
+            fail(&st, PERCEPT_ECONFIG,
+                 "syntax error: expected '[section]', 'key = value' or a comment");
+    }
+    if (st.failed)
+        return st.fail_status;
+
+    const percept_bounds *b = &cfg->bounds;
+    if (b->min_x > b->max_x || b->min_y > b->max_y) {
+        int line = b->min_x > b->max_x ? cfg->bound_lines[2] : cfg->bound_lines[3];
+        pc_error_set(err, PERCEPT_ECONFIG, line,
+                     "%s:%d: [world]: the bounds are inverted (min_x %g, max_x %g, min_y %g, "
+                     "max_y %g): each min must not exceed its max",
+                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y);
+        return PERCEPT_ECONFIG;
+    }
+    if (resolve_plugin_dir(a, cfg, path)) {
+        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory reading the configuration");
+        return PERCEPT_ENOMEM;
+    }
+    return PERCEPT_OK;
+}
+
+void pc_config_free(const percept_allocator *a, pc_config *cfg)
+{
+    pc_free(a, cfg->source);
+    pc_free(a, cfg->plugin_dir);
+    pc_free(a, cfg->backend);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        sense_config *sc = &cfg->sense[s];
+        pc_free(a, sc->backend);
+        for (size_t i = 0; i < sc->param_count; i++) {
+            pc_free(a, (char *)sc->params[i].key);
+            pc_free(a, (char *)sc->params[i].value);
+        }
+        pc_free(a, sc->params);
+    }
+    memset(cfg, 0, sizeof *cfg);
+}

@@ -1,0 +1,52 @@
+/*
+ * config.h - the INI configuration of a world, parsed and checked: world
+ * bounds, where plugins live, MOVE notifications, and per sense a backend
+ * and the parameters that are passed through to it.
+ */
+#ifndef PERCEPT_CONFIG_H
+#define PERCEPT_CONFIG_H
+
+#include <stddef.h>
+
+#include "percept.h"
+#include "percept/backend.h"
+
+typedef struct sense_config {
+    char *backend; /* NULL: use the [percept] default */
+    int backend_line;
+    double observer_cell_size; /* 0: derive from the bounds */
+    int observer_cell_size_line;
+    percept_backend_param *params; /* key and value strings owned here */
+    size_t param_count, param_cap;
+} sense_config;
+
+typedef struct pc_config {
+    char *source; /* the file name, or the caller's label for a string */
+    char *plugin_dir;
+    int plugin_dir_line;
+    char *backend; /* [percept] backend: the default for every sense */
+    int backend_line;
+    int move_events;
+    int move_events_line;
+    percept_bounds bounds;
+    int bound_lines[4]; /* min_x, min_y, max_x, max_y */
+    sense_config sense[PERCEPT_SENSE_COUNT];
+} pc_config;
+
+/*
+ * Parse the INI text from `path` (is_file) or the string `text` labelled
+ * `label`. On failure fills *err with "SOURCE:LINE: ..." and returns
+ * PERCEPT_ECONFIG, PERCEPT_EIO or PERCEPT_ENOMEM; *cfg must still be freed.
+ */
+int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path, const char *text,
+                    const char *label, percept_error *err);
+void pc_config_free(const percept_allocator *a, pc_config *cfg);
+
+/* Store a formatted message in *err (no-op when err is NULL). */
+void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A copy of s made with the world's allocator, or NULL when out of memory. */
+char *pc_strdup(const percept_allocator *a, const char *s);
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * observer_grid.c - the per-sense reverse index (see observer_grid.h).
+ */
+#include "observer_grid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+
+int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size)
+{
+    memset(g, 0, sizeof *g);
+    double w = b->max_x - b->min_x, h = b->max_y - b->min_y;
+    if (cell_size <= 0) {
+        /* 64 cells along the longer side: coarse enough that an observer's
+         * reach spans few cells, fine enough to prune most of the world. */
+        cell_size = (w > h ? w : h) / 64;
+        if (!(cell_size > 0))
+            cell_size = 1;
+    }
+    double cols = floor(w / cell_size) + 1, rows = floor(h / cell_size) + 1;
+    if (cols * rows > OG_MAX_CELLS)
+        return -2;
+    g->min_x = b->min_x;
+    g->min_y = b->min_y;
+    g->cell_size = cell_size;
+    g->inv_cell = 1.0 / cell_size;
+    g->cols = (int32_t)cols;
+    g->rows = (int32_t)rows;
+    size_t n = (size_t)g->cols * (size_t)g->rows;
+    g->cells = pc_alloc(a, n * sizeof *g->cells);
+    if (!g->cells)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        g->cells[i] = (og_cell){OG_NONE, 0, 0, NULL};
+    return 0;
+}
+
+void og_free(const percept_allocator *a, observer_grid *g)
+{
+    if (g->cells) {
+        size_t n = (size_t)g->cols * (size_t)g->rows;
+        for (size_t i = 0; i < n; i++)
+            pc_free(a, g->cells[i].reach);
+    }
+    pc_free(a, g->cells);
+    pc_free(a, g->slots);
+    memset(g, 0, sizeof *g);
+}
+
+int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count)
+{
+    void *slots = g->slots;
+    if (pc_grow(a, &slots, sizeof *g->slots, &g->slot_cap, slot_count))
+        return -1;
+    g->slots = slots;
+    return 0;
+}
+
+void og_clear_slot(observer_grid *g, uint32_t slot)
+{
+    g->slots[slot].reg.cell = OG_NONE;
+    g->slots[slot].next = g->slots[slot].prev = OG_NONE;
+}
+
+/* Column (or row) of a coordinate, clamped into the grid. */
+static int32_t clamp_index(double v, double origin, double inv, int32_t n)
+{
+    double f = floor((v - origin) * inv);
+    if (!(f >= 0)) /* also catches NaN, which never reaches here */
+        return 0;
+    if (f >= n - 1)
+        return n - 1;
+    return (int32_t)f;
+}
+
+og_registration og_registration_for(const observer_grid *g, double x, double y, double range)
+{
+    og_registration r = {OG_NONE, 0, 0, -1, -1};
+    if (!(range > 0))
+        return r;
+    int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
+    int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
+    r.cell = (uint32_t)cy * (uint32_t)g->cols + (uint32_t)cx;
+    /* Reach from the whole cell, not the exact point, so that moves inside a
+     * cell (the common case) leave the registration untouched. Outside the
+     * bounds the cell is unbounded on that side, so the point itself counts. */
+    double lo_x = g->min_x + cx * g->cell_size, hi_x = lo_x + g->cell_size;
+    double lo_y = g->min_y + cy * g->cell_size, hi_y = lo_y + g->cell_size;
+    if (x < lo_x)
+        lo_x = x;
+    if (x > hi_x)
+        hi_x = x;
+    if (y < lo_y)
+        lo_y = y;
+    if (y > hi_y)
+        hi_y = y;
+    r.x0 = clamp_index(lo_x - range, g->min_x, g->inv_cell, g->cols);
+    r.x1 = clamp_index(hi_x + range, g->min_x, g->inv_cell, g->cols);
+    r.y0 = clamp_index(lo_y - range, g->min_y, g->inv_cell, g->rows);
+    r.y1 = clamp_index(hi_y + range, g->min_y, g->inv_cell, g->rows);
+    return r;
+}
+
+/* Adds one to `source`'s count in `cell`'s reach list. */
+static int reach_add(const percept_allocator *a, og_cell *cell, uint32_t source)
+{
+    for (uint32_t i = 0; i < cell->reach_len; i++) {
+        if (cell->reach[i].cell == source) {
+            cell->reach[i].count++;
+            return 0;
+        }
+    }
+    if (cell->reach_len == cell->reach_cap) {
+        void *reach = cell->reach;
+        size_t cap = cell->reach_cap;
+        if (pc_grow(a, &reach, sizeof(og_reach), &cap, (size_t)cell->reach_len + 1))
+            return -1;
+        cell->reach = reach;
+        cell->reach_cap = (uint32_t)cap;
+    }
+    cell->reach[cell->reach_len++] = (og_reach){source, 1};
+    return 0;
+}
+
+static void reach_drop(og_cell *cell, uint32_t source)
+{
+    for (uint32_t i = 0; i < cell->reach_len; i++) {
+        if (cell->reach[i].cell == source) {
+            if (--cell->reach[i].count == 0)
+                cell->reach[i] = cell->reach[--cell->reach_len];
+            return;
+        }
+    }
+}
+
+static void drop_all(observer_grid *g, const og_registration *r)
+{
+    if (r->cell == OG_NONE)
+        return;
+    for (int32_t y = r->y0; y <= r->y1; y++)
+        for (int32_t x = r->x0; x <= r->x1; x++)
+            reach_drop(&g->cells[(size_t)y * (size_t)g->cols + (size_t)x], r->cell);
+}
+
+int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
+             const og_registration *next)
+{
+    if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
+        return 0;
+    for (int32_t y = next->y0; y <= next->y1; y++) {
+        for (int32_t x = next->x0; x <= next->x1; x++) {
+            if (reach_add(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], next->cell)) {
+                /* Undo the cells done so far: those before (x, y) in row order. */
+                og_registration done = *next;
+                for (int32_t uy = next->y0; uy <= y; uy++)
+                    for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
+                        reach_drop(&g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux], done.cell);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next)
+{
+    if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
+        return;
+    drop_all(g, next);
+}
+
+static void unlink_slot(observer_grid *g, uint32_t slot)
+{
+    og_slot *s = &g->slots[slot];
+    if (s->prev != OG_NONE)
+        g->slots[s->prev].next = s->next;
+    else
+        g->cells[s->reg.cell].head = s->next;
+    if (s->next != OG_NONE)
+        g->slots[s->next].prev = s->prev;
+    s->next = s->prev = OG_NONE;
+}
+
+static void link_slot(observer_grid *g, uint32_t slot, uint32_t cell)
+{
+    og_slot *s = &g->slots[slot];
+    s->prev = OG_NONE;
+    s->next = g->cells[cell].head;
+    if (s->next != OG_NONE)
+        g->slots[s->next].prev = slot;
+    g->cells[cell].head = slot;
+}
+
+void og_commit(observer_grid *g, uint32_t slot, const og_registration *next)
+{
+    og_slot *s = &g->slots[slot];
+    if (og_same(&s->reg, next))
+        return;
+    drop_all(g, &s->reg);
+    if (s->reg.cell != next->cell) {
+        if (s->reg.cell != OG_NONE)
+            unlink_slot(g, slot);
+        if (next->cell != OG_NONE)
+            link_slot(g, slot, next->cell);
+    }
+    s->reg = *next;
+}
+
+void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx)
+{
+    int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
+    int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
+    const og_cell *cell = &g->cells[(size_t)cy * (size_t)g->cols + (size_t)cx];
+    for (uint32_t i = 0; i < cell->reach_len; i++)
+        for (uint32_t o = g->cells[cell->reach[i].cell].head; o != OG_NONE; o = g->slots[o].next)
+            visit(ctx, o);
+}
+
+size_t og_memory(const observer_grid *g)
+{
+    size_t n = (size_t)g->cols * (size_t)g->rows, bytes = n * sizeof(og_cell);
+    for (size_t i = 0; i < n; i++)
+        bytes += g->cells[i].reach_cap * sizeof(og_reach);
+    return bytes + g->slot_cap * sizeof(og_slot);
+}

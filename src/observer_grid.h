@@ -1,0 +1,96 @@
+/*
+ * observer_grid.h - the reverse index of one sense: "who may perceive a
+ * target standing here?". A coarse grid over the world bounds; each cell
+ * keeps the observers standing in it (a list threaded through per-slot
+ * links) and a reach list: the cells holding observers whose range can
+ * reach this cell, each with the number of such observers. A moving target
+ * looks up its cell's reach list and checks only the observers of those
+ * cells, whatever the mix of ranges, instead of scanning the world.
+ *
+ * Positions outside the bounds fall into the edge cells; since that clamping
+ * is monotone, an observer's clamped reach still covers every clamped cell
+ * it can reach, so the answer stays a superset of the truth.
+ *
+ * Changes are staged so a world call can stay atomic: og_stage() makes all
+ * the allocations an observer's new registration needs and can fail;
+ * og_commit() and og_unstage() cannot.
+ */
+#ifndef PERCEPT_OBSERVER_GRID_H
+#define PERCEPT_OBSERVER_GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "percept.h"
+
+#define OG_NONE UINT32_MAX
+
+typedef struct og_reach {
+    uint32_t cell;  /* a cell holding observers that reach here */
+    uint32_t count; /* how many of its observers do */
+} og_reach;
+
+typedef struct og_cell {
+    uint32_t head; /* first observer standing in the cell, or OG_NONE */
+    uint32_t reach_len, reach_cap;
+    og_reach *reach;
+} og_cell;
+
+/* Where one observer is registered: its cell and the cells it reaches. */
+typedef struct og_registration {
+    uint32_t cell; /* OG_NONE: not registered (range 0) */
+    int32_t x0, y0, x1, y1;
+} og_registration;
+
+typedef struct og_slot {
+    og_registration reg;
+    uint32_t next, prev; /* links in its cell's observer list */
+} og_slot;
+
+typedef struct observer_grid {
+    double min_x, min_y, cell_size, inv_cell;
+    int32_t cols, rows;
+    og_cell *cells;
+    og_slot *slots; /* indexed by entity slot */
+    size_t slot_cap;
+} observer_grid;
+
+/* Largest number of cells a grid may have. */
+#define OG_MAX_CELLS (1u << 22)
+
+/* cell_size 0 picks one from the bounds. Returns 0, -1 out of memory, -2 too many cells. */
+int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b,
+            double cell_size);
+void og_free(const percept_allocator *a, observer_grid *g);
+/* Make the per-slot table hold `slot_count` slots. */
+int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);
+/* A slot's starting state (not registered); call before its first og_stage(). */
+void og_clear_slot(observer_grid *g, uint32_t slot);
+
+/* The registration an observer at (x, y) with `range` needs (cell OG_NONE for range 0). */
+og_registration og_registration_for(const observer_grid *g, double x, double y, double range);
+static inline int og_same(const og_registration *a, const og_registration *b)
+{
+    return a->cell == b->cell && (a->cell == OG_NONE || (a->x0 == b->x0 && a->y0 == b->y0 &&
+                                                         a->x1 == b->x1 && a->y1 == b->y1));
+}
+
+/*
+ * Count `next` in the reach lists (allocating as needed). Returns 0 or -1
+ * out of memory, in which case nothing changed. Does nothing when `next`
+ * equals the slot's current registration.
+ */
+int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
+             const og_registration *next);
+/* Take back a successful og_stage(). */
+void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next);
+/* Make a staged `next` the slot's registration, dropping the old one. */
+void og_commit(observer_grid *g, uint32_t slot, const og_registration *next);
+
+/* Call visit(ctx, observer) for every observer that may reach (x, y). */
+typedef void (*og_visit)(void *ctx, uint32_t observer);
+void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx);
+
+size_t og_memory(const observer_grid *g);
+
+#endif

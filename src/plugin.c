@@ -1,0 +1,208 @@
+/*
+ * plugin.c - backend plugin discovery and loading. Each failing step has its
+ * own message naming the file, because "backend failed" is useless to an
+ * operator at 3 a.m.; dlerror()'s text is copied at once, before any other
+ * dl call can replace it.
+ */
+#include "plugin.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "config.h"
+
+#ifndef PERCEPT_PLUGIN_DIR
+#define PERCEPT_PLUGIN_DIR "/usr/local/lib/percept"
+#endif
+
+static void add_dir(plugin_search *search, const char *dir)
+{
+    if (dir && *dir && search->count < sizeof search->dirs / sizeof search->dirs[0])
+        search->dirs[search->count++] = dir;
+}
+
+int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,
+                       const char *config_dir, char **env_copy)
+{
+    memset(search, 0, sizeof *search);
+    *env_copy = NULL;
+    add_dir(search, option_dir);
+    add_dir(search, config_dir);
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    if (env && *env) {
+        *env_copy = pc_strdup(a, env);
+        if (!*env_copy)
+            return -1;
+        for (char *save = NULL, *dir = strtok_r(*env_copy, ":", &save); dir;
+             dir = strtok_r(NULL, ":", &save))
+            add_dir(search, dir);
+    }
+    add_dir(search, PERCEPT_PLUGIN_DIR);
+    return 0;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Appends "NAME (DIR)" for every NAME.so in the search path to `out`. */
+static void list_available(const plugin_search *search, char *out, size_t size)
+{
+    size_t used = strlen(out);
+    int found = 0;
+    for (size_t i = 0; i < search->count; i++) {
+        DIR *d = opendir(search->dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t n = strlen(e->d_name);
+            if (n <= 3 || strcmp(e->d_name + n - 3, ".so"))
+                continue;
+            int w = snprintf(out + used, size - used, "%s%.*s (%s)", found ? ", " : "",
+                             (int)(n - 3), e->d_name, search->dirs[i]);
+            if (w < 0 || (size_t)w >= size - used) {
+                closedir(d);
+                return;
+            }
+            used += (size_t)w;
+            found = 1;
+        }
+        closedir(d);
+    }
+    if (!found)
+        snprintf(out + used, size - used, "none");
+}
+
+static void not_found(const plugin_search *search, const char *name, char *why, size_t size)
+{
+    int n = snprintf(why, size, "no backend '%s': %s.so is in none of ", name, name);
+    for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++)
+        n += snprintf(why + n, size - (size_t)n, "%s%s", i ? ", " : "", search->dirs[i]);
+    if (n > 0 && (size_t)n < size) {
+        n += snprintf(why + n, size - (size_t)n, "; available: ");
+        if ((size_t)n < size)
+            list_available(search, why, size);
+    }
+}
+
+/* Checks the table in the order an incompatible plugin is most likely to fail. */
+static int check_ops(const percept_backend_ops *ops, const char *name, const char *path, char *why,
+                     size_t size)
+{
+    if (!ops) {
+        snprintf(why, size, "%s: entry %s() returned NULL instead of an ops table", path,
+                 PERCEPT_BACKEND_ENTRY_SYMBOL);
+        return -1;
+    }
+    unsigned major = ops->abi_version >> 16, minor = ops->abi_version & 0xffffu;
+    if (major != PERCEPT_BACKEND_ABI_MAJOR) {
+        snprintf(why, size,
+                 "%s: ABI version mismatch: the plugin was built for backend ABI %u.%u, this "
+                 "percept needs major version %d; rebuild the plugin against this percept's "
+                 "<percept/backend.h>",
+                 path, major, minor, PERCEPT_BACKEND_ABI_MAJOR);
+        return -1;
+    }
+    if (ops->struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE) {
+        snprintf(why, size,
+                 "%s: struct size check failed: the ops table is %u bytes, ABI %d needs at "
+                 "least %zu",
+                 path, ops->struct_size, PERCEPT_BACKEND_ABI_MAJOR, PERCEPT_BACKEND_OPS_MIN_SIZE);
+        return -1;
+    }
+    const struct {
+        const char *what;
+        int present;
+    } required[] = {
+        {"name", ops->name != NULL},       {"create", ops->create != NULL},
+        {"destroy", ops->destroy != NULL}, {"reserve", ops->reserve != NULL},
+        {"insert", ops->insert != NULL},   {"update", ops->update != NULL},
+        {"remove", ops->remove != NULL},   {"query", ops->query != NULL},
+    };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        if (!required[i].present) {
+            snprintf(why, size, "%s: missing operation '%s' in the ops table", path,
+                     required[i].what);
+            return -1;
+        }
+    }
+    if (strcmp(ops->name, name)) {
+        snprintf(why, size, "%s: name mismatch: the plugin says it is '%s', expected '%s'", path,
+                 ops->name, name);
+        return -1;
+    }
+    return 0;
+}
+
+int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
+                plugin *out, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    char path[4096];
+    int found = 0;
+    for (size_t i = 0; i < search->count && !found; i++) {
+        int n = snprintf(path, sizeof path, "%s/%s.so", search->dirs[i], name);
+        found = n > 0 && (size_t)n < sizeof path && is_file(path);
+    }
+    if (!found) {
+        not_found(search, name, why, why_size);
+        return PERCEPT_EPLUGIN;
+    }
+
+    dlerror();
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *e = dlerror();
+        snprintf(why, why_size,
+                 "%s: dlopen failed: %s. A missing dependency is the usual cause: check the "
+                 "file with ldd(1)",
+                 path, e ? e : "unknown error");
+        return PERCEPT_EPLUGIN;
+    }
+    dlerror();
+    void *sym = dlsym(handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
+    const char *e = dlerror();
+    if (e || !sym) {
+        snprintf(why, why_size, "%s: dlsym('%s') failed: %s: not a percept backend plugin", path,
+                 PERCEPT_BACKEND_ENTRY_SYMBOL, e ? e : "symbol is NULL");
+        dlclose(handle);
+        return PERCEPT_EPLUGIN;
+    }
+    percept_backend_entry_fn entry;
+    /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */
+    memcpy(&entry, &sym, sizeof entry);
+    const percept_backend_ops *ops = entry();
+    if (check_ops(ops, name, path, why, why_size)) {
+        dlclose(handle);
+        return PERCEPT_EPLUGIN;
+    }
+    /* Copy only what the plugin's table has; later fields read as NULL. */
+    size_t n = ops->struct_size < sizeof out->ops ? ops->struct_size : sizeof out->ops;
+    memcpy(&out->ops, ops, n);
+    out->path = pc_strdup(a, path);
+    if (!out->path) {
+        dlclose(handle);
+        memset(out, 0, sizeof *out);
+        snprintf(why, why_size, "out of memory loading %s", path);
+        return PERCEPT_ENOMEM;
+    }
+    out->handle = handle;
+    return PERCEPT_OK;
+}
+
+void plugin_unload(const percept_allocator *a, plugin *p)
+{
+    if (p->handle)
+        dlclose(p->handle);
+    pc_free(a, p->path);
+    memset(p, 0, sizeof *p);
+}

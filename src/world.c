@@ -1,0 +1,874 @@
+/*
+ * world.c - the core manager: entity records, pair state, and the one
+ * algorithm every change goes through. A call first computes its events
+ * from the stored pair state without touching it, then makes every
+ * allocation the change needs (each undoable), then applies the change with
+ * operations that cannot fail, and only then delivers the events. So a call
+ * either happens whole or, on any error, leaves the world as it was.
+ */
+#include "world.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc.h"
+#include "config.h"
+
+#define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
+
+static const char *const section_names[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
+
+static int set_error(percept_world *w, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int set_error(percept_world *w, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* ====================================================================== */
+/* Creating and destroying                                                 */
+
+static void *host_alloc(void *user, void *ptr, size_t size)
+{
+    const percept_allocator *a = user;
+    return a->alloc(a->user, ptr, size);
+}
+
+static void free_world(percept_world *w)
+{
+    const percept_allocator *a = &w->alloc;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        sense_state *ss = &w->sense[s];
+        if (ss->backend)
+            ss->plugin.ops.destroy(ss->backend);
+        plugin_unload(a, &ss->plugin);
+        og_free(a, &ss->grid);
+        for (uint32_t i = 0; i < w->slot_count; i++) {
+            if (ss->seen)
+                pair_list_free(a, &ss->seen[i]);
+            if (ss->seen_by)
+                pair_list_free(a, &ss->seen_by[i]);
+        }
+        pc_free(a, ss->seen);
+        pc_free(a, ss->seen_by);
+    }
+    id_map_free(a, &w->ids);
+    event_buffer_free(a, &w->events);
+    pc_free(a, w->ents);
+    pc_free(a, w->mark);
+    pc_free(a, w->free_slots);
+    percept_allocator copy = *a;
+    pc_free(&copy, w);
+}
+
+static int valid_bounds(const percept_bounds *b)
+{
+    const double v[4] = {b->min_x, b->min_y, b->max_x, b->max_y};
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(v[i]) || fabs(v[i]) > PERCEPT_COORD_LIMIT)
+            return 0;
+    return b->min_x <= b->max_x && b->min_y <= b->max_y;
+}
+
+/* Where a sense's backend name came from, for messages. */
+static void describe_origin(char *out, size_t size, const pc_config *cfg, const char *override,
+                            int s, int *line)
+{
+    const sense_config *sc = &cfg->sense[s];
+    *line = 0;
+    if (override) {
+        snprintf(out, size, "%s: backend '%s' for [%s] (from the options)", cfg->source, override,
+                 section_names[s]);
+    } else if (sc->backend) {
+        *line = sc->backend_line;
+        snprintf(out, size, "%s:%d: key 'backend' in [%s]", cfg->source, *line, section_names[s]);
+    } else {
+        *line = cfg->backend_line;
+        snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for [%s])", cfg->source, *line,
+                 section_names[s]);
+    }
+}
+
+static int open_sense(percept_world *w, const pc_config *cfg, const percept_options *opt,
+                      const plugin_search *search, int s, percept_error *err)
+{
+    sense_state *ss = &w->sense[s];
+    const sense_config *sc = &cfg->sense[s];
+    const char *override = opt ? opt->backend : NULL;
+    const char *name = override ? override : sc->backend ? sc->backend : cfg->backend;
+    if (!name) {
+        pc_error_set(err, PERCEPT_ECONFIG, 0,
+                     "%s: no backend for sense '%s': set 'backend' in [%s] or in [percept]",
+                     cfg->source, section_names[s], section_names[s]);
+        return PERCEPT_ECONFIG;
+    }
+    char origin[256], why[1536];
+    int line;
+    describe_origin(origin, sizeof origin, cfg, override, s, &line);
+
+    int rc = plugin_load(&w->alloc, search, name, &ss->plugin, why, sizeof why);
+    if (rc) {
+        pc_error_set(err, rc, line, "%s: %s", origin, why);
+        return rc;
+    }
+
+    /* The section's parameters belong to the backend it names; with another
+     * backend forced by the options they would only be rejected as unknown. */
+    const char *configured = sc->backend ? sc->backend : cfg->backend;
+    int keep_params = !override || (configured && !strcmp(configured, override));
+    ss->host = (percept_backend_host){host_alloc, &w->alloc};
+    percept_backend_setup setup = {
+        .host = &ss->host,
+        .min_x = w->bounds.min_x,
+        .min_y = w->bounds.min_y,
+        .max_x = w->bounds.max_x,
+        .max_y = w->bounds.max_y,
+        .params = keep_params ? sc->params : NULL,
+        .param_count = keep_params ? sc->param_count : 0,
+    };
+    percept_backend_error berr = {.param_index = -1};
+    ss->backend = ss->plugin.ops.create(&setup, &berr);
+    if (!ss->backend) {
+        berr.text[sizeof berr.text - 1] = '\0';
+        const char *text = berr.text[0] ? berr.text : "creation failed (out of memory?)";
+        if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
+            const percept_backend_param *p = &setup.params[berr.param_index];
+            pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s", cfg->source,
+                         p->line, p->key, section_names[s], text);
+            return PERCEPT_ECONFIG;
+        }
+        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, name,
+                     ss->plugin.path, text);
+        return PERCEPT_EPLUGIN;
+    }
+
+    rc = og_init(&w->alloc, &ss->grid, &w->bounds, sc->observer_cell_size);
+    if (rc == -2) {
+        pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
+                     "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "
+                     "bounds (more than %u cells)",
+                     cfg->source, sc->observer_cell_size_line, section_names[s],
+                     sc->observer_cell_size, OG_MAX_CELLS);
+        return PERCEPT_ECONFIG;
+    }
+    if (rc) {
+        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+        return PERCEPT_ENOMEM;
+    }
+    return PERCEPT_OK;
+}
+
+/* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
+static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, percept_error *err)
+{
+    struct stat st;
+    if (opt && opt->plugin_dir && (stat(opt->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "the plugin_dir in the options, '%s', is not a directory", opt->plugin_dir);
+        return PERCEPT_EINVAL;
+    }
+    if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
+        pc_error_set(err, PERCEPT_ECONFIG, cfg->plugin_dir_line,
+                     "%s:%d: key 'plugin_dir' in [percept]: '%s' is not a directory", cfg->source,
+                     cfg->plugin_dir_line, cfg->plugin_dir);
+        return PERCEPT_ECONFIG;
+    }
+    return PERCEPT_OK;
+}
+
+static int world_open(percept_world **out, const char *path, const char *text, const char *label,
+                      const percept_options *opt, percept_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!out) {
+        pc_error_set(err, PERCEPT_EINVAL, 0, "the 'out' argument is NULL");
+        return PERCEPT_EINVAL;
+    }
+    *out = NULL;
+    if (!path && !text) {
+        pc_error_set(err, PERCEPT_EINVAL, 0, "no configuration: the path or text is NULL");
+        return PERCEPT_EINVAL;
+    }
+    if (opt && opt->size < sizeof(percept_options)) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "percept_options.size is %zu, expected at least %zu: initialise the "
+                     "options with PERCEPT_OPTIONS_INIT",
+                     opt->size, sizeof(percept_options));
+        return PERCEPT_EINVAL;
+    }
+    percept_allocator a = {percept_default_alloc, NULL};
+    if (opt && opt->allocator) {
+        if (!opt->allocator->alloc) {
+            pc_error_set(err, PERCEPT_EINVAL, 0, "the allocator's alloc function is NULL");
+            return PERCEPT_EINVAL;
+        }
+        a = *opt->allocator;
+    }
+    if (opt && opt->bounds && !valid_bounds(opt->bounds)) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "the bounds in the options are invalid: they must be finite, within "
+                     "%g, and each min must not exceed its max",
+                     PERCEPT_COORD_LIMIT);
+        return PERCEPT_EINVAL;
+    }
+
+    percept_world *w = pc_alloc(&a, sizeof *w);
+    if (!w) {
+        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+        return PERCEPT_ENOMEM;
+    }
+    memset(w, 0, sizeof *w);
+    w->alloc = a;
+
+    pc_config cfg;
+    int rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
+    if (rc == PERCEPT_OK)
+        rc = check_plugin_dirs(&cfg, opt, err);
+    char *env_copy = NULL;
+    if (rc == PERCEPT_OK) {
+        w->bounds = opt && opt->bounds ? *opt->bounds : cfg.bounds;
+        w->move_events = cfg.move_events;
+        plugin_search search;
+        if (plugin_search_init(&w->alloc, &search, opt ? opt->plugin_dir : NULL, cfg.plugin_dir,
+                               &env_copy)) {
+            pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+            rc = PERCEPT_ENOMEM;
+        }
+        for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
+            rc = open_sense(w, &cfg, opt, &search, s, err);
+    }
+    pc_free(&w->alloc, env_copy);
+    pc_config_free(&w->alloc, &cfg);
+    if (rc != PERCEPT_OK) {
+        free_world(w);
+        return rc;
+    }
+    *out = w;
+    return PERCEPT_OK;
+}
+
+int percept_world_open(percept_world **out, const char *path, const percept_options *options,
+                       percept_error *error)
+{
+    return world_open(out, path, NULL, NULL, options, error);
+}
+
+int percept_world_open_string(percept_world **out, const char *ini_text, const char *name,
+                              const percept_options *options, percept_error *error)
+{
+    return world_open(out, NULL, ini_text, name, options, error);
+}
+
+void percept_world_close(percept_world *world)
+{
+    if (world)
+        free_world(world);
+}
+
+int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user)
+{
+    if (!w)
+        return PERCEPT_EINVAL;
+    if (w->in_callback)
+        return set_error(w, PERCEPT_EBUSY,
+                         "percept_set_event_callback: called from inside the event callback");
+    w->on_event = fn;
+    w->on_event_user = user;
+    return PERCEPT_OK;
+}
+
+const char *percept_errmsg(const percept_world *w)
+{
+    return w ? w->errmsg : "the world is NULL";
+}
+
+/* ====================================================================== */
+/* Computing a call's events                                              */
+
+static inline int reaches(double ox, double oy, double r, double tx, double ty)
+{
+    double dx = tx - ox, dy = ty - oy;
+    return r > 0 && dx * dx + dy * dy <= r * r;
+}
+
+static uint32_t next_epoch(percept_world *w)
+{
+    if (++w->epoch == 0) {
+        /* After 2^32 passes, old stamps could collide with new ones: reset. */
+        memset(w->mark, 0, w->slot_cap * sizeof *w->mark);
+        w->epoch = 1;
+    }
+    return w->epoch;
+}
+
+/* One entity's change: its state after the call. */
+typedef struct change {
+    uint32_t slot;
+    entity next;
+    int adding, removing, moved;
+} change;
+
+typedef struct pass {
+    percept_world *w;
+    const change *ch;
+    int sense;
+    uint32_t epoch;
+    int failed;
+} pass;
+
+static void push_event(pass *p, uint32_t observer, uint32_t target, percept_event_kind kind)
+{
+    percept_world *w = p->w;
+    const change *ch = p->ch;
+    pending_event ev = {
+        .observer_id = observer == ch->slot ? ch->next.id : w->ents[observer].id,
+        .target_id = target == ch->slot ? ch->next.id : w->ents[target].id,
+        .observer = observer,
+        .target = target,
+        .sense = (uint8_t)p->sense,
+        .kind = (uint8_t)kind,
+    };
+    if (event_buffer_push(&w->alloc, &w->events, &ev))
+        p->failed = 1;
+}
+
+/* A candidate target of the changing entity, from the backend. */
+static void visit_target(void *ctx, percept_slot t)
+{
+    pass *p = ctx;
+    percept_world *w = p->w;
+    /* Bounds and liveness are checked so a faulty plugin cannot corrupt us. */
+    if (t == p->ch->slot || t >= w->slot_count || w->mark[t] == p->epoch || !w->ents[t].alive)
+        return;
+    w->mark[t] = p->epoch;
+    const entity *e = &w->ents[t];
+    const entity *me = &p->ch->next;
+    if (!(e->hidden & PERCEPT_SENSE_BIT(p->sense)) &&
+        reaches(me->x, me->y, me->range[p->sense], e->x, e->y))
+        push_event(p, p->ch->slot, t, PERCEPT_ENTER);
+}
+
+/* A candidate observer of the changing entity, from the observer grid. */
+static void visit_observer(void *ctx, uint32_t o)
+{
+    pass *p = ctx;
+    percept_world *w = p->w;
+    if (o == p->ch->slot || w->mark[o] == p->epoch)
+        return;
+    w->mark[o] = p->epoch;
+    const entity *e = &w->ents[o];
+    if (reaches(e->x, e->y, e->range[p->sense], p->ch->next.x, p->ch->next.y))
+        push_event(p, o, p->ch->slot, PERCEPT_ENTER);
+}
+
+/* The changing entity as observer: what it stops and starts perceiving. */
+static void observer_pass(pass *p)
+{
+    percept_world *w = p->w;
+    const change *ch = p->ch;
+    const entity *me = &ch->next;
+    double r = ch->removing ? 0 : me->range[p->sense];
+    const pair_list *seen = &w->sense[p->sense].seen[ch->slot];
+    p->epoch = next_epoch(w);
+    for (uint32_t i = 0; i < seen->len; i++) {
+        uint32_t t = seen->items[i];
+        w->mark[t] = p->epoch;
+        if (!reaches(me->x, me->y, r, w->ents[t].x, w->ents[t].y))
+            push_event(p, ch->slot, t, PERCEPT_LEAVE);
+    }
+    if (r > 0) {
+        const sense_state *ss = &w->sense[p->sense];
+        ss->plugin.ops.query(ss->backend, me->x, me->y, r, visit_target, p);
+    }
+}
+
+/* The changing entity as target: who stops and starts perceiving it. */
+static void target_pass(pass *p)
+{
+    percept_world *w = p->w;
+    const change *ch = p->ch;
+    const entity *me = &ch->next;
+    int visible = !ch->removing && !(me->hidden & PERCEPT_SENSE_BIT(p->sense));
+    const pair_list *seen_by = &w->sense[p->sense].seen_by[ch->slot];
+    p->epoch = next_epoch(w);
+    for (uint32_t i = 0; i < seen_by->len; i++) {
+        uint32_t o = seen_by->items[i];
+        const entity *e = &w->ents[o];
+        w->mark[o] = p->epoch;
+        if (!visible || !reaches(e->x, e->y, e->range[p->sense], me->x, me->y))
+            push_event(p, o, ch->slot, PERCEPT_LEAVE);
+        else if (ch->moved && w->move_events)
+            push_event(p, o, ch->slot, PERCEPT_MOVE);
+    }
+    if (visible)
+        og_query(&w->sense[p->sense].grid, me->x, me->y, visit_observer, p);
+}
+
+static int compute_events(percept_world *w, const change *ch, unsigned observe_mask,
+                          unsigned target_mask)
+{
+    w->events.len = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        pass p = {w, ch, s, 0, 0};
+        if (observe_mask & PERCEPT_SENSE_BIT(s))
+            observer_pass(&p);
+        if (target_mask & PERCEPT_SENSE_BIT(s))
+            target_pass(&p);
+        if (p.failed)
+            return PERCEPT_ENOMEM;
+    }
+    return PERCEPT_OK;
+}
+
+/* ====================================================================== */
+/* Applying a change                                                       */
+
+static void undo_enters(percept_world *w, size_t done)
+{
+    while (done-- > 0) {
+        const pending_event *ev = &w->events.items[done];
+        if (ev->kind != PERCEPT_ENTER)
+            continue;
+        sense_state *ss = &w->sense[ev->sense];
+        pair_list_remove(&ss->seen[ev->observer], ev->target);
+        pair_list_remove(&ss->seen_by[ev->target], ev->observer);
+    }
+}
+
+/* Whether a sense's backend must hear of the change, and how. */
+static int backend_touched(const percept_world *w, const change *ch, int s)
+{
+    if (ch->adding || ch->removing)
+        return 1;
+    const entity *old = &w->ents[ch->slot];
+    return old->x != ch->next.x || old->y != ch->next.y || old->range[s] != ch->next.range[s];
+}
+
+static int apply_change(percept_world *w, const change *ch)
+{
+    const percept_allocator *a = &w->alloc;
+    uint32_t slot = ch->slot;
+    og_registration reg[PERCEPT_SENSE_COUNT];
+    int staged = 0;
+
+    /* Phase 1: every allocation, each undoable; nothing observable yet. */
+    if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
+        return PERCEPT_ENOMEM;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        sense_state *ss = &w->sense[s];
+        if (!ch->removing && backend_touched(w, ch, s) &&
+            ss->plugin.ops.reserve(ss->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
+                                   ch->next.x, ch->next.y, ch->next.range[s]))
+            return PERCEPT_ENOMEM;
+    }
+    for (; staged < PERCEPT_SENSE_COUNT; staged++) {
+        observer_grid *g = &w->sense[staged].grid;
+        double r = ch->removing ? 0 : ch->next.range[staged];
+        reg[staged] = og_registration_for(g, ch->next.x, ch->next.y, r);
+        if (og_stage(a, g, slot, &reg[staged]))
+            goto undo_grid;
+    }
+    size_t pushed = 0;
+    for (; pushed < w->events.len; pushed++) {
+        const pending_event *ev = &w->events.items[pushed];
+        if (ev->kind != PERCEPT_ENTER)
+            continue;
+        sense_state *ss = &w->sense[ev->sense];
+        if (pair_list_push(a, &ss->seen[ev->observer], ev->target))
+            goto undo_pairs;
+        if (pair_list_push(a, &ss->seen_by[ev->target], ev->observer)) {
+            pair_list_remove(&ss->seen[ev->observer], ev->target);
+            goto undo_pairs;
+        }
+    }
+
+    /* Phase 2: apply; nothing here can fail. */
+    for (size_t i = 0; i < w->events.len; i++) {
+        const pending_event *ev = &w->events.items[i];
+        if (ev->kind != PERCEPT_LEAVE)
+            continue;
+        sense_state *ss = &w->sense[ev->sense];
+        pair_list_remove(&ss->seen[ev->observer], ev->target);
+        pair_list_remove(&ss->seen_by[ev->target], ev->observer);
+    }
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        sense_state *ss = &w->sense[s];
+        og_commit(&ss->grid, slot, &reg[s]);
+        if (ch->adding)
+            ss->plugin.ops.insert(ss->backend, slot, ch->next.x, ch->next.y, ch->next.range[s]);
+        else if (ch->removing)
+            ss->plugin.ops.remove(ss->backend, slot);
+        else if (backend_touched(w, ch, s))
+            ss->plugin.ops.update(ss->backend, slot, ch->next.x, ch->next.y, ch->next.range[s]);
+    }
+    if (ch->adding) {
+        id_map_insert(&w->ids, ch->next.id, slot);
+        if (slot == w->slot_count)
+            w->slot_count++;
+        else
+            w->free_count--; /* the slot was the top of the free stack */
+    }
+    if (ch->removing) {
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            pair_list_free(a, &w->sense[s].seen[slot]);
+            pair_list_free(a, &w->sense[s].seen_by[slot]);
+        }
+        id_map_erase(&w->ids, w->ents[slot].id);
+        w->ents[slot].alive = 0;
+        w->free_slots[w->free_count++] = slot;
+    } else {
+        w->ents[slot] = ch->next;
+    }
+    return PERCEPT_OK;
+
+undo_pairs:
+    undo_enters(w, pushed);
+undo_grid:
+    while (staged-- > 0)
+        og_unstage(&w->sense[staged].grid, slot, &reg[staged]);
+    return PERCEPT_ENOMEM;
+}
+
+static void deliver(percept_world *w, const change *ch)
+{
+    if (!w->on_event || w->events.len == 0)
+        return;
+    event_buffer_sort(&w->events);
+    w->in_callback = 1;
+    for (size_t i = 0; i < w->events.len; i++) {
+        const pending_event *ev = &w->events.items[i];
+        /* After a removal the target's record is gone: take the last position from ch. */
+        const entity *t = ev->target == ch->slot ? &ch->next : &w->ents[ev->target];
+        percept_event out = {
+            .kind = (percept_event_kind)ev->kind,
+            .sense = (percept_sense)ev->sense,
+            .observer = ev->observer_id,
+            .target = ev->target_id,
+            .x = t->x,
+            .y = t->y,
+        };
+        w->on_event(w->on_event_user, &out);
+    }
+    w->in_callback = 0;
+}
+
+/* Compute, apply and deliver one entity's change. */
+static int run_change(percept_world *w, const char *fn, const change *ch, unsigned observe_mask,
+                      unsigned target_mask)
+{
+    int rc = compute_events(w, ch, observe_mask, target_mask);
+    if (rc == PERCEPT_OK)
+        rc = apply_change(w, ch);
+    if (rc != PERCEPT_OK) {
+        w->events.len = 0;
+        return set_error(w, rc, "%s: out of memory; the world is unchanged", fn);
+    }
+    deliver(w, ch);
+    w->events.len = 0;
+    return PERCEPT_OK;
+}
+
+/* ====================================================================== */
+/* The public calls that change the world                                  */
+
+static int valid_coord(double v)
+{
+    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
+}
+
+static int valid_range(double r)
+{
+    return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
+}
+
+/* Common checks of every changing call; on success *slot is the entity's. */
+static int enter_call(percept_world *w, const char *fn, percept_id id, int must_exist,
+                      uint32_t *slot)
+{
+    if (w->in_callback)
+        return set_error(w, PERCEPT_EBUSY,
+                         "%s: called from inside the event callback; queue the change and "
+                         "apply it after the call that delivered the event returns",
+                         fn);
+    *slot = id_map_find(&w->ids, id);
+    if (must_exist && *slot == ID_MAP_NONE)
+        return set_error(w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, fn, id);
+    if (!must_exist && *slot != ID_MAP_NONE)
+        return set_error(w, PERCEPT_EEXIST, "%s: entity %" PRIu32 " is already in the world", fn,
+                         id);
+    return PERCEPT_OK;
+}
+
+static int check_sense(percept_world *w, const char *fn, percept_sense sense)
+{
+    if ((unsigned)sense >= PERCEPT_SENSE_COUNT)
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: sense %d is not a sense (0 sight, 1 hearing, 2 smell)", fn,
+                         (int)sense);
+    return PERCEPT_OK;
+}
+
+/* Grow every per-slot array to hold `need` slots. Invisible if it fails. */
+static int reserve_slots(percept_world *w, size_t need)
+{
+    if (need <= w->slot_cap)
+        return 0;
+    const percept_allocator *a = &w->alloc;
+    size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
+    struct slot_array {
+        void **array;
+        size_t elem;
+    } arrays[3 + 2 * PERCEPT_SENSE_COUNT] = {
+        {(void **)&w->ents, sizeof *w->ents},
+        {(void **)&w->mark, sizeof *w->mark},
+        {(void **)&w->free_slots, sizeof *w->free_slots},
+    };
+    size_t n = 3;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        arrays[n++] = (struct slot_array){(void **)&w->sense[s].seen, sizeof(pair_list)};
+        arrays[n++] = (struct slot_array){(void **)&w->sense[s].seen_by, sizeof(pair_list)};
+    }
+    for (size_t i = 0; i < n; i++) {
+        void *p = a->alloc(a->user, *arrays[i].array, cap * arrays[i].elem);
+        if (!p)
+            return -1;
+        *arrays[i].array = p;
+    }
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (og_reserve_slots(a, &w->sense[s].grid, cap))
+            return -1;
+    /* Only now are all arrays at least `cap` long. */
+    size_t old = w->slot_cap;
+    memset(w->mark + old, 0, (cap - old) * sizeof *w->mark);
+    memset(w->ents + old, 0, (cap - old) * sizeof *w->ents);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        memset(w->sense[s].seen + old, 0, (cap - old) * sizeof(pair_list));
+        memset(w->sense[s].seen_by + old, 0, (cap - old) * sizeof(pair_list));
+        for (size_t i = old; i < cap; i++)
+            og_clear_slot(&w->sense[s].grid, (uint32_t)i);
+    }
+    w->slot_cap = cap;
+    return 0;
+}
+
+int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc)
+{
+    static const char fn[] = "percept_add";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc = enter_call(w, fn, id, 0, &slot);
+    if (rc)
+        return rc;
+    if (!desc)
+        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
+    if (!valid_coord(desc->x) || !valid_coord(desc->y))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": position (%g, %g) is not finite or beyond %g", fn,
+                         id, desc->x, desc->y, PERCEPT_COORD_LIMIT);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (!valid_range(desc->range[s]))
+            return set_error(w, PERCEPT_EINVAL,
+                             "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn,
+                             id, section_names[s], desc->range[s]);
+    if (desc->hidden & ~ALL_SENSES)
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
+                         "senses",
+                         fn, id, desc->hidden);
+    if (w->slot_count == UINT32_MAX - 1 && w->free_count == 0)
+        return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", fn);
+    if (w->free_count == 0 && reserve_slots(w, (size_t)w->slot_count + 1))
+        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; the world is unchanged", fn);
+
+    change ch = {
+        .slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count,
+        .adding = 1,
+    };
+    ch.next = (entity){desc->x,
+                       desc->y,
+                       {desc->range[0], desc->range[1], desc->range[2]},
+                       id,
+                       (uint8_t)desc->hidden,
+                       1};
+    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+}
+
+int percept_move(percept_world *w, percept_id id, double x, double y)
+{
+    static const char fn[] = "percept_move";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc = enter_call(w, fn, id, 1, &slot);
+    if (rc)
+        return rc;
+    if (!valid_coord(x) || !valid_coord(y))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": position (%g, %g) is not finite or beyond %g", fn,
+                         id, x, y, PERCEPT_COORD_LIMIT);
+    change ch = {.slot = slot, .next = w->ents[slot]};
+    ch.next.x = x;
+    ch.next.y = y;
+    ch.moved = 1;
+    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+}
+
+int percept_remove(percept_world *w, percept_id id)
+{
+    static const char fn[] = "percept_remove";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc = enter_call(w, fn, id, 1, &slot);
+    if (rc)
+        return rc;
+    change ch = {.slot = slot, .next = w->ents[slot], .removing = 1};
+    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+}
+
+int percept_set_range(percept_world *w, percept_id id, percept_sense sense, double range)
+{
+    static const char fn[] = "percept_set_range";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc = enter_call(w, fn, id, 1, &slot);
+    if (rc || (rc = check_sense(w, fn, sense)))
+        return rc;
+    if (!valid_range(range))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn, id,
+                         section_names[sense], range);
+    change ch = {.slot = slot, .next = w->ents[slot]};
+    ch.next.range[sense] = range;
+    return run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0);
+}
+
+int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int hidden)
+{
+    static const char fn[] = "percept_set_hidden";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc = enter_call(w, fn, id, 1, &slot);
+    if (rc || (rc = check_sense(w, fn, sense)))
+        return rc;
+    change ch = {.slot = slot, .next = w->ents[slot]};
+    if (hidden)
+        ch.next.hidden |= (uint8_t)PERCEPT_SENSE_BIT(sense);
+    else
+        ch.next.hidden &= (uint8_t)~PERCEPT_SENSE_BIT(sense);
+    return run_change(w, fn, &ch, 0, PERCEPT_SENSE_BIT(sense));
+}
+
+/* ====================================================================== */
+/* Reading the world                                                       */
+
+size_t percept_entity_count(const percept_world *w)
+{
+    return w ? w->ids.count : 0;
+}
+
+int percept_contains(const percept_world *w, percept_id id)
+{
+    return w && id_map_find(&w->ids, id) != ID_MAP_NONE;
+}
+
+/* Looks up an entity for a reading call; the message is kept as for any failure. */
+static int find(const percept_world *w, const char *fn, percept_id id, uint32_t *slot)
+{
+    *slot = id_map_find(&w->ids, id);
+    if (*slot == ID_MAP_NONE)
+        return set_error((percept_world *)w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, fn, id);
+    return PERCEPT_OK;
+}
+
+int percept_get_entity(const percept_world *w, percept_id id, percept_entity_desc *out)
+{
+    if (!w)
+        return PERCEPT_EINVAL;
+    if (!out)
+        return set_error((percept_world *)w, PERCEPT_EINVAL, "percept_get_entity: out is NULL");
+    uint32_t slot;
+    int rc = find(w, "percept_get_entity", id, &slot);
+    if (rc)
+        return rc;
+    const entity *e = &w->ents[slot];
+    *out = (percept_entity_desc){e->x, e->y, {e->range[0], e->range[1], e->range[2]}, e->hidden};
+    return PERCEPT_OK;
+}
+
+int percept_perceives(const percept_world *w, percept_id observer, percept_id target,
+                      percept_sense sense)
+{
+    static const char fn[] = "percept_perceives";
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t o, t;
+    int rc;
+    if ((rc = check_sense((percept_world *)w, fn, sense)) || (rc = find(w, fn, observer, &o)) ||
+        (rc = find(w, fn, target, &t)))
+        return rc;
+    /* Scan the shorter side of the pair state. */
+    const pair_list *seen = &w->sense[sense].seen[o], *seen_by = &w->sense[sense].seen_by[t];
+    return seen->len <= seen_by->len ? pair_list_contains(seen, t) : pair_list_contains(seen_by, o);
+}
+
+static int compare_ids(const void *pa, const void *pb)
+{
+    percept_id a = *(const percept_id *)pa, b = *(const percept_id *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int list_ids(const percept_world *w, const char *fn, percept_id id, percept_sense sense,
+                    int reverse, percept_id *ids, size_t capacity, size_t *count)
+{
+    if (!w)
+        return PERCEPT_EINVAL;
+    uint32_t slot;
+    int rc;
+    if ((rc = check_sense((percept_world *)w, fn, sense)) || (rc = find(w, fn, id, &slot)))
+        return rc;
+    if (!count || (capacity && !ids))
+        return set_error((percept_world *)w, PERCEPT_EINVAL,
+                         "%s: count is NULL, or ids is NULL with capacity %zu", fn, capacity);
+    const pair_list *list = reverse ? &w->sense[sense].seen_by[slot] : &w->sense[sense].seen[slot];
+    *count = list->len;
+    if (capacity < list->len)
+        return PERCEPT_OK;
+    for (uint32_t i = 0; i < list->len; i++)
+        ids[i] = w->ents[list->items[i]].id;
+    qsort(ids, list->len, sizeof *ids, compare_ids);
+    return PERCEPT_OK;
+}
+
+int percept_perceived(const percept_world *w, percept_id observer, percept_sense sense,
+                      percept_id *ids, size_t capacity, size_t *count)
+{
+    return list_ids(w, "percept_perceived", observer, sense, 0, ids, capacity, count);
+}
+
+int percept_perceived_by(const percept_world *w, percept_id target, percept_sense sense,
+                         percept_id *ids, size_t capacity, size_t *count)
+{
+    return list_ids(w, "percept_perceived_by", target, sense, 1, ids, capacity, count);
+}
+
+const char *percept_backend_name(const percept_world *w, percept_sense sense)
+{
+    if (!w || (unsigned)sense >= PERCEPT_SENSE_COUNT)
+        return NULL;
+    return w->sense[sense].plugin.ops.name;
+}

@@ -1,0 +1,382 @@
+/*
+ * test_plugin_load.c - loading backend plugins: each deliberately broken test
+ * plugin (tests/plugins/) is refused with a message naming the path and step.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "percept.h"
+#include "percept/backend.h"
+
+#define NAME "test.ini"
+
+/* The build tree's test plugins (from the harness), or NULL: then the tests skip. */
+static const char *plugin_dir;
+
+/* A scratch plugin directory holding files that are not shared objects. */
+static char tmp_dir[] = "/tmp/percept-test-plugins-XXXXXX";
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+
+static void expect_text(const char *text, const char *needle)
+{
+    if (strstr(text, needle) == NULL) {
+        print_error("expected \"%s\" in the message \"%s\"\n", needle, text);
+        fail();
+    }
+}
+
+/* The 1-based line of `text` that starts with `prefix`. */
+static int line_of(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    int line = 1;
+    for (const char *p = text; p != NULL && *p != '\0'; line++) {
+        if (strncmp(p, prefix, n) == 0)
+            return line;
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    fail_msg("no line starts with '%s'", prefix);
+    return 0;
+}
+
+static void plugin_path(char *buf, size_t size, const char *dir, const char *name)
+{
+    assert_true((size_t)snprintf(buf, size, "%s/%s.so", dir, name) < size);
+}
+
+/*
+ * Open `text` with `dir` as options.plugin_dir and expect failure with
+ * `status`. The message is left in *error.
+ */
+static void open_fails(const char *text, const char *dir, int status, percept_error *error)
+{
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = dir;
+    percept_world *world = (percept_world *)&world; /* not NULL: the call must clear it */
+    memset(error, 0x55, sizeof *error);
+    int got = percept_world_open_string(&world, text, NAME, &options, error);
+    if (got != status)
+        print_error("status %s, expected %s; message: %s\n", percept_status_name(got),
+                    percept_status_name(status), got != PERCEPT_OK ? error->text : "(none)");
+    if (got == PERCEPT_OK && world != NULL && world != (percept_world *)&world)
+        percept_world_close(world);
+    assert_int_equal(got, status);
+    assert_null(world);
+    assert_int_equal(error->status, status);
+    assert_non_null(memchr(error->text, '\0', sizeof error->text));
+}
+
+/*
+ * [sight] names the broken plugin `name` while bruteforce serves the other
+ * senses: the load must fail with PERCEPT_EPLUGIN and name the full path.
+ */
+static void load_broken(const char *name, percept_error *error, char *path, size_t path_size)
+{
+    if (plugin_dir == NULL)
+        skip();
+    char text[256];
+    snprintf(text, sizeof text, "[percept]\nbackend = bruteforce\n[sight]\nbackend = %s\n", name);
+    open_fails(text, plugin_dir, PERCEPT_EPLUGIN, error);
+    plugin_path(path, path_size, plugin_dir, name);
+    expect_text(error->text, path);
+}
+
+/* What dlerror() says after the loader's own attempt at the same step. */
+static void dlopen_error(const char *path, char *buf, size_t size)
+{
+    dlerror();
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    assert_null(handle);
+    const char *why = dlerror();
+    assert_non_null(why);
+    snprintf(buf, size, "%s", why);
+}
+
+static void dlsym_error(const char *path, char *buf, size_t size)
+{
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(handle);
+    dlerror();
+    void *sym = dlsym(handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
+    const char *why = dlerror();
+    assert_null(sym);
+    assert_non_null(why);
+    snprintf(buf, size, "%s", why);
+    dlclose(handle);
+}
+
+/* Write a file that is not a shared object to tmp_dir/NAME.so. */
+static void write_garbage(const char *name, char *path, size_t size)
+{
+    plugin_path(path, size, tmp_dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("this is a text file, not a shared object\n", f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The broken plugins                                                        */
+
+/* Control: the working test plugin loads from the same directory. */
+static void test_working_plugin_loads(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = plugin_dir;
+    percept_world *world = NULL;
+    percept_error error;
+    memset(&error, 0, sizeof error);
+    int status = percept_world_open_string(
+        &world, "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\nlevel = 3\n", NAME,
+        &options, &error);
+    if (status != PERCEPT_OK)
+        print_error("%s\n", error.text);
+    assert_int_equal(status, PERCEPT_OK);
+    assert_string_equal(percept_backend_name(world, PERCEPT_SIGHT), "badparam");
+    percept_entity_desc a = {0.0, 0.0, {5.0, 0.0, 0.0}, 0u};
+    percept_entity_desc b = {3.0, 4.0, {0.0, 0.0, 0.0}, 0u};
+    assert_int_equal(percept_add(world, 1, &a), PERCEPT_OK);
+    assert_int_equal(percept_add(world, 2, &b), PERCEPT_OK);
+    assert_int_equal(percept_perceives(world, 1, 2, PERCEPT_SIGHT), 1);
+    assert_int_equal(percept_move(world, 2, 3.0, 4.5), PERCEPT_OK);
+    assert_int_equal(percept_perceives(world, 1, 2, PERCEPT_SIGHT), 0);
+    percept_world_close(world);
+}
+
+static void test_no_entry_symbol(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024], why[512];
+    load_broken("noentry", &error, path, sizeof path);
+    expect_text(error.text, "dlsym");
+    expect_text(error.text, PERCEPT_BACKEND_ENTRY_SYMBOL);
+    dlsym_error(path, why, sizeof why);
+    expect_text(error.text, why);
+}
+
+static void test_wrong_abi_major(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024];
+    load_broken("badabi", &error, path, sizeof path);
+    expect_text(error.text, "ABI");
+    /* Both majors, after the path (which may itself hold digits). */
+    const char *rest = strstr(error.text, path) + strlen(path);
+    expect_text(rest, "2");
+    expect_text(rest, "1");
+}
+
+static void test_missing_operation(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024];
+    load_broken("noquery", &error, path, sizeof path);
+    expect_text(error.text, "missing operation 'query'");
+}
+
+static void test_wrong_name(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024];
+    load_broken("wrongname", &error, path, sizeof path);
+    expect_text(error.text, "name");
+    expect_text(error.text, "somethingelse");
+    const char *rest = strstr(error.text, path) + strlen(path);
+    expect_text(rest, "wrongname");
+}
+
+static void test_entry_returns_null(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024];
+    load_broken("nullops", &error, path, sizeof path);
+    expect_text(error.text, "NULL");
+}
+
+static void test_struct_too_small(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024];
+    load_broken("smallsize", &error, path, sizeof path);
+    expect_text(error.text, "struct size");
+    const char *rest = strstr(error.text, path) + strlen(path);
+    expect_text(rest, "16");
+}
+
+/* A plugin's own parameter check: reported like any key error, with the plugin's reason. */
+static void test_parameter_rejected(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    const char *text = "[percept]\nbackend = bruteforce\n\n[sight]\nbackend = badparam\n"
+                       "observer_cell_size = 8\nlevel = 9\n";
+    percept_error error;
+    open_fails(text, plugin_dir, PERCEPT_ECONFIG, &error);
+    int line = line_of(text, "level");
+    assert_int_equal(error.line, line);
+    char needle[128];
+    snprintf(needle, sizeof needle, "%s:%d: key 'level' in [sight]: ", NAME, line);
+    expect_text(error.text, needle);
+    expect_text(error.text, "must be an integer from 1 to 3"); /* badparam.c's reason */
+}
+
+/* The host's own key is taken out before the plugin sees the rest. */
+static void test_parameter_unknown_key(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    const char *text = "[percept]\nbackend = badparam\nmove_events = off\n"
+                       "[hearing]\nlevel = 2\nobserver_cell_size = 8\nlevle = 2\n";
+    percept_error error;
+    open_fails(text, plugin_dir, PERCEPT_ECONFIG, &error);
+    int line = line_of(text, "levle");
+    assert_int_equal(error.line, line);
+    char needle[128];
+    snprintf(needle, sizeof needle, "%s:%d: key 'levle' in [hearing]: ", NAME, line);
+    expect_text(error.text, needle);
+    expect_text(error.text, "unknown key");
+}
+
+static void test_not_a_shared_object(void **state)
+{
+    (void)state;
+    char path[1024], why[512];
+    write_garbage("garbage", path, sizeof path);
+    percept_error error;
+    open_fails("[percept]\nbackend = bruteforce\n[sight]\nbackend = garbage\n", tmp_dir,
+               PERCEPT_EPLUGIN, &error);
+    dlopen_error(path, why, sizeof why); /* what dlopen says of this very file */
+    unlink(path);
+    expect_text(error.text, path);
+    expect_text(error.text, "dlopen");
+    expect_text(error.text, why);
+}
+
+/* A broken plugin named as the default backend fails too, for every sense. */
+static void test_broken_default_backend(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    percept_error error;
+    open_fails("[percept]\nbackend = badabi\n", plugin_dir, PERCEPT_EPLUGIN, &error);
+    char path[1024];
+    plugin_path(path, sizeof path, plugin_dir, "badabi");
+    expect_text(error.text, path);
+    expect_text(error.text, "ABI");
+}
+
+/*
+ * A broken bruteforce.so found first must not be skipped in favour of the
+ * good one further down the search path.
+ */
+static void test_no_fallback_to_later_dir(void **state)
+{
+    (void)state;
+    char path[1024];
+    write_garbage("bruteforce", path, sizeof path);
+    percept_error error;
+    open_fails("[percept]\nbackend = bruteforce\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    unlink(path);
+    expect_text(error.text, path);
+    expect_text(error.text, "dlopen");
+}
+
+/* Each broken plugin, again through options.backend. */
+static void test_broken_via_options_backend(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    static const char *const names[] = {"noentry", "badabi",    "noquery",
+                                        "nullops", "smallsize", "wrongname"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        percept_options options = PERCEPT_OPTIONS_INIT;
+        options.plugin_dir = plugin_dir;
+        options.backend = names[i];
+        percept_world *world = (percept_world *)&world;
+        percept_error error;
+        memset(&error, 0, sizeof error);
+        int status = percept_world_open_string(&world, "[percept]\nbackend = bruteforce\n", NAME,
+                                               &options, &error);
+        if (status != PERCEPT_EPLUGIN)
+            print_error("%s: status %s: %s\n", names[i], percept_status_name(status), error.text);
+        assert_int_equal(status, PERCEPT_EPLUGIN);
+        assert_null(world);
+        char path[1024];
+        plugin_path(path, sizeof path, plugin_dir, names[i]);
+        expect_text(error.text, path);
+    }
+}
+
+/* Failing loads leave nothing behind: the same broken plugin fails the same way again. */
+static void test_repeated_failure(void **state)
+{
+    (void)state;
+    percept_error first, second;
+    char path[1024];
+    load_broken("noquery", &first, path, sizeof path);
+    load_broken("noquery", &second, path, sizeof path);
+    assert_string_equal(first.text, second.text);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int setup(void **state)
+{
+    (void)state;
+    plugin_dir = getenv("PERCEPT_TEST_PLUGIN_DIR");
+    return mkdtemp(tmp_dir) != NULL ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rmdir(tmp_dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_working_plugin_loads),
+        cmocka_unit_test(test_no_entry_symbol),
+        cmocka_unit_test(test_wrong_abi_major),
+        cmocka_unit_test(test_missing_operation),
+        cmocka_unit_test(test_wrong_name),
+        cmocka_unit_test(test_entry_returns_null),
+        cmocka_unit_test(test_struct_too_small),
+        cmocka_unit_test(test_parameter_rejected),
+        cmocka_unit_test(test_parameter_unknown_key),
+        cmocka_unit_test(test_not_a_shared_object),
+        cmocka_unit_test(test_broken_default_backend),
+        cmocka_unit_test(test_no_fallback_to_later_dir),
+        cmocka_unit_test(test_broken_via_options_backend),
+        cmocka_unit_test(test_repeated_failure),
+    };
+    /* The plain test driver reads any nonzero status as failure, and 77 as a skip. */
+    return cmocka_run_group_tests(tests, setup, teardown) == 0 ? 0 : 1;
+}

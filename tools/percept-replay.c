@@ -1,0 +1,750 @@
+/*
+ * percept-replay - runs a perception trace (docs: TRACE.md, format version 1)
+ * against a configured world and prints every enter/leave event, so that two
+ * backends or two builds can be compared byte for byte with cmp(1).
+ *
+ * Only the public API (percept.h) is used: the tool is also an example of it.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <percept.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef PERCEPT_DEFAULT_CONFIG
+#define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
+#endif
+
+#define PROGRAM "percept-replay"
+
+/* Exit statuses: the trace failed (line error) or the tool was misused. */
+enum { EXIT_TRACE = 1, EXIT_USAGE = 2 };
+
+/* add ID X Y plus at most one of each of the four options. */
+#define MAX_FIELDS 8
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+
+struct args {
+    const char *config;  /* --config FILE, or NULL */
+    const char *backend; /* --backend NAME, or NULL */
+    const char *trace;   /* TRACE path, "-" for standard input */
+    int stats;
+};
+
+static void print_usage(FILE *out)
+{
+    fputs("Usage: " PROGRAM " [--config FILE] [--backend NAME] [--stats] [--help] TRACE\n"
+          "\n"
+          "Replay the perception trace TRACE (\"-\" reads standard input) against a\n"
+          "percept world and print every change of the perception relation as\n"
+          "  LINE OBSERVER TARGET SENSE enter|leave\n"
+          "\n"
+          "Options:\n"
+          "  --config FILE   create the world from the INI file FILE\n"
+          "                  (default: " PERCEPT_DEFAULT_CONFIG ")\n"
+          "  --backend NAME  use backend NAME for every sense (overrides the config)\n"
+          "  --stats         print counts, backends and timings to standard error\n"
+          "  --help          print this help and exit\n"
+          "\n"
+          "Exit status: 0 on success, 1 if the trace has an error (reported as\n"
+          "FILE:LINE: message), 2 on bad usage or a configuration that fails to load.\n",
+          out);
+}
+
+static int usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, PROGRAM ": ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see " PROGRAM " --help)\n");
+    return EXIT_USAGE;
+}
+
+/*
+ * Takes the value of an option given as "--opt VALUE" or "--opt=VALUE".
+ * Returns 1 if argv[*i] is that option (advancing *i past a separate value),
+ * 0 if it is not, -1 if its value is missing.
+ */
+static int option_value(int argc, char **argv, int *i, const char *opt, const char **value)
+{
+    size_t n = strlen(opt);
+    const char *arg = argv[*i];
+
+    if (strncmp(arg, opt, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[++*i];
+    return 1;
+}
+
+/* Returns -1 when the arguments are fine, else the exit status to end with. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+    int only_operands = 0;
+
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int r;
+
+        if (!only_operands && strcmp(arg, "--") == 0) {
+            only_operands = 1;
+        } else if (!only_operands && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
+            print_usage(stdout);
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+        } else if (!only_operands && strcmp(arg, "--stats") == 0) {
+            a->stats = 1;
+        } else if (!only_operands &&
+                   (r = option_value(argc, argv, &i, "--config", &a->config)) != 0) {
+            if (r < 0)
+                return usage_error("option '%s' needs a FILE", arg);
+        } else if (!only_operands &&
+                   (r = option_value(argc, argv, &i, "--backend", &a->backend)) != 0) {
+            if (r < 0)
+                return usage_error("option '%s' needs a NAME", arg);
+        } else if (!only_operands && arg[0] == '-' && arg[1] != '\0') {
+            return usage_error("unknown option '%s'", arg);
+        } else if (a->trace != NULL) {
+            return usage_error("unexpected argument '%s': only one TRACE is replayed", arg);
+        } else {
+            a->trace = arg;
+        }
+    }
+    if (a->trace == NULL)
+        return usage_error("%s", "missing TRACE argument");
+    if (a->config != NULL && a->config[0] == '\0')
+        return usage_error("%s", "--config needs a non-empty FILE");
+    return -1;
+}
+
+/*
+ * A backend name ends up in INI text, so it must not be able to smuggle in
+ * other keys or sections: letters, digits, '_', '-' and '.' only.
+ */
+static int valid_backend_name(const char *name)
+{
+    if (name[0] == '\0')
+        return 0;
+    for (const char *p = name; *p != '\0'; p++) {
+        int c = (unsigned char)*p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || c == '.';
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Replay state                                                              */
+
+struct replay {
+    const struct args *args;
+    const char *name; /* the trace's name in messages */
+    FILE *in;
+    char *text; /* the INI text used without --config, or NULL */
+    percept_world *world;
+    unsigned long line; /* 1-based number of the line being run */
+    int added;          /* an add has run: `world` is no longer allowed */
+    unsigned long commands, enters, leaves;
+};
+
+/* Reports a trace error as FILE:LINE: message and returns -1. */
+static int trace_error(struct replay *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    /* Whatever was printed stays a valid prefix of the full output. */
+    fflush(stdout);
+    fprintf(stderr, "%s:%lu: ", r->name, r->line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+/* Writes v in decimal so that it ends just before `end`; returns its start. */
+static char *format_uint(char *end, unsigned long long v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return end;
+}
+
+/* Copies a NUL-terminated string to dst, returning the end of the copy. */
+static char *append(char *dst, const char *s)
+{
+    while (*s != '\0')
+        *dst++ = *s++;
+    return dst;
+}
+
+/* Appends v followed by one space. */
+static char *append_uint(char *dst, unsigned long long v)
+{
+    char digits[24];
+    char *end = digits + sizeof digits;
+
+    for (char *p = format_uint(end, v); p < end; p++)
+        *dst++ = *p;
+    *dst++ = ' ';
+    return dst;
+}
+
+/* The world's event callback: one output line per enter or leave. */
+static void on_event(void *user, const percept_event *ev)
+{
+    struct replay *r = user;
+    const char *sense = percept_sense_name(ev->sense);
+    char buf[128];
+    char *p = buf;
+
+    if (ev->kind == PERCEPT_ENTER)
+        r->enters++;
+    else if (ev->kind == PERCEPT_LEAVE)
+        r->leaves++;
+    else
+        return; /* MOVE events are not part of the relation's changes */
+
+    p = append_uint(p, r->line);
+    p = append_uint(p, ev->observer);
+    p = append_uint(p, ev->target);
+    p = append(p, sense != NULL ? sense : "?");
+    p = append(p, ev->kind == PERCEPT_ENTER ? " enter\n" : " leave\n");
+    fwrite(buf, 1, (size_t)(p - buf), stdout);
+}
+
+/*
+ * Creates r->world from --config, --backend or the installed default config,
+ * with `bounds` (may be NULL) replacing the config's. On failure fills *err.
+ */
+static int open_world(struct replay *r, const percept_bounds *bounds, percept_error *err)
+{
+    percept_options opt = PERCEPT_OPTIONS_INIT;
+    const struct args *a = r->args;
+    int st;
+
+    opt.bounds = bounds;
+    if (a->config != NULL) {
+        opt.backend = a->backend;
+        st = percept_world_open(&r->world, a->config, &opt, err);
+    } else if (r->text != NULL) {
+        st = percept_world_open_string(&r->world, r->text, "<--backend>", &opt, err);
+    } else {
+        st = percept_world_open(&r->world, PERCEPT_DEFAULT_CONFIG, &opt, err);
+    }
+    if (st < 0) {
+        r->world = NULL;
+        return st;
+    }
+    return percept_set_event_callback(r->world, on_event, r);
+}
+
+/* The error text of a failed open, never empty. */
+static const char *open_error_text(const percept_error *err, int status)
+{
+    return err->text[0] != '\0' ? err->text : percept_strerror(status);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parsing fields                                                            */
+
+/* Splits s in place at spaces and tabs; returns the field count (may exceed max). */
+static size_t split_fields(char *s, char **fields, size_t max)
+{
+    size_t n = 0;
+
+    for (;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '\0')
+            return n;
+        if (n < max)
+            fields[n] = s;
+        n++;
+        while (*s != '\0' && *s != ' ' && *s != '\t')
+            s++;
+        if (*s != '\0')
+            *s++ = '\0';
+    }
+}
+
+/* An ID: decimal digits only, 0 .. 4294967295. */
+static int parse_id(const char *s, percept_id *out)
+{
+    uint64_t v = 0;
+
+    if (*s == '\0')
+        return -1;
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > UINT32_MAX)
+            return -1;
+    }
+    *out = (percept_id)v;
+    return 0;
+}
+
+/*
+ * A decimal number (integer, fraction, optional exponent), finite. The
+ * character check keeps out what strtod would also take: hex, inf, nan.
+ */
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+
+    if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s))
+        return -1;
+    *out = strtod(s, &end);
+    if (*end != '\0' || !isfinite(*out))
+        return -1;
+    return 0;
+}
+
+/* A range: a finite number >= 0 (-0 is taken as 0). */
+static int parse_range(const char *s, double *out)
+{
+    if (parse_number(s, out) < 0 || !(*out >= 0))
+        return -1;
+    *out += 0.0; /* turns -0 into +0 */
+    return 0;
+}
+
+/* A sense name, from n bytes of s. */
+static int parse_sense_n(const char *s, size_t n, percept_sense *out)
+{
+    for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
+        const char *name = percept_sense_name((percept_sense)i);
+        if (name != NULL && strlen(name) == n && memcmp(name, s, n) == 0) {
+            *out = (percept_sense)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_sense(const char *s, percept_sense *out)
+{
+    return parse_sense_n(s, strlen(s), out);
+}
+
+#define SENSE_EXPECTED "expected sight, hearing or smell"
+#define ID_EXPECTED "must be a decimal integer in 0..4294967295"
+
+static int get_id(struct replay *r, const char *cmd, const char *s, percept_id *id)
+{
+    if (parse_id(s, id) < 0)
+        return trace_error(r, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
+    return 0;
+}
+
+static int get_number(struct replay *r, const char *cmd, const char *what, const char *s, double *v)
+{
+    if (parse_number(s, v) < 0)
+        return trace_error(r, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
+    return 0;
+}
+
+static int get_sense(struct replay *r, const char *cmd, const char *s, percept_sense *sense)
+{
+    if (parse_sense(s, sense) < 0)
+        return trace_error(r, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, s);
+    return 0;
+}
+
+/* Reports a failed library call of command `cmd` on entity `id`. */
+static int library_error(struct replay *r, const char *cmd, percept_id id, int status)
+{
+    const char *msg = percept_errmsg(r->world);
+
+    if (status == PERCEPT_ENOENT)
+        return trace_error(r, "%s: unknown entity %lu", cmd, (unsigned long)id);
+    if (status == PERCEPT_EEXIST)
+        return trace_error(r, "%s: entity %lu is already in the world", cmd, (unsigned long)id);
+    if (msg == NULL || msg[0] == '\0')
+        msg = percept_strerror(status);
+    return trace_error(r, "%s: %s (%s)", cmd, msg, percept_status_name(status));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Commands                                                                  */
+
+/* world MINX MINY MAXX MAXY: reopen the still empty world with these bounds. */
+static int cmd_world(struct replay *r, char **f)
+{
+    percept_bounds b;
+    percept_error err;
+    int st;
+
+    if (r->added)
+        return trace_error(r, "world: must come before the first add");
+    if (get_number(r, "world", "MINX", f[1], &b.min_x) < 0 ||
+        get_number(r, "world", "MINY", f[2], &b.min_y) < 0 ||
+        get_number(r, "world", "MAXX", f[3], &b.max_x) < 0 ||
+        get_number(r, "world", "MAXY", f[4], &b.max_y) < 0)
+        return -1;
+    if (b.min_x > b.max_x)
+        return trace_error(r, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
+    if (b.min_y > b.max_y)
+        return trace_error(r, "world: MINY %s is greater than MAXY %s", f[2], f[4]);
+
+    percept_world_close(r->world);
+    memset(&err, 0, sizeof err);
+    st = open_world(r, &b, &err);
+    if (st < 0)
+        return trace_error(r, "world: %s", open_error_text(&err, st));
+    return 0;
+}
+
+/* One add option (sight=R, hearing=R, smell=R, hide=SENSE[,SENSE...]). */
+static int add_option(struct replay *r, const char *opt, percept_entity_desc *d, unsigned *seen)
+{
+    const char *eq = strchr(opt, '=');
+    size_t keylen = eq != NULL ? (size_t)(eq - opt) : 0;
+    const char *value = eq != NULL ? eq + 1 : NULL;
+    percept_sense sense;
+    unsigned bit;
+
+    if (eq != NULL && keylen == 4 && memcmp(opt, "hide", 4) == 0) {
+        bit = 1u << PERCEPT_SENSE_COUNT;
+    } else if (eq != NULL && parse_sense_n(opt, keylen, &sense) == 0) {
+        bit = PERCEPT_SENSE_BIT(sense);
+    } else {
+        return trace_error(r,
+                           "add: unknown option '%s': expected sight=R, hearing=R, smell=R "
+                           "or hide=SENSE[,SENSE...]",
+                           opt);
+    }
+    if (*seen & bit)
+        return trace_error(r, "add: option '%.*s' given more than once", (int)keylen, opt);
+    *seen |= bit;
+
+    if (bit != 1u << PERCEPT_SENSE_COUNT) {
+        if (parse_range(value, &d->range[sense]) < 0)
+            return trace_error(r, "add: bad range '%s': must be a number >= 0", opt);
+        return 0;
+    }
+    /* hide=SENSE[,SENSE...]: every element must name a sense. */
+    for (const char *p = value;;) {
+        size_t n = strcspn(p, ",");
+        if (parse_sense_n(p, n, &sense) < 0)
+            return trace_error(r, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, p,
+                               opt);
+        d->hidden |= PERCEPT_SENSE_BIT(sense);
+        if (p[n] == '\0')
+            return 0;
+        p += n + 1;
+    }
+}
+
+/* add ID X Y [sight=R] [hearing=R] [smell=R] [hide=SENSE[,SENSE...]] */
+static int cmd_add(struct replay *r, char **f, size_t n)
+{
+    percept_entity_desc d;
+    percept_id id;
+    unsigned seen = 0;
+    int st;
+
+    memset(&d, 0, sizeof d);
+    if (get_id(r, "add", f[1], &id) < 0 || get_number(r, "add", "X", f[2], &d.x) < 0 ||
+        get_number(r, "add", "Y", f[3], &d.y) < 0)
+        return -1;
+    for (size_t i = 4; i < n; i++)
+        if (add_option(r, f[i], &d, &seen) < 0)
+            return -1;
+
+    r->added = 1;
+    st = percept_add(r->world, id, &d);
+    return st < 0 ? library_error(r, "add", id, st) : 0;
+}
+
+/* move ID X Y */
+static int cmd_move(struct replay *r, char **f)
+{
+    percept_id id;
+    double x, y;
+    int st;
+
+    if (get_id(r, "move", f[1], &id) < 0 || get_number(r, "move", "X", f[2], &x) < 0 ||
+        get_number(r, "move", "Y", f[3], &y) < 0)
+        return -1;
+    st = percept_move(r->world, id, x, y);
+    return st < 0 ? library_error(r, "move", id, st) : 0;
+}
+
+/* remove ID */
+static int cmd_remove(struct replay *r, char **f)
+{
+    percept_id id;
+    int st;
+
+    if (get_id(r, "remove", f[1], &id) < 0)
+        return -1;
+    st = percept_remove(r->world, id);
+    return st < 0 ? library_error(r, "remove", id, st) : 0;
+}
+
+/* range ID SENSE R */
+static int cmd_range(struct replay *r, char **f)
+{
+    percept_id id;
+    percept_sense sense;
+    double range;
+    int st;
+
+    if (get_id(r, "range", f[1], &id) < 0 || get_sense(r, "range", f[2], &sense) < 0)
+        return -1;
+    if (parse_range(f[3], &range) < 0)
+        return trace_error(r, "range: bad range '%s': must be a number >= 0", f[3]);
+    st = percept_set_range(r->world, id, sense, range);
+    return st < 0 ? library_error(r, "range", id, st) : 0;
+}
+
+/* hide ID SENSE / show ID SENSE */
+static int cmd_hidden(struct replay *r, char **f, int hidden)
+{
+    const char *cmd = hidden ? "hide" : "show";
+    percept_id id;
+    percept_sense sense;
+    int st;
+
+    if (get_id(r, cmd, f[1], &id) < 0 || get_sense(r, cmd, f[2], &sense) < 0)
+        return -1;
+    st = percept_set_hidden(r->world, id, sense, hidden);
+    return st < 0 ? library_error(r, cmd, id, st) : 0;
+}
+
+enum command_kind { CMD_WORLD, CMD_ADD, CMD_MOVE, CMD_REMOVE, CMD_RANGE, CMD_HIDE, CMD_SHOW };
+
+struct command {
+    const char *name;
+    enum command_kind kind;
+    size_t min_fields, max_fields; /* including the command name */
+    const char *usage;
+};
+
+static const struct command commands[] = {
+    {"move", CMD_MOVE, 4, 4, "move ID X Y"},
+    {"add", CMD_ADD, 4, MAX_FIELDS, "add ID X Y [sight=R] [hearing=R] [smell=R] [hide=SENSE,...]"},
+    {"remove", CMD_REMOVE, 2, 2, "remove ID"},
+    {"range", CMD_RANGE, 4, 4, "range ID SENSE R"},
+    {"hide", CMD_HIDE, 3, 3, "hide ID SENSE"},
+    {"show", CMD_SHOW, 3, 3, "show ID SENSE"},
+    {"world", CMD_WORLD, 5, 5, "world MINX MINY MAXX MAXY"},
+};
+
+static int run_command(struct replay *r, enum command_kind kind, char **f, size_t n)
+{
+    switch (kind) {
+    case CMD_WORLD:
+        return cmd_world(r, f);
+    case CMD_ADD:
+        return cmd_add(r, f, n);
+    case CMD_MOVE:
+        return cmd_move(r, f);
+    case CMD_REMOVE:
+        return cmd_remove(r, f);
+    case CMD_RANGE:
+        return cmd_range(r, f);
+    case CMD_HIDE:
+        return cmd_hidden(r, f, 1);
+    case CMD_SHOW:
+        return cmd_hidden(r, f, 0);
+    }
+    return -1;
+}
+
+/* Runs one line (without its line end). Returns 0, or -1 after reporting. */
+static int run_line(struct replay *r, char *line)
+{
+    char *f[MAX_FIELDS];
+    size_t n = split_fields(line, f, MAX_FIELDS);
+    const struct command *c = NULL;
+
+    if (n == 0 || f[0][0] == '#')
+        return 0;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(f[0], commands[i].name) == 0) {
+            c = &commands[i];
+            break;
+        }
+    }
+    if (c == NULL)
+        return trace_error(r,
+                           "unknown command '%s': expected world, add, move, remove, range, "
+                           "hide or show",
+                           f[0]);
+    if (n < c->min_fields || n > c->max_fields)
+        return trace_error(r, "%s: wrong number of fields (%zu): expected '%s'", c->name, n,
+                           c->usage);
+
+    if (run_command(r, c->kind, f, n) < 0)
+        return -1;
+    r->commands++;
+    return 0;
+}
+
+/*
+ * Control characters other than tab (a stray CR, a NUL) would otherwise end
+ * up inside fields and in messages; name them here instead.
+ */
+static int check_bytes(struct replay *r, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return trace_error(r, "control character 0x%02x in column %zu", c, i + 1);
+    }
+    return 0;
+}
+
+/* Reads and runs every line of the trace. Returns 0, or -1 after reporting. */
+static int run_trace(struct replay *r)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int st = 0;
+
+    while (st == 0 && (len = getline(&buf, &cap, r->in)) >= 0) {
+        r->line++;
+        if (len > 0 && buf[len - 1] == '\n')
+            buf[--len] = '\0';
+        if (len > 0 && buf[len - 1] == '\r')
+            buf[--len] = '\0';
+        st = check_bytes(r, buf, (size_t)len);
+        if (st == 0)
+            st = run_line(r, buf);
+    }
+    if (st == 0 && ferror(r->in)) {
+        r->line++;
+        st = trace_error(r, "read error: %s", strerror(errno));
+    }
+    free(buf);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                                */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void print_stats(const struct replay *r, double seconds)
+{
+    double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
+
+    fprintf(stderr, PROGRAM ": %s: %lu commands, %zu entities at the end\n", r->name, r->commands,
+            r->world != NULL ? percept_entity_count(r->world) : (size_t)0);
+    fprintf(stderr, PROGRAM ": events: %lu enter, %lu leave\n", r->enters, r->leaves);
+    fprintf(stderr, PROGRAM ": backends:");
+    for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
+        const char *b = r->world != NULL ? percept_backend_name(r->world, (percept_sense)i) : NULL;
+        fprintf(stderr, " %s=%s", percept_sense_name((percept_sense)i), b != NULL ? b : "-");
+    }
+    fprintf(stderr, "\n" PROGRAM ": wall time %.6f s, %.0f ns per command\n", seconds, per);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Opens the trace and the world. Returns -1 when ready, else an exit status. */
+static int setup(struct replay *r, const struct args *a)
+{
+    static const char fmt[] = "[percept]\nbackend = %s\n";
+    percept_error err;
+    int st;
+
+    memset(r, 0, sizeof *r);
+    r->args = a;
+    if (strcmp(a->trace, "-") == 0) {
+        r->name = "<stdin>";
+        r->in = stdin;
+    } else {
+        r->name = a->trace;
+        r->in = fopen(a->trace, "r");
+        if (r->in == NULL) {
+            fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", a->trace, strerror(errno));
+            return EXIT_USAGE;
+        }
+    }
+    if (a->backend != NULL && !valid_backend_name(a->backend)) {
+        fprintf(stderr, PROGRAM ": bad backend name '%s'\n", a->backend);
+        return EXIT_USAGE;
+    }
+    if (a->config == NULL && a->backend != NULL) {
+        size_t size = sizeof fmt + strlen(a->backend);
+        r->text = malloc(size);
+        if (r->text == NULL) {
+            fprintf(stderr, PROGRAM ": out of memory\n");
+            return EXIT_USAGE;
+        }
+        snprintf(r->text, size, fmt, a->backend);
+    }
+    memset(&err, 0, sizeof err);
+    st = open_world(r, NULL, &err);
+    if (st < 0) {
+        fprintf(stderr, PROGRAM ": %s\n", open_error_text(&err, st));
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+static void teardown(struct replay *r)
+{
+    percept_world_close(r->world);
+    if (r->in != NULL && r->in != stdin)
+        fclose(r->in);
+    free(r->text);
+}
+
+int main(int argc, char **argv)
+{
+    static char outbuf[1 << 18];
+    struct args a;
+    struct replay r;
+    double start;
+    int status = parse_args(argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+
+    status = setup(&r, &a);
+    if (status < 0) {
+        start = now_seconds();
+        status = run_trace(&r) == 0 ? EXIT_SUCCESS : EXIT_TRACE;
+        if (a.stats)
+            print_stats(&r, now_seconds() - start);
+    }
+    teardown(&r);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, PROGRAM ": error writing standard output: %s\n", strerror(errno));
+        return EXIT_TRACE;
+    }
+    return status;
+}
