@@ -84,8 +84,7 @@ static void check_view(fixture *f, const percept_event *e)
     int rc, p;
 
     if (percept_entity_count(w) != f->expect_count)
-        problem(f, e, "entity count %zu, expected %zu", percept_entity_count(w),
-                f->expect_count);
+        problem(f, e, "entity count %zu, expected %zu", percept_entity_count(w), f->expect_count);
     p = percept_perceives(w, e->observer, e->target, e->sense);
     if (e->kind == PERCEPT_ENTER || e->kind == PERCEPT_MOVE) {
         if (!has_o || !has_t)
@@ -110,8 +109,7 @@ static void check_view(fixture *f, const percept_event *e)
         percept_entity_desc d;
         rc = percept_get_entity(w, e->target, &d);
         if (rc != PERCEPT_OK || d.x != e->x || d.y != e->y)
-            problem(f, e, "percept_get_entity(target) returned %d at (%.17g, %.17g)", rc, d.x,
-                    d.y);
+            problem(f, e, "percept_get_entity(target) returned %d at (%.17g, %.17g)", rc, d.x, d.y);
     }
 }
 
@@ -161,7 +159,7 @@ static void nesting_callback(void *user, const percept_event *event)
     tu_recorder_push(&f->rec, event);
     if (++f->depth > 1) {
         /* Only a nested change that wrongly succeeded can deliver events in here. */
-        problem(f, event, "the callback was re-entered");
+        problem(f, event, "the callback was re-entered: a change made inside it was applied");
         f->depth--;
         return;
     }
@@ -240,8 +238,8 @@ static void run(fixture *f, const op *o, size_t count_after, const percept_event
         fail();
     }
     if (f->problems != 0) {
-        print_error("%s: %zu problem(s) inside the callback; the first: %s\n", what,
-                    f->problems, f->first_problem);
+        print_error("%s: %zu problem(s) inside the callback; the first: %s\n", what, f->problems,
+                    f->first_problem);
         fail();
     }
     tu_expect_events(&f->rec, expected, n_expected, what);
@@ -258,8 +256,7 @@ static void run(fixture *f, const op *o, size_t count_after, const percept_event
     tu_snapshot_free(&sb);
 }
 
-static op op_add(percept_id id, double x, double y, double s, double h, double m,
-                 unsigned hidden)
+static op op_add(percept_id id, double x, double y, double s, double h, double m, unsigned hidden)
 {
     op o;
     memset(&o, 0, sizeof o);
@@ -343,8 +340,8 @@ static void expect_entity(percept_world *w, percept_id id, percept_entity_desc w
         d.range[1] != want.range[1] || d.range[2] != want.range[2] || d.hidden != want.hidden) {
         print_error("entity %u: got (%g, %g) ranges %g %g %g hidden %u, expected (%g, %g) "
                     "ranges %g %g %g hidden %u\n",
-                    (unsigned)id, d.x, d.y, d.range[0], d.range[1], d.range[2], d.hidden,
-                    want.x, want.y, want.range[0], want.range[1], want.range[2], want.hidden);
+                    (unsigned)id, d.x, d.y, d.range[0], d.range[1], d.range[2], d.hidden, want.x,
+                    want.y, want.range[0], want.range[1], want.range[2], want.hidden);
         fail();
     }
 }
@@ -357,9 +354,8 @@ static void check_during_add(const char *backend)
     fixture_open(&f, backend, 1);
     populate(&f);
 
-    RUN(&f, op_add(2, 105, 100, 10, 0, 0, 0), 3, "add 2 with nested changes",
-        EN(1, 2, S, 105, 100), EN(1, 2, H, 105, 100), EN(1, 2, M, 105, 100),
-        EN(2, 1, S, 100, 100));
+    RUN(&f, op_add(2, 105, 100, 10, 0, 0, 0), 3, "add 2 with nested changes", EN(1, 2, S, 105, 100),
+        EN(1, 2, H, 105, 100), EN(1, 2, M, 105, 100), EN(2, 1, S, 100, 100));
     assert_int_equal(percept_contains(f.a, 4242), 0);
     expect_entity(f.a, 1, tu_desc(100, 100, 10, 10, 10, 0));
     expect_entity(f.a, 2, tu_desc(105, 100, 10, 0, 0, 0));
@@ -390,8 +386,7 @@ static void check_during_move(const char *backend)
     expect_entity(f.a, 2, tu_desc(108, 100, 10, 0, 0, 0));
     /* Into 3's neighbourhood: both directions with 1 leave; 3 has no senses. */
     RUN(&f, op_move(2, 300, 306), 3, "move 2 away with nested changes", LV(1, 2, S, 300, 306),
-        LV(1, 2, H, 300, 306), LV(1, 2, M, 300, 306), LV(2, 1, S, 100, 100),
-        EN(2, 3, S, 300, 300));
+        LV(1, 2, H, 300, 306), LV(1, 2, M, 300, 306), LV(2, 1, S, 100, 100), EN(2, 3, S, 300, 300));
     expect_entity(f.a, 1, tu_desc(100, 100, 10, 10, 10, 0));
     expect_entity(f.a, 2, tu_desc(300, 306, 10, 0, 0, 0));
     expect_entity(f.a, 3, tu_desc(300, 300, 0, 0, 0, 0));
@@ -450,12 +445,9 @@ static void check_during_range_hide(const char *backend)
     RUN(&f, op_range(1, S, 0), 3, "1's sight off with nested changes", LV(1, 2, S, 105, 100));
     RUN(&f, op_range(1, S, 300), 3, "1's sight 300 with nested changes", EN(1, 2, S, 105, 100),
         EN(1, 3, S, 300, 300));
-    RUN(&f, op_hide(1, S, 1), 3, "hide 1 from sight with nested changes",
-        LV(2, 1, S, 100, 100));
-    RUN(&f, op_hide(2, H, 1), 3, "hide 2 from hearing with nested changes",
-        LV(1, 2, H, 105, 100));
-    RUN(&f, op_hide(2, H, 0), 3, "show 2 to hearing with nested changes",
-        EN(1, 2, H, 105, 100));
+    RUN(&f, op_hide(1, S, 1), 3, "hide 1 from sight with nested changes", LV(2, 1, S, 100, 100));
+    RUN(&f, op_hide(2, H, 1), 3, "hide 2 from hearing with nested changes", LV(1, 2, H, 105, 100));
+    RUN(&f, op_hide(2, H, 0), 3, "show 2 to hearing with nested changes", EN(1, 2, H, 105, 100));
     expect_entity(f.a, 1, tu_desc(100, 100, 300, 10, 10, SB(S)));
     expect_entity(f.a, 2, tu_desc(105, 100, 10, 0, 0, 0));
     fixture_close(&f);
@@ -478,8 +470,7 @@ static void check_queries_inside(const char *backend)
         EN(1, 2, H, 105, 100), EN(1, 2, M, 105, 100), EN(2, 1, S, 100, 100));
     RUN(&f, op_move(1, 103, 104), 3, "move 1", MV(2, 1, S, 103, 104));
     RUN(&f, op_move(2, 296, 297), 3, "move 2 next to 3", LV(1, 2, S, 296, 297),
-        LV(1, 2, H, 296, 297), LV(1, 2, M, 296, 297), LV(2, 1, S, 103, 104),
-        EN(2, 3, S, 300, 300));
+        LV(1, 2, H, 296, 297), LV(1, 2, M, 296, 297), LV(2, 1, S, 103, 104), EN(2, 3, S, 300, 300));
     RUN(&f, op_range(3, M, 5), 3, "3 gains smell", EN(3, 2, M, 296, 297));
     RUN(&f, op_hide(2, M, 1), 3, "hide 2 from smell", LV(3, 2, M, 296, 297));
     RUN(&f, op_remove(3), 2, "remove 3", LV(2, 3, S, 300, 300));
@@ -499,20 +490,18 @@ static void check_changes_after_return(const char *backend)
     fixture_open(&f, backend, 1);
     populate(&f);
 
-    RUN(&f, op_add(2, 105, 100, 10, 0, 0, 0), 3, "add 2 with nested changes",
-        EN(1, 2, S, 105, 100), EN(1, 2, H, 105, 100), EN(1, 2, M, 105, 100),
-        EN(2, 1, S, 100, 100));
+    RUN(&f, op_add(2, 105, 100, 10, 0, 0, 0), 3, "add 2 with nested changes", EN(1, 2, S, 105, 100),
+        EN(1, 2, H, 105, 100), EN(1, 2, M, 105, 100), EN(2, 1, S, 100, 100));
     f.attempt = 0;
     /* What the nested calls tried, now from outside: they all take effect. */
-    RUN(&f, op_add(4242, 105, 100, 50, 50, 50, 0), 4, "add 4242",
-        EN(1, 4242, S, 105, 100), EN(1, 4242, H, 105, 100), EN(1, 4242, M, 105, 100),
-        EN(2, 4242, S, 105, 100), EN(4242, 1, S, 100, 100), EN(4242, 1, H, 100, 100),
-        EN(4242, 1, M, 100, 100), EN(4242, 2, S, 105, 100), EN(4242, 2, H, 105, 100),
-        EN(4242, 2, M, 105, 100));
-    RUN(&f, op_remove(4242), 3, "remove 4242", LV(1, 4242, S, 105, 100),
-        LV(1, 4242, H, 105, 100), LV(1, 4242, M, 105, 100), LV(2, 4242, S, 105, 100),
-        LV(4242, 1, S, 100, 100), LV(4242, 1, H, 100, 100), LV(4242, 1, M, 100, 100),
-        LV(4242, 2, S, 105, 100), LV(4242, 2, H, 105, 100), LV(4242, 2, M, 105, 100));
+    RUN(&f, op_add(4242, 105, 100, 50, 50, 50, 0), 4, "add 4242", EN(1, 4242, S, 105, 100),
+        EN(1, 4242, H, 105, 100), EN(1, 4242, M, 105, 100), EN(2, 4242, S, 105, 100),
+        EN(4242, 1, S, 100, 100), EN(4242, 1, H, 100, 100), EN(4242, 1, M, 100, 100),
+        EN(4242, 2, S, 105, 100), EN(4242, 2, H, 105, 100), EN(4242, 2, M, 105, 100));
+    RUN(&f, op_remove(4242), 3, "remove 4242", LV(1, 4242, S, 105, 100), LV(1, 4242, H, 105, 100),
+        LV(1, 4242, M, 105, 100), LV(2, 4242, S, 105, 100), LV(4242, 1, S, 100, 100),
+        LV(4242, 1, H, 100, 100), LV(4242, 1, M, 100, 100), LV(4242, 2, S, 105, 100),
+        LV(4242, 2, H, 105, 100), LV(4242, 2, M, 105, 100));
     RUN(&f, op_move(2, 1000, 1000), 3, "move 2 away", LV(1, 2, S, 1000, 1000),
         LV(1, 2, H, 1000, 1000), LV(1, 2, M, 1000, 1000), LV(2, 1, S, 100, 100));
     RUN_NONE(&f, op_range(1, S, 0), 3, "1's sight off");
@@ -525,8 +514,7 @@ static void check_changes_after_return(const char *backend)
     RUN(&f, op_add(2, 100, 101, 0, 0, 0, 0), 3, "add 2 again with nested changes",
         EN(1, 2, H, 100, 101), EN(1, 2, M, 100, 101));
     f.attempt = 0;
-    RUN(&f, op_move(2, 100, 100), 3, "move 2 onto 1", MV(1, 2, H, 100, 100),
-        MV(1, 2, M, 100, 100));
+    RUN(&f, op_move(2, 100, 100), 3, "move 2 onto 1", MV(1, 2, H, 100, 100), MV(1, 2, M, 100, 100));
     fixture_close(&f);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 #define NAME "test.ini"
 
 /* A scratch directory for config files, made by the group setup. */
-static char tmp_dir[] = "/tmp/percept-test-config-XXXXXX";
+static char tmp_dir[] = "/tmp/percept-cfg-XXXXXX";
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -54,7 +55,7 @@ static void expect_text(const percept_error *error, const char *needle)
 /* Write `text` to a new file in tmp_dir; its path goes to `path`. */
 static void write_config(const char *text, char *path, size_t size)
 {
-    assert_true((size_t)snprintf(path, size, "%s/config-XXXXXX", tmp_dir) < size);
+    assert_true((size_t)snprintf(path, size, "%s/c-XXXXXX", tmp_dir) < size);
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     size_t len = strlen(text);
@@ -393,6 +394,29 @@ static void test_first_error_reported(void **state)
     expect_text(&error, "key 'first_bad' in [percept]");
 }
 
+/* An unknown backend: the message says where it looked and what it found there. */
+static void test_unknown_backend_lists_search(void **state)
+{
+    (void)state;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = tmp_dir; /* exists and is empty */
+    percept_world *world = (percept_world *)&world;
+    percept_error error;
+    memset(&error, 0, sizeof error);
+    const char *text = "[percept]\nbackend = bruteforce\n[hearing]\nbackend = nosuch_2\n";
+    assert_int_equal(percept_world_open_string(&world, text, NAME, &options, &error),
+                     PERCEPT_EPLUGIN);
+    assert_null(world);
+    assert_int_equal(error.line, line_of(text, "backend = nosuch_2"));
+    expect_text(&error, "test.ini:4: key 'backend' in [hearing]");
+    expect_text(&error, "nosuch_2");
+    expect_text(&error, tmp_dir);
+    const char *path = getenv("PERCEPT_PLUGIN_PATH");
+    if (path != NULL && strchr(path, ':') == NULL)
+        expect_text(&error, path);
+    expect_text(&error, "bruteforce");
+}
+
 /* options.bounds replaces [world] and is checked like it. */
 static void test_bad_option_bounds(void **state)
 {
@@ -514,6 +538,39 @@ static void test_options_bounds(void **state)
         open_ok("[percept]\nbackend = bruteforce\n[world]\nmin_x = 0\nmax_x = 5000\n", &options);
     expect_working_world(world);
     percept_world_close(world);
+}
+
+/* Opens `text` with optional bounds, returning the status. */
+static int try_open_bounds(const char *text, const percept_bounds *bounds)
+{
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.bounds = bounds;
+    percept_world *world = NULL;
+    percept_error error;
+    int status = percept_world_open_string(&world, text, NAME, &options, &error);
+    percept_world_close(world);
+    return status;
+}
+
+/*
+ * The bounds are otherwise invisible through the API, but the observer grid
+ * is sized from them: where the core refuses a 1-unit cell on a huge world,
+ * the options' bounds, not [world], must decide.
+ */
+static void test_options_bounds_size_the_grid(void **state)
+{
+    (void)state;
+    const char *small = "[percept]\nbackend = bruteforce\n[world]\nmax_x = 100\nmax_y = 100\n"
+                        "[sight]\nobserver_cell_size = 1\n";
+    const char *huge = "[percept]\nbackend = bruteforce\n[world]\nmax_x = 1e12\nmax_y = 1e12\n"
+                       "[sight]\nobserver_cell_size = 1\n";
+    const percept_bounds small_bounds = {0.0, 0.0, 100.0, 100.0};
+    const percept_bounds huge_bounds = {0.0, 0.0, 1e12, 1e12};
+    assert_int_equal(try_open_bounds(small, NULL), PERCEPT_OK);
+    if (try_open_bounds(huge, NULL) == PERCEPT_OK)
+        skip(); /* this core has no limit on grid cells: nothing to observe */
+    assert_int_equal(try_open_bounds(huge, &small_bounds), PERCEPT_OK);
+    assert_int_not_equal(try_open_bounds(small, &huge_bounds), PERCEPT_OK);
 }
 
 typedef struct move_counter {
@@ -640,10 +697,28 @@ static int make_tmp_dir(void **state)
     return mkdtemp(tmp_dir) != NULL ? 0 : -1;
 }
 
-static int remove_tmp_dir(void **state)
+/* Empty and remove tmp_dir, even after a failed test left files behind. */
+static int remove_tmp_dir(void)
+{
+    DIR *dir = opendir(tmp_dir);
+    if (dir != NULL) {
+        struct dirent *e;
+        char path[sizeof tmp_dir + 256 + 2];
+        while ((e = readdir(dir)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
+            unlink(path);
+        }
+        closedir(dir);
+    }
+    return rmdir(tmp_dir);
+}
+
+static int teardown(void **state)
 {
     (void)state;
-    return rmdir(tmp_dir);
+    return remove_tmp_dir();
 }
 
 static const struct CMUnitTest fixed_tests[] = {
@@ -652,6 +727,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_error_without_error_struct),
     cmocka_unit_test(test_default_name),
     cmocka_unit_test(test_first_error_reported),
+    cmocka_unit_test(test_unknown_backend_lists_search),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),
@@ -659,6 +735,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_options_backend_overrides),
     cmocka_unit_test(test_options_backend_alone),
     cmocka_unit_test(test_options_bounds),
+    cmocka_unit_test(test_options_bounds_size_the_grid),
     cmocka_unit_test(test_move_events_values),
     cmocka_unit_test(test_move_events_default),
     cmocka_unit_test(test_per_sense_backends),
@@ -685,5 +762,5 @@ int main(void)
         }
     }
     /* The plain test driver reads any nonzero status as failure, and 77 as a skip. */
-    return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir) == 0 ? 0 : 1;
+    return cmocka_run_group_tests(tests, make_tmp_dir, teardown) == 0 ? 0 : 1;
 }

@@ -133,6 +133,14 @@ static void check_range_zero(const char *backend)
     EXPECT_EMPTY_BY(2, M);
     EXPECT_LIST(1, S, 2, 3);
     EXPECT_EMPTY(1, H);
+
+    /* The smallest positive range is a sense: it perceives entities on its own point. */
+    ADD(4, 51, 50, nextafter(0.0, 1.0), 0, 0, 0);
+    EXPECT("add 4 with the smallest range", EN(1, 4, S, 51, 50), EN(4, 2, S, 51, 50),
+           EN(4, 3, S, 51, 50));
+    assert_int_equal(percept_perceives(w, 4, 1, PERCEPT_SIGHT), 0);
+    RANGE(4, S, 0);
+    EXPECT("4's sight off", LV(4, 2, S, 51, 50), LV(4, 3, S, 51, 50));
     END();
 }
 
@@ -163,13 +171,14 @@ static void check_hidden_per_sense(const char *backend)
 
     /* Hidden from everything, but not blind: it perceives 1, nobody perceives it. */
     ADD(3, 100, 100, 1, 1, 1, ALL_HIDDEN);
-    EXPECT("add an entity hidden from every sense", EN(3, 1, S, 100, 100),
-           EN(3, 1, H, 100, 100), EN(3, 1, M, 100, 100));
+    EXPECT("add an entity hidden from every sense", EN(3, 1, S, 100, 100), EN(3, 1, H, 100, 100),
+           EN(3, 1, M, 100, 100));
     EXPECT_EMPTY_BY(3, S);
     EXPECT_EMPTY_BY(3, H);
     EXPECT_EMPTY_BY(3, M);
 
-    /* Hidden from hearing and smell: seen by everyone whose sight reaches (2 at distance sqrt 18). */
+    /* Hidden from hearing and smell: seen by everyone whose sight reaches (2 at distance sqrt 18).
+     */
     ADD(4, 100, 101, 0, 0, 0, SB(H) | SB(M));
     EXPECT("add an entity only visible", EN(1, 4, S, 100, 101), EN(2, 4, S, 100, 101),
            EN(3, 4, S, 100, 101));
@@ -311,9 +320,8 @@ static void check_add_remove_both(const char *backend)
            EN(BIG, 7, S, 500, 503), EN(BIG, 7, H, 500, 503));
     /* 100 is 4 from BIG and exactly 5 from 7. */
     ADD(100, 504, 500, 4, 0, 4, 0);
-    EXPECT("add 100", EN(7, 100, H, 504, 500), EN(7, 100, M, 504, 500),
-           EN(100, BIG, S, 500, 500), EN(100, BIG, M, 500, 500), EN(BIG, 100, S, 504, 500),
-           EN(BIG, 100, H, 504, 500));
+    EXPECT("add 100", EN(7, 100, H, 504, 500), EN(7, 100, M, 504, 500), EN(100, BIG, S, 500, 500),
+           EN(100, BIG, M, 500, 500), EN(BIG, 100, S, 504, 500), EN(BIG, 100, H, 504, 500));
     /* ID 0 sorts before everyone, 4294967295 after (unsigned order). */
     ADD(0, 500, 500, 0, 0, 0, 0);
     EXPECT("add 0", EN(7, 0, H, 500, 500), EN(7, 0, M, 500, 500), EN(100, 0, S, 500, 500),
@@ -324,9 +332,9 @@ static void check_add_remove_both(const char *backend)
 
     /* Removal: every pair of 100 leaves, positions are the targets' (100's last one). */
     REMOVE(100);
-    EXPECT("remove 100", LV(7, 100, H, 504, 500), LV(7, 100, M, 504, 500),
-           LV(100, 0, S, 500, 500), LV(100, 0, M, 500, 500), LV(100, BIG, S, 500, 500),
-           LV(100, BIG, M, 500, 500), LV(BIG, 100, S, 504, 500), LV(BIG, 100, H, 504, 500));
+    EXPECT("remove 100", LV(7, 100, H, 504, 500), LV(7, 100, M, 504, 500), LV(100, 0, S, 500, 500),
+           LV(100, 0, M, 500, 500), LV(100, BIG, S, 500, 500), LV(100, BIG, M, 500, 500),
+           LV(BIG, 100, S, 504, 500), LV(BIG, 100, H, 504, 500));
     assert_int_equal(percept_contains(w, 100), 0);
     assert_int_equal(percept_entity_count(w), 3);
     assert_int_equal(percept_perceives(w, 7, 100, PERCEPT_HEARING), PERCEPT_ENOENT);
@@ -373,12 +381,11 @@ static void check_event_order(const char *backend)
            EN(20, 15, M, 601, 601), EN(30, 15, S, 601, 601), EN(30, 15, H, 601, 601),
            EN(30, 15, M, 601, 601));
     REMOVE(15);
-    EXPECT("remove 15", LV(10, 15, S, 601, 601), LV(10, 15, M, 601, 601),
-           LV(15, 10, S, 600, 600), LV(15, 10, H, 600, 600), LV(15, 10, M, 600, 600),
-           LV(15, 20, S, 602, 600), LV(15, 20, H, 602, 600), LV(15, 20, M, 602, 600),
-           LV(15, 30, S, 600, 602), LV(15, 30, M, 600, 602), LV(20, 15, H, 601, 601),
-           LV(20, 15, M, 601, 601), LV(30, 15, S, 601, 601), LV(30, 15, H, 601, 601),
-           LV(30, 15, M, 601, 601));
+    EXPECT("remove 15", LV(10, 15, S, 601, 601), LV(10, 15, M, 601, 601), LV(15, 10, S, 600, 600),
+           LV(15, 10, H, 600, 600), LV(15, 10, M, 600, 600), LV(15, 20, S, 602, 600),
+           LV(15, 20, H, 602, 600), LV(15, 20, M, 602, 600), LV(15, 30, S, 600, 602),
+           LV(15, 30, M, 600, 602), LV(20, 15, H, 601, 601), LV(20, 15, M, 601, 601),
+           LV(30, 15, S, 601, 601), LV(30, 15, H, 601, 601), LV(30, 15, M, 601, 601));
     /* A move that both gains and loses: 10 to (612,600) leaves 30 (dist 12.2), keeps 20 (10). */
     MOVE(10, 612, 600);
     EXPECT("move 10 away", LV(10, 30, S, 600, 602), LV(10, 30, M, 600, 602),
@@ -432,8 +439,8 @@ static void check_hide_show(const char *backend)
     HIDE(3, S, 0);
     EXPECT_NONE("show while nobody is near");
     MOVE(3, 206, 208);
-    EXPECT("3 comes back, still hidden from hearing", EN(1, 3, S, 206, 208),
-           EN(1, 3, M, 206, 208), EN(2, 3, S, 206, 208), EN(2, 3, M, 206, 208));
+    EXPECT("3 comes back, still hidden from hearing", EN(1, 3, S, 206, 208), EN(1, 3, M, 206, 208),
+           EN(2, 3, S, 206, 208), EN(2, 3, M, 206, 208));
     HIDE(3, H, 0);
     EXPECT("show 3 to hearing", EN(1, 3, H, 206, 208), EN(2, 3, H, 206, 208));
     HIDE(3, H, 0);
@@ -675,6 +682,11 @@ static void check_outside_bounds(const char *backend)
     EXPECT("1 to the far corner", LV(1, 2, S, -497, -496),
            LV(6, 1, M, -PERCEPT_COORD_LIMIT, -PERCEPT_COORD_LIMIT));
     assert_int_equal(percept_perceives(w, 7, 1, PERCEPT_SMELL), 1);
+    /* 5 along the limit: first exactly 1e15 above 7, then far from everyone. */
+    MOVE(5, -PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+    EXPECT("5 onto 7's boundary", EN(7, 5, M, -PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT));
+    MOVE(5, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+    EXPECT("5 to the other corner", LV(7, 5, M, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT));
     assert_int_equal(percept_entity_count(w), 7);
     END();
 }
@@ -838,8 +850,7 @@ static void check_queries(const char *backend)
     assert_int_equal(percept_perceives(w, 10, 99, PERCEPT_SIGHT), PERCEPT_ENOENT);
     assert_int_equal(percept_perceives(w, 99, 10, PERCEPT_SIGHT), PERCEPT_ENOENT);
     assert_int_equal(percept_perceived(w, 99, PERCEPT_SIGHT, ids, 3, &count), PERCEPT_ENOENT);
-    assert_int_equal(percept_perceived_by(w, 99, PERCEPT_SIGHT, ids, 3, &count),
-                     PERCEPT_ENOENT);
+    assert_int_equal(percept_perceived_by(w, 99, PERCEPT_SIGHT, ids, 3, &count), PERCEPT_ENOENT);
     assert_int_equal(percept_get_entity(w, 99, &d), PERCEPT_ENOENT);
 
     /* Queries follow changes. */
@@ -893,8 +904,7 @@ static void test_names(void **state)
 
 typedef int (*bad_call_fn)(percept_world *w);
 
-static percept_entity_desc desc_with(double x, double y, double sight, double hearing,
-                                     double smell)
+static percept_entity_desc desc_with(double x, double y, double sight, double hearing, double smell)
 {
     return tu_desc(x, y, sight, hearing, smell, 0);
 }
@@ -1203,19 +1213,17 @@ static void test_null_world(void **state)
     assert_int_equal(percept_set_event_callback(NULL, tu_record, NULL), PERCEPT_EINVAL);
     assert_int_equal(percept_perceives(NULL, 1, 2, PERCEPT_SIGHT), PERCEPT_EINVAL);
     assert_int_equal(percept_perceived(NULL, 1, PERCEPT_SIGHT, ids, 4, &count), PERCEPT_EINVAL);
-    assert_int_equal(percept_perceived_by(NULL, 1, PERCEPT_SIGHT, ids, 4, &count),
-                     PERCEPT_EINVAL);
+    assert_int_equal(percept_perceived_by(NULL, 1, PERCEPT_SIGHT, ids, 4, &count), PERCEPT_EINVAL);
     assert_int_equal(percept_get_entity(NULL, 1, &d), PERCEPT_EINVAL);
     assert_int_equal(percept_contains(NULL, 1), 0);
     percept_world_close(NULL);
 
     /* No place to store the world, or no text: EINVAL, and no world is leaked. */
     memset(&error, 0, sizeof error);
-    assert_int_equal(percept_world_open_string(NULL, "[percept]\nbackend = bruteforce\n",
-                                               "<test>", NULL, &error),
+    assert_int_equal(percept_world_open_string(NULL, "[percept]\nbackend = bruteforce\n", "<test>",
+                                               NULL, &error),
                      PERCEPT_EINVAL);
-    assert_int_equal(percept_world_open_string(&w, NULL, "<test>", NULL, &error),
-                     PERCEPT_EINVAL);
+    assert_int_equal(percept_world_open_string(&w, NULL, "<test>", NULL, &error), PERCEPT_EINVAL);
     assert_null(w);
     assert_int_equal(error.status, PERCEPT_EINVAL);
 }

@@ -229,9 +229,8 @@ static const char *kind_name(percept_event_kind kind)
 void tu_format_event(char *buf, size_t size, const percept_event *e)
 {
     const char *sense = percept_sense_name(e->sense);
-    snprintf(buf, size, "%u %u %s %s (%.17g, %.17g)", (unsigned)e->observer,
-             (unsigned)e->target, sense != NULL ? sense : "?sense", kind_name(e->kind), e->x,
-             e->y);
+    snprintf(buf, size, "%u %u %s %s (%.17g, %.17g)", (unsigned)e->observer, (unsigned)e->target,
+             sense != NULL ? sense : "?sense", kind_name(e->kind), e->x, e->y);
 }
 
 void tu_print_events(const char *title, const percept_event *events, size_t count)
@@ -275,9 +274,9 @@ size_t tu_list(const percept_world *world, percept_id id, percept_sense sense, i
     int rc = by_target ? percept_perceived_by(world, id, sense, ids, cap, &count)
                        : percept_perceived(world, id, sense, ids, cap, &count);
     if (rc != PERCEPT_OK) {
-        print_error("%s(%u, %d) returned %d\n", by_target ? "percept_perceived_by"
-                                                          : "percept_perceived",
-                    (unsigned)id, (int)sense, rc);
+        print_error("%s(%u, %d) returned %d\n",
+                    by_target ? "percept_perceived_by" : "percept_perceived", (unsigned)id,
+                    (int)sense, rc);
         fail();
     }
     if (count > cap) {
@@ -288,8 +287,8 @@ size_t tu_list(const percept_world *world, percept_id id, percept_sense sense, i
     return count;
 }
 
-int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense,
-                    int by_target, const percept_id *expected, size_t count)
+int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense, int by_target,
+                    const percept_id *expected, size_t count)
 {
     percept_id got[256];
     size_t n = tu_list(world, id, sense, by_target, got, 256);
@@ -377,8 +376,7 @@ int tu_snapshot_equal(const tu_snapshot *a, const tu_snapshot *b, const char *wh
     for (size_t i = 0; i < n; i++) {
         if (a->words[i] != b->words[i]) {
             print_error("world state changed (%s): first difference at word %zu: %llu vs %llu\n",
-                        what, i, (unsigned long long)a->words[i],
-                        (unsigned long long)b->words[i]);
+                        what, i, (unsigned long long)a->words[i], (unsigned long long)b->words[i]);
             return 0;
         }
     }

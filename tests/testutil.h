@@ -127,8 +127,8 @@ size_t tu_list(const percept_world *world, percept_id id, percept_sense sense, i
  * 1 if the list for (id, sense) equals `expected` (ascending IDs), else print
  * both and return 0.
  */
-int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense,
-                    int by_target, const percept_id *expected, size_t count);
+int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense, int by_target,
+                    const percept_id *expected, size_t count);
 
 #define tu_expect_perceived(world, id, sense, expected, count)                                     \
     assert_true(tu_list_matches((world), (id), (sense), 0, (expected), (count)))

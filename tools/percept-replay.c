@@ -658,16 +658,18 @@ static double now_seconds(void)
 static void print_stats(const struct replay *r, double seconds)
 {
     double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
+    size_t entities = r->world != NULL ? percept_entity_count(r->world) : 0;
 
-    fprintf(stderr, PROGRAM ": %s: %lu commands, %zu entities at the end\n", r->name, r->commands,
-            r->world != NULL ? percept_entity_count(r->world) : (size_t)0);
-    fprintf(stderr, PROGRAM ": events: %lu enter, %lu leave\n", r->enters, r->leaves);
-    fprintf(stderr, PROGRAM ": backends:");
+    fprintf(stderr, PROGRAM ": statistics for %s\n", r->name);
+    fprintf(stderr, "  commands executed: %lu\n", r->commands);
+    fprintf(stderr, "  entities at end:   %zu\n", entities);
+    fprintf(stderr, "  events:            %lu enter, %lu leave\n", r->enters, r->leaves);
+    fprintf(stderr, "  backends:         ");
     for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
         const char *b = r->world != NULL ? percept_backend_name(r->world, (percept_sense)i) : NULL;
         fprintf(stderr, " %s=%s", percept_sense_name((percept_sense)i), b != NULL ? b : "-");
     }
-    fprintf(stderr, "\n" PROGRAM ": wall time %.6f s, %.0f ns per command\n", seconds, per);
+    fprintf(stderr, "\n  wall time:         %.6f s (%.0f ns per command)\n", seconds, per);
 }
 
 /* ------------------------------------------------------------------------ */

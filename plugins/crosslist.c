@@ -1,0 +1,459 @@
+/*
+ * crosslist.c - the "crosslist" backend (cross-linked lists, sweep and
+ * prune): every entity sits on an X-sorted and a Y-sorted list; a query
+ * walks the axis window [q-r, q+r] of whichever axis holds fewer entities
+ * and filters by exact distance.
+ *
+ * Skip structure: each sorted list is the bottom level of a skip list. A
+ * slot's height (1..MAX_LEVEL, P(h > k) = 4^-k) is drawn once, from a seeded
+ * generator, when its slot number is first reserved, and kept across reuse;
+ * its upper-level links live in a pool at a fixed offset per slot, so no
+ * change ever allocates. Insertions, teleports and query starts search the
+ * skip list in O(log n) expected; short moves swap the node past its
+ * neighbours in place, which keeps every level sorted (two adjacent nodes are
+ * also adjacent on every level both are on) at O(1) expected per step.
+ */
+#include <percept/backend.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+#define MAX_LEVEL 16 /* 4^16 = 2^32 slots: enough levels for any slot count */
+/* A move farther than this many nodes goes through the skip list instead. */
+#define LOCAL_STEPS 24
+#define AXIS_X 0
+#define AXIS_Y 1
+
+/*
+ * Per-slot record: the coordinates and the bottom-level links of both lists
+ * (what a move or a query window walk reads), then the skip-list bookkeeping.
+ */
+typedef struct cl_slot {
+    double key[2];    /* x, y */
+    uint32_t prev[2]; /* level 0; NONE: the list head */
+    uint32_t next[2]; /* level 0; NONE: the end */
+    uint32_t up;      /* first upper link of this slot in the pool */
+    uint8_t levels;   /* 1..MAX_LEVEL, fixed per slot number */
+    uint8_t used;     /* on the lists */
+} cl_slot;
+
+/* Links of one slot on one upper level of one axis: pool[up + 2 * (level - 1) + axis]. */
+typedef struct cl_link {
+    uint32_t prev, next;
+} cl_link;
+
+struct percept_backend {
+    const percept_backend_host *host;
+    cl_slot *slots;
+    uint32_t slot_cap;
+    uint32_t count; /* entities in the index */
+    cl_link *links; /* link_cap entries, link_len of them owned by slots */
+    size_t link_cap, link_len;
+    uint32_t head[2][MAX_LEVEL]; /* first node of each level of each axis */
+    unsigned top;                /* highest height of any slot: where searches start */
+    uint64_t rng;                /* xorshift state for slot heights */
+};
+
+static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
+{
+    return host->alloc(host->user, ptr, size);
+}
+
+static void set_error(percept_backend_error *error, int param_index, const char *text)
+{
+    if (error == NULL)
+        return;
+    error->param_index = param_index;
+    snprintf(error->text, sizeof(error->text), "%s", text);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x;
+}
+
+/* Geometric height with p = 1/4 from one draw: two bits per level. */
+static unsigned draw_levels(uint64_t *state)
+{
+    uint64_t bits = next_random(state);
+    unsigned h = 1;
+    while (h < MAX_LEVEL && (bits & 3) == 0) {
+        h++;
+        bits >>= 2;
+    }
+    return h;
+}
+
+/* Link cells: the list head stands for NONE on the prev side (as in `prev == NONE`). */
+static uint32_t *next_ref(percept_backend *b, int axis, unsigned level, uint32_t s)
+{
+    if (s == NONE)
+        return &b->head[axis][level];
+    if (level == 0)
+        return &b->slots[s].next[axis];
+    return &b->links[b->slots[s].up + 2 * (level - 1) + (unsigned)axis].next;
+}
+
+static uint32_t *prev_ref(percept_backend *b, int axis, unsigned level, uint32_t s)
+{
+    if (level == 0)
+        return &b->slots[s].prev[axis];
+    return &b->links[b->slots[s].up + 2 * (level - 1) + (unsigned)axis].prev;
+}
+
+static uint32_t next_of(const percept_backend *b, int axis, unsigned level, uint32_t s)
+{
+    if (s == NONE)
+        return b->head[axis][level];
+    if (level == 0)
+        return b->slots[s].next[axis];
+    return b->links[b->slots[s].up + 2 * (level - 1) + (unsigned)axis].next;
+}
+
+/*
+ * The last node whose key is below k (NONE: the head), searching from the top
+ * level down; preds, when given, receives it for every level.
+ */
+static uint32_t search(const percept_backend *b, int axis, double k, uint32_t *preds)
+{
+    const cl_slot *slots = b->slots;
+    uint32_t cur = NONE;
+    for (unsigned level = b->top; level-- > 0;) {
+        for (;;) {
+            uint32_t n = next_of(b, axis, level, cur);
+            if (n == NONE || !(slots[n].key[axis] < k))
+                break;
+            cur = n;
+        }
+        if (preds != NULL)
+            preds[level] = cur;
+    }
+    return cur;
+}
+
+static void link_after(percept_backend *b, int axis, unsigned level, uint32_t pred, uint32_t s)
+{
+    uint32_t *pn = next_ref(b, axis, level, pred);
+    uint32_t n = *pn;
+    *pn = s;
+    *prev_ref(b, axis, level, s) = pred;
+    *next_ref(b, axis, level, s) = n;
+    if (n != NONE)
+        *prev_ref(b, axis, level, n) = s;
+}
+
+static void unlink_level(percept_backend *b, int axis, unsigned level, uint32_t s)
+{
+    uint32_t p = *prev_ref(b, axis, level, s);
+    uint32_t n = *next_ref(b, axis, level, s);
+    *next_ref(b, axis, level, p) = n;
+    if (n != NONE)
+        *prev_ref(b, axis, level, n) = p;
+}
+
+/* Put s (already keyed, on no level of this axis) where the skip list says. */
+static void insert_axis(percept_backend *b, int axis, uint32_t s)
+{
+    uint32_t preds[MAX_LEVEL];
+    search(b, axis, b->slots[s].key[axis], preds);
+    for (unsigned level = 0; level < b->slots[s].levels; level++)
+        link_after(b, axis, level, preds[level], s);
+}
+
+static void remove_axis(percept_backend *b, int axis, uint32_t s)
+{
+    for (unsigned level = 0; level < b->slots[s].levels; level++)
+        unlink_level(b, axis, level, s);
+}
+
+/*
+ * Swap s with its bottom-level successor t. Adjacent at the bottom means
+ * adjacent on every level both reach, so swapping there keeps every level in
+ * the bottom level's order; on levels only one of them reaches, nothing moves.
+ */
+static void swap_forward(percept_backend *b, int axis, uint32_t s)
+{
+    uint32_t t = b->slots[s].next[axis];
+    unsigned common =
+        b->slots[s].levels < b->slots[t].levels ? b->slots[s].levels : b->slots[t].levels;
+    for (unsigned level = 0; level < common; level++) {
+        uint32_t p = *prev_ref(b, axis, level, s);
+        uint32_t n = *next_ref(b, axis, level, t);
+        *next_ref(b, axis, level, p) = t;
+        *prev_ref(b, axis, level, t) = p;
+        *next_ref(b, axis, level, t) = s;
+        *prev_ref(b, axis, level, s) = t;
+        *next_ref(b, axis, level, s) = n;
+        if (n != NONE)
+            *prev_ref(b, axis, level, n) = s;
+    }
+}
+
+/*
+ * s's key on this axis becomes k: walk it past its neighbours while they are
+ * few, else take it out and put it back through the skip list. It stops at
+ * the first place where prev <= k <= next, so ties cost no steps.
+ */
+static void move_axis(percept_backend *b, int axis, uint32_t s, double k)
+{
+    cl_slot *slots = b->slots;
+    slots[s].key[axis] = k;
+    unsigned steps = 0;
+    uint32_t n;
+    while ((n = slots[s].next[axis]) != NONE && slots[n].key[axis] < k) {
+        if (++steps > LOCAL_STEPS)
+            goto teleport;
+        swap_forward(b, axis, s);
+    }
+    while ((n = slots[s].prev[axis]) != NONE && slots[n].key[axis] > k) {
+        if (++steps > LOCAL_STEPS)
+            goto teleport;
+        swap_forward(b, axis, n);
+    }
+    return;
+teleport:
+    remove_axis(b, axis, s);
+    insert_axis(b, axis, s);
+}
+
+static percept_backend *crosslist_create(const percept_backend_setup *setup,
+                                         percept_backend_error *error)
+{
+    if (setup->param_count > 0) {
+        set_error(error, 0, "crosslist takes no parameters");
+        return NULL;
+    }
+    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    if (b == NULL) {
+        set_error(error, -1, "out of memory");
+        return NULL;
+    }
+    memset(b, 0, sizeof(*b));
+    b->host = setup->host;
+    for (int axis = 0; axis < 2; axis++)
+        for (unsigned level = 0; level < MAX_LEVEL; level++)
+            b->head[axis][level] = NONE;
+    /* A fixed seed: the same calls build the same lists, run after run. */
+    b->rng = 0x9e3779b97f4a7c15u;
+    return b;
+}
+
+static void crosslist_destroy(percept_backend *b)
+{
+    if (b == NULL)
+        return;
+    const percept_backend_host *host = b->host;
+    if (b->links != NULL)
+        host_alloc(host, b->links, 0);
+    if (b->slots != NULL)
+        host_alloc(host, b->slots, 0);
+    host_alloc(host, b, 0);
+}
+
+/*
+ * Only new slot numbers need memory (records plus their upper links); moves,
+ * inserts and removals never do. Heights are drawn from a copy of the
+ * generator and committed only when both blocks are in hand, so a failure
+ * leaves the backend as it was.
+ */
+static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                             double y, double range)
+{
+    (void)x;
+    (void)y;
+    (void)range;
+    if (slot >= slot_count)
+        slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
+    if (slot_count <= b->slot_cap)
+        return 0;
+    uint32_t cap = b->slot_cap < 16 ? 16 : b->slot_cap;
+    while (cap < slot_count)
+        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    if ((uint64_t)cap * sizeof(cl_slot) > SIZE_MAX)
+        return -1;
+
+    uint64_t rng = b->rng;
+    size_t extra = 0;
+    for (uint32_t i = b->slot_cap; i < cap; i++)
+        extra += 2 * (size_t)(draw_levels(&rng) - 1);
+    size_t need = b->link_len + extra;
+    if (need > UINT32_MAX) /* `up` is a 32-bit offset */
+        return -1;
+    if (need > b->link_cap) {
+        size_t lcap = b->link_cap < 64 ? 64 : b->link_cap;
+        while (lcap < need)
+            lcap *= 2;
+        if (lcap > SIZE_MAX / sizeof(cl_link))
+            return -1;
+        cl_link *links = host_alloc(b->host, b->links, lcap * sizeof(cl_link));
+        if (links == NULL)
+            return -1;
+        b->links = links;
+        b->link_cap = lcap; /* spare room only: link_len says what is owned */
+    }
+    cl_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(cl_slot));
+    if (slots == NULL)
+        return -1;
+    b->slots = slots;
+
+    for (uint32_t i = b->slot_cap; i < cap; i++) {
+        unsigned h = draw_levels(&b->rng);
+        slots[i].levels = (uint8_t)h;
+        slots[i].used = 0;
+        slots[i].up = (uint32_t)b->link_len;
+        b->link_len += 2 * (size_t)(h - 1);
+        if (h > b->top)
+            b->top = h;
+    }
+    b->slot_cap = cap;
+    return 0;
+}
+
+static void crosslist_update(percept_backend *b, percept_slot slot, double x, double y,
+                             double range);
+
+static void crosslist_insert(percept_backend *b, percept_slot slot, double x, double y,
+                             double range)
+{
+    if (slot >= b->slot_cap)
+        return; /* the host skipped reserve(); refuse rather than corrupt */
+    cl_slot *s = &b->slots[slot];
+    if (s->used) {
+        crosslist_update(b, slot, x, y, range);
+        return;
+    }
+    s->key[AXIS_X] = x;
+    s->key[AXIS_Y] = y;
+    insert_axis(b, AXIS_X, slot);
+    insert_axis(b, AXIS_Y, slot);
+    s->used = 1;
+    b->count++;
+}
+
+static void crosslist_update(percept_backend *b, percept_slot slot, double x, double y,
+                             double range)
+{
+    if (slot >= b->slot_cap)
+        return;
+    if (!b->slots[slot].used) {
+        crosslist_insert(b, slot, x, y, range);
+        return;
+    }
+    move_axis(b, AXIS_X, slot, x);
+    move_axis(b, AXIS_Y, slot, y);
+}
+
+static void crosslist_remove(percept_backend *b, percept_slot slot)
+{
+    if (slot >= b->slot_cap || !b->slots[slot].used)
+        return;
+    remove_axis(b, AXIS_X, slot);
+    remove_axis(b, AXIS_Y, slot);
+    b->slots[slot].used = 0;
+    b->count--;
+}
+
+/* The exact test of the relation, as the specification writes it (boundary included). */
+static int within(double sx, double sy, double x, double y, double r2)
+{
+    double dx = sx - x, dy = sy - y;
+    return dx * dx + dy * dy <= r2;
+}
+
+/*
+ * Half-width of an axis window that holds every point passing within():
+ * the rounded test may accept a point a few ulps beyond r (or, below about
+ * 1e-154 where the squares underflow, any tiny offset), so widen by far more
+ * than that. Returns 0 when r*r overflows: then every point passes.
+ */
+static int pad_of(double q, double r, double *pad)
+{
+    if (!(r * r <= 1e300) || !(q > -1e300 && q < 1e300))
+        return 0;
+    double aq = q < 0 ? -q : q;
+    *pad = r + (aq + r) * 1e-12 + 1e-150;
+    return 1;
+}
+
+/*
+ * Both axis windows start from a skip-list search. To pick the axis with
+ * fewer entities in its window (a road along X has a huge Y window), the two
+ * windows are first walked in lockstep on a sparse upper level (SAMPLE_LEVEL:
+ * about one node in 16) until one of them leaves its window; only that
+ * axis's window is then walked at the bottom level and reported. The cost is
+ * O(log n + min(window X, window Y)) expected, plus a sixteenth for sampling.
+ */
+#define SAMPLE_LEVEL 2u
+
+static void crosslist_query(const percept_backend *b, double x, double y, double r,
+                            percept_backend_visit visit, void *ctx)
+{
+    if (!(r >= 0) || x != x || y != y || b->count == 0)
+        return; /* NaN compares false with everything: nothing is within it */
+    const cl_slot *slots = b->slots;
+    double r2 = r * r;
+    double px, py;
+    if (!pad_of(x, r, &px) || !pad_of(y, r, &py)) {
+        for (uint32_t s = b->head[AXIS_X][0]; s != NONE; s = slots[s].next[AXIS_X])
+            if (within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2))
+                visit(ctx, s);
+        return;
+    }
+    double hi[2] = {x + px, y + py};
+    uint32_t preds[2][MAX_LEVEL];
+    search(b, AXIS_X, x - px, preds[AXIS_X]);
+    search(b, AXIS_Y, y - py, preds[AXIS_Y]);
+    int axis = AXIS_X;
+    if (b->top > SAMPLE_LEVEL) {
+        uint32_t cx = next_of(b, AXIS_X, SAMPLE_LEVEL, preds[AXIS_X][SAMPLE_LEVEL]);
+        uint32_t cy = next_of(b, AXIS_Y, SAMPLE_LEVEL, preds[AXIS_Y][SAMPLE_LEVEL]);
+        for (;;) {
+            if (cx == NONE || slots[cx].key[AXIS_X] > hi[AXIS_X])
+                break;
+            if (cy == NONE || slots[cy].key[AXIS_Y] > hi[AXIS_Y]) {
+                axis = AXIS_Y;
+                break;
+            }
+            cx = next_of(b, AXIS_X, SAMPLE_LEVEL, cx);
+            cy = next_of(b, AXIS_Y, SAMPLE_LEVEL, cy);
+        }
+    }
+    for (uint32_t s = next_of(b, axis, 0, preds[axis][0]);
+         s != NONE && !(slots[s].key[axis] > hi[axis]); s = slots[s].next[axis]) {
+        if (within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2))
+            visit(ctx, s);
+    }
+}
+
+static size_t crosslist_memory_usage(const percept_backend *b)
+{
+    return sizeof(*b) + (size_t)b->slot_cap * sizeof(cl_slot) + b->link_cap * sizeof(cl_link);
+}
+
+static const percept_backend_ops crosslist_ops = {
+    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(percept_backend_ops),
+    .name = "crosslist",
+    .description = "cross-linked X and Y sorted lists (sweep and prune) with skip-list search",
+    .create = crosslist_create,
+    .destroy = crosslist_destroy,
+    .reserve = crosslist_reserve,
+    .insert = crosslist_insert,
+    .update = crosslist_update,
+    .remove = crosslist_remove,
+    .query = crosslist_query,
+    .memory_usage = crosslist_memory_usage,
+};
+
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
+
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
+{
+    return &crosslist_ops;
+}

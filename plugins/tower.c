@@ -1,0 +1,609 @@
+/*
+ * tower.c - the "tower" backend (lighthouses): square tower regions over the
+ * world bounds; each tower lists the entities inside it and the observers
+ * whose range square overlaps it. Queries read the towers under the query
+ * square and filter by exact distance.
+ */
+#include <percept/backend.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+#define DEFAULT_TOWER_SIZE 64.0
+/* 2^22 towers: 32 MiB of list heads (entities and watchers); beyond that towers are too small. */
+#define MAX_TOWERS 4194304.0
+
+/*
+ * Hot per-slot record: a query walking a tower list touches the position and
+ * the next link of each entity, so they share one 32-byte record.
+ * tower == NONE means the slot is not in the index.
+ */
+typedef struct tower_slot {
+    double x, y;
+    uint32_t next, prev; /* intrusive doubly-linked entity list of the tower */
+    uint32_t tower;
+    uint32_t unused;
+} tower_slot;
+
+/*
+ * Cold per-slot record: the rectangle of towers the slot watches (empty when
+ * x0 > x1, i.e. range 0) and its chain of subscription nodes. Only moves that
+ * cross tower boundaries read it.
+ */
+typedef struct tower_watch {
+    uint32_t x0, y0, x1, y1;
+    uint32_t first; /* first subscription node of this slot (owner chain) */
+    uint32_t count; /* subscription nodes held, = the rectangle's area */
+} tower_watch;
+
+/*
+ * One (watcher, tower) subscription. A node sits on two lists: the tower's
+ * doubly-linked watcher list (prev/next, O(1) unlink) and its owner's
+ * singly-linked chain (owner_next). Free nodes chain through next.
+ */
+typedef struct tower_sub {
+    uint32_t slot, tower;
+    uint32_t prev, next;
+    uint32_t owner_next;
+} tower_sub;
+
+typedef struct tower_rect {
+    uint32_t x0, y0, x1, y1;
+} tower_rect;
+
+struct percept_backend {
+    const percept_backend_host *host;
+    double min_x, min_y;
+    double inv_size; /* 1 / tower_size: multiplying keeps tower_of monotone */
+    double tower_size;
+    uint32_t nx, ny;
+    uint32_t *heads;    /* nx * ny entity list heads, NONE when empty */
+    uint32_t *watchers; /* nx * ny watcher list heads (subscription nodes), NONE when none */
+    tower_slot *slots;  /* slot_cap records */
+    tower_watch *watch; /* slot_cap records */
+    uint32_t slot_cap;
+    uint32_t slot_limit; /* 1 + the highest slot ever inserted: bounds a full scan */
+    uint32_t count;      /* entities in the index */
+    tower_sub *subs;     /* sub_cap subscription nodes */
+    uint32_t sub_cap;
+    uint32_t sub_free;       /* head of the free node list */
+    uint32_t sub_free_count; /* nodes on it */
+};
+
+static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
+{
+    return host->alloc(host->user, ptr, size);
+}
+
+static void set_error(percept_backend_error *error, int param_index, const char *text)
+{
+    if (error == NULL)
+        return;
+    error->param_index = param_index;
+    snprintf(error->text, sizeof(error->text), "%s", text);
+}
+
+/*
+ * A plain decimal number greater than 0 (digits, optional fraction and
+ * exponent); strtod alone would also take "inf", "nan" and hex forms.
+ */
+static int parse_positive(const char *text, double *out)
+{
+    const char *p = text;
+    int digits = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *start = p;
+    if (*p == '+')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return -1;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    const char *end = p;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p != '\0')
+        return -1;
+    char *stop;
+    double v = strtod(start, &stop);
+    /* tower_of() multiplies by the inverse, which must stay finite as well. */
+    if (stop != end || !(v > 0) || !(v <= 1e300) || !(1.0 / v <= 1e300))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ceil(len / size), at least 1, without libm (plugins link nothing but libc). */
+static double towers_along(double len, double size)
+{
+    double f = len / size;
+    if (!(f < 1e18))
+        return f;
+    double n = (double)(uint64_t)f;
+    if (n < f)
+        n += 1;
+    return n < 1 ? 1 : n;
+}
+
+/*
+ * Clamped and monotone in v, so a rectangle built from the ends of an
+ * interval holds every tower of the points inside it, and positions outside
+ * the bounds land in the edge towers.
+ */
+static uint32_t tower_of(double v, double min, double inv, uint32_t n)
+{
+    double f = (v - min) * inv;
+    if (!(f >= 0)) /* also NaN */
+        return 0;
+    if (f >= (double)n)
+        return n - 1;
+    return (uint32_t)f;
+}
+
+static uint32_t tower_index(const percept_backend *b, double x, double y)
+{
+    return tower_of(y, b->min_y, b->inv_size, b->ny) * b->nx +
+           tower_of(x, b->min_x, b->inv_size, b->nx);
+}
+
+/*
+ * The exact test of the relation, written as the specification writes it, so
+ * the backend agrees with the host to the last bit (boundary included).
+ */
+static int within(double sx, double sy, double x, double y, double r2)
+{
+    double dx = sx - x, dy = sy - y;
+    return dx * dx + dy * dy <= r2;
+}
+
+/*
+ * Half-width of an axis window that holds every point passing within():
+ * the rounded test may accept a point a few ulps beyond r (or, below about
+ * 1e-154 where the squares underflow, any tiny offset), so widen by far more
+ * than that. Returns 0 when r*r overflows: then every point passes.
+ */
+static int pad_of(double q, double r, double *pad)
+{
+    if (!(r * r <= 1e300) || !(q > -1e300 && q < 1e300))
+        return 0;
+    double aq = q < 0 ? -q : q;
+    *pad = r + (aq + r) * 1e-12 + 1e-150;
+    return 1;
+}
+
+/* Towers under the square of half-width r around (x, y); empty (x0 > x1) for r <= 0. */
+static tower_rect rect_of(const percept_backend *b, double x, double y, double r)
+{
+    tower_rect rc = {1, 1, 0, 0};
+    if (!(r > 0))
+        return rc;
+    double px, py;
+    if (pad_of(x, r, &px) && pad_of(y, r, &py)) {
+        rc.x0 = tower_of(x - px, b->min_x, b->inv_size, b->nx);
+        rc.x1 = tower_of(x + px, b->min_x, b->inv_size, b->nx);
+        rc.y0 = tower_of(y - py, b->min_y, b->inv_size, b->ny);
+        rc.y1 = tower_of(y + py, b->min_y, b->inv_size, b->ny);
+    } else {
+        rc.x0 = rc.y0 = 0;
+        rc.x1 = b->nx - 1;
+        rc.y1 = b->ny - 1;
+    }
+    return rc;
+}
+
+static uint32_t rect_area(tower_rect rc)
+{
+    if (rc.x0 > rc.x1)
+        return 0;
+    /* At most MAX_TOWERS, so the product fits. */
+    return (rc.x1 - rc.x0 + 1) * (rc.y1 - rc.y0 + 1);
+}
+
+static percept_backend *tower_create(const percept_backend_setup *setup,
+                                     percept_backend_error *error)
+{
+    double size = DEFAULT_TOWER_SIZE;
+    int size_param = -1;
+    char text[256];
+
+    for (size_t i = 0; i < setup->param_count; i++) {
+        const percept_backend_param *p = &setup->params[i];
+        if (p->key != NULL && strcmp(p->key, "tower_size") == 0) {
+            if (size_param >= 0) {
+                set_error(error, (int)i, "given more than once");
+                return NULL;
+            }
+            if (p->value == NULL || parse_positive(p->value, &size) != 0) {
+                set_error(error, (int)i, "must be a number greater than 0");
+                return NULL;
+            }
+            size_param = (int)i;
+        } else {
+            set_error(error, (int)i, "unknown parameter (tower takes: tower_size)");
+            return NULL;
+        }
+    }
+
+    double w = setup->max_x - setup->min_x;
+    double h = setup->max_y - setup->min_y;
+    /* The comparisons also reject NaN and infinite bounds. */
+    if (!(w >= 0 && w <= 1.0e300 && h >= 0 && h <= 1.0e300)) {
+        set_error(error, -1, "world bounds must be finite with min <= max");
+        return NULL;
+    }
+    double nxd = towers_along(w, size), nyd = towers_along(h, size);
+    if (!(nxd * nyd <= MAX_TOWERS)) {
+        if (size_param >= 0)
+            snprintf(text, sizeof(text),
+                     "tower_size too small for the world bounds: %.0f x %.0f towers (at most %.0f)",
+                     nxd, nyd, MAX_TOWERS);
+        else
+            snprintf(text, sizeof(text),
+                     "tower_size %g (the default) is too small for the world bounds: "
+                     "%.0f x %.0f towers (at most %.0f)",
+                     size, nxd, nyd, MAX_TOWERS);
+        set_error(error, size_param, text);
+        return NULL;
+    }
+
+    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    if (b == NULL) {
+        set_error(error, -1, "out of memory");
+        return NULL;
+    }
+    memset(b, 0, sizeof(*b));
+    b->host = setup->host;
+    b->min_x = setup->min_x;
+    b->min_y = setup->min_y;
+    b->tower_size = size;
+    b->inv_size = 1.0 / size;
+    b->nx = (uint32_t)nxd;
+    b->ny = (uint32_t)nyd;
+    b->sub_free = NONE;
+    size_t n = (size_t)b->nx * b->ny;
+    b->heads = host_alloc(b->host, NULL, n * sizeof(uint32_t));
+    b->watchers = b->heads == NULL ? NULL : host_alloc(b->host, NULL, n * sizeof(uint32_t));
+    if (b->watchers == NULL) {
+        if (b->heads != NULL)
+            host_alloc(b->host, b->heads, 0);
+        host_alloc(b->host, b, 0);
+        set_error(error, -1, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        b->heads[i] = b->watchers[i] = NONE;
+    return b;
+}
+
+static void tower_destroy(percept_backend *b)
+{
+    if (b == NULL)
+        return;
+    const percept_backend_host *host = b->host;
+    if (b->subs != NULL)
+        host_alloc(host, b->subs, 0);
+    if (b->watch != NULL)
+        host_alloc(host, b->watch, 0);
+    if (b->slots != NULL)
+        host_alloc(host, b->slots, 0);
+    host_alloc(host, b->watchers, 0);
+    host_alloc(host, b->heads, 0);
+    host_alloc(host, b, 0);
+}
+
+/* Grow the per-slot arrays to hold slot_count slots. Capacity is not state: a failure leaks none.
+ */
+static int grow_slots(percept_backend *b, uint32_t slot_count)
+{
+    if (slot_count <= b->slot_cap)
+        return 0;
+    /* Geometric growth keeps reserve amortized O(1) when slots arrive one by one. */
+    uint32_t cap = b->slot_cap < 16 ? 16 : b->slot_cap;
+    while (cap < slot_count)
+        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    if ((uint64_t)cap * sizeof(tower_slot) > SIZE_MAX)
+        return -1;
+    tower_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(tower_slot));
+    if (slots == NULL)
+        return -1; /* the old block is still ours and unchanged */
+    b->slots = slots;
+    tower_watch *watch = host_alloc(b->host, b->watch, (size_t)cap * sizeof(tower_watch));
+    if (watch == NULL)
+        return -1; /* slot_cap unchanged: the larger slots block is only spare room */
+    b->watch = watch;
+    for (uint32_t i = b->slot_cap; i < cap; i++)
+        slots[i].tower = NONE;
+    b->slot_cap = cap;
+    return 0;
+}
+
+/* Make sure `need` subscription nodes are free. */
+static int grow_subs(percept_backend *b, uint32_t need)
+{
+    if (b->sub_free_count >= need)
+        return 0;
+    uint64_t want = (uint64_t)b->sub_cap + (need - b->sub_free_count);
+    uint64_t cap = b->sub_cap < 64 ? 64 : (uint64_t)b->sub_cap * 2;
+    if (cap < want)
+        cap = want;
+    if (cap >= NONE)
+        cap = NONE - 1;
+    if (cap < want || cap * sizeof(tower_sub) > SIZE_MAX)
+        return -1;
+    tower_sub *subs = host_alloc(b->host, b->subs, (size_t)cap * sizeof(tower_sub));
+    if (subs == NULL)
+        return -1;
+    b->subs = subs;
+    /* Push the new nodes so the lowest index comes off first: fewer cache lines in use. */
+    for (uint32_t i = (uint32_t)cap; i-- > b->sub_cap;) {
+        subs[i].next = b->sub_free;
+        b->sub_free = i;
+    }
+    b->sub_free_count += (uint32_t)cap - b->sub_cap;
+    b->sub_cap = (uint32_t)cap;
+    return 0;
+}
+
+/*
+ * The next change needs at most: per-slot room for slot_count slots, and
+ * enough free subscription nodes for slot's new rectangle. update() releases
+ * the towers it leaves before taking the ones it enters, so the worst case is
+ * the new area minus the nodes the slot already holds.
+ */
+static int tower_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                         double y, double range)
+{
+    if (slot >= slot_count)
+        slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
+    if (grow_slots(b, slot_count) != 0)
+        return -1;
+    uint32_t area = rect_area(rect_of(b, x, y, range));
+    uint32_t held = 0;
+    if (slot < b->slot_cap && b->slots[slot].tower != NONE)
+        held = b->watch[slot].count;
+    return area > held ? grow_subs(b, area - held) : 0;
+}
+
+static void link_slot(percept_backend *b, percept_slot slot, uint32_t tower)
+{
+    tower_slot *s = &b->slots[slot];
+    uint32_t head = b->heads[tower];
+    s->tower = tower;
+    s->prev = NONE;
+    s->next = head;
+    if (head != NONE)
+        b->slots[head].prev = slot;
+    b->heads[tower] = slot;
+}
+
+static void unlink_slot(percept_backend *b, percept_slot slot)
+{
+    tower_slot *s = &b->slots[slot];
+    if (s->prev != NONE)
+        b->slots[s->prev].next = s->next;
+    else
+        b->heads[s->tower] = s->next;
+    if (s->next != NONE)
+        b->slots[s->next].prev = s->prev;
+    s->tower = NONE;
+}
+
+/* Subscribe slot to towers [x0, x1] of row y (x0 > x1: none; x1 < nx, so x++ cannot wrap). */
+static void subscribe_row(percept_backend *b, percept_slot slot, uint32_t y, uint32_t x0,
+                          uint32_t x1)
+{
+    tower_watch *w = &b->watch[slot];
+    for (uint32_t x = x0; x <= x1; x++) {
+        uint32_t n = b->sub_free;
+        if (n == NONE)
+            return; /* reserve() was skipped: keep the index sound, lose the watch */
+        tower_sub *node = &b->subs[n];
+        b->sub_free = node->next;
+        b->sub_free_count--;
+        uint32_t t = y * b->nx + x;
+        uint32_t head = b->watchers[t];
+        node->slot = slot;
+        node->tower = t;
+        node->prev = NONE;
+        node->next = head;
+        if (head != NONE)
+            b->subs[head].prev = n;
+        b->watchers[t] = n;
+        node->owner_next = w->first;
+        w->first = n;
+        w->count++;
+    }
+}
+
+static void release_node(percept_backend *b, uint32_t n)
+{
+    tower_sub *node = &b->subs[n];
+    if (node->prev != NONE)
+        b->subs[node->prev].next = node->next;
+    else
+        b->watchers[node->tower] = node->next;
+    if (node->next != NONE)
+        b->subs[node->next].prev = node->prev;
+    node->next = b->sub_free;
+    b->sub_free = n;
+    b->sub_free_count++;
+}
+
+static int in_rect(tower_rect rc, uint32_t x, uint32_t y)
+{
+    return x >= rc.x0 && x <= rc.x1 && y >= rc.y0 && y <= rc.y1;
+}
+
+/*
+ * Move slot's subscriptions from its current rectangle to nr, touching only
+ * the towers that change: nodes outside nr go back to the pool first (which
+ * is what reserve() counted on), then the towers of nr missing from the old
+ * rectangle get new nodes, found row by row as at most two runs per row.
+ */
+static void resubscribe(percept_backend *b, percept_slot slot, tower_rect nr)
+{
+    tower_watch *w = &b->watch[slot];
+    tower_rect old = {w->x0, w->y0, w->x1, w->y1};
+    if (old.x0 == nr.x0 && old.x1 == nr.x1 && old.y0 == nr.y0 && old.y1 == nr.y1)
+        return;
+    uint32_t *link = &w->first;
+    while (*link != NONE) {
+        uint32_t n = *link;
+        tower_sub *node = &b->subs[n];
+        if (in_rect(nr, node->tower % b->nx, node->tower / b->nx)) {
+            link = &node->owner_next;
+        } else {
+            *link = node->owner_next;
+            w->count--;
+            release_node(b, n);
+        }
+    }
+    int old_empty = old.x0 > old.x1;
+    if (nr.x0 <= nr.x1) {
+        for (uint32_t y = nr.y0; y <= nr.y1; y++) {
+            if (old_empty || y < old.y0 || y > old.y1) {
+                subscribe_row(b, slot, y, nr.x0, nr.x1);
+            } else {
+                if (nr.x0 < old.x0)
+                    subscribe_row(b, slot, y, nr.x0, nr.x1 < old.x0 ? nr.x1 : old.x0 - 1);
+                if (nr.x1 > old.x1)
+                    subscribe_row(b, slot, y, nr.x0 > old.x1 ? nr.x0 : old.x1 + 1, nr.x1);
+            }
+        }
+    }
+    w->x0 = nr.x0;
+    w->y0 = nr.y0;
+    w->x1 = nr.x1;
+    w->y1 = nr.y1;
+}
+
+static void tower_update(percept_backend *b, percept_slot slot, double x, double y, double range);
+
+static void tower_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
+{
+    if (slot >= b->slot_cap)
+        return; /* the host skipped reserve(); refuse rather than corrupt */
+    if (b->slots[slot].tower != NONE) {
+        tower_update(b, slot, x, y, range);
+        return;
+    }
+    tower_slot *s = &b->slots[slot];
+    s->x = x;
+    s->y = y;
+    link_slot(b, slot, tower_index(b, x, y));
+    tower_watch *w = &b->watch[slot];
+    w->x0 = w->y0 = 1; /* empty: resubscribe() adds the whole new rectangle */
+    w->x1 = w->y1 = 0;
+    w->first = NONE;
+    w->count = 0;
+    resubscribe(b, slot, rect_of(b, x, y, range));
+    b->count++;
+    if (slot >= b->slot_limit)
+        b->slot_limit = slot + 1;
+}
+
+static void tower_update(percept_backend *b, percept_slot slot, double x, double y, double range)
+{
+    if (slot >= b->slot_cap)
+        return;
+    tower_slot *s = &b->slots[slot];
+    if (s->tower == NONE) {
+        tower_insert(b, slot, x, y, range);
+        return;
+    }
+    uint32_t t = tower_index(b, x, y);
+    s->x = x;
+    s->y = y;
+    if (t != s->tower) {
+        unlink_slot(b, slot);
+        link_slot(b, slot, t);
+    }
+    resubscribe(b, slot, rect_of(b, x, y, range));
+}
+
+static void tower_remove(percept_backend *b, percept_slot slot)
+{
+    if (slot >= b->slot_cap || b->slots[slot].tower == NONE)
+        return;
+    unlink_slot(b, slot);
+    tower_watch *w = &b->watch[slot];
+    for (uint32_t n = w->first; n != NONE;) {
+        uint32_t next = b->subs[n].owner_next;
+        release_node(b, n);
+        n = next;
+    }
+    w->first = NONE;
+    w->count = 0;
+    b->count--;
+}
+
+static void tower_query(const percept_backend *b, double x, double y, double r,
+                        percept_backend_visit visit, void *ctx)
+{
+    if (!(r >= 0) || x != x || y != y || b->count == 0)
+        return; /* NaN compares false with everything: nothing is within it */
+    const tower_slot *slots = b->slots;
+    double r2 = r * r;
+    tower_rect rc = rect_of(b, x, y, r > 0 ? r : 1e-300);
+    /* More towers than slots (or an unbounded square): scanning the slots is cheaper. */
+    if (rect_area(rc) > b->slot_limit) {
+        for (uint32_t s = 0; s < b->slot_limit; s++) {
+            if (slots[s].tower != NONE && within(slots[s].x, slots[s].y, x, y, r2))
+                visit(ctx, s);
+        }
+        return;
+    }
+    for (uint32_t ty = rc.y0; ty <= rc.y1; ty++) {
+        const uint32_t *row = &b->heads[(size_t)ty * b->nx];
+        for (uint32_t tx = rc.x0; tx <= rc.x1; tx++) {
+            for (uint32_t s = row[tx]; s != NONE; s = slots[s].next) {
+                if (within(slots[s].x, slots[s].y, x, y, r2))
+                    visit(ctx, s);
+            }
+        }
+    }
+}
+
+static size_t tower_memory_usage(const percept_backend *b)
+{
+    return sizeof(*b) + (size_t)b->nx * b->ny * 2 * sizeof(uint32_t) +
+           (size_t)b->slot_cap * (sizeof(tower_slot) + sizeof(tower_watch)) +
+           (size_t)b->sub_cap * sizeof(tower_sub);
+}
+
+static const percept_backend_ops tower_ops = {
+    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
+    .struct_size = sizeof(percept_backend_ops),
+    .name = "tower",
+    .description = "lighthouse towers: square regions listing their entities and their watchers",
+    .create = tower_create,
+    .destroy = tower_destroy,
+    .reserve = tower_reserve,
+    .insert = tower_insert,
+    .update = tower_update,
+    .remove = tower_remove,
+    .query = tower_query,
+    .memory_usage = tower_memory_usage,
+};
+
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
+
+PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
+{
+    return &tower_ops;
+}

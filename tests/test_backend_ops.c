@@ -1,0 +1,1173 @@
+/*
+ * test_backend_ops.c - every backend plugin in PERCEPT_PLUGIN_PATH driven
+ * directly through its ops table, with no core in between: parameters, the
+ * query contract (a superset of the exact answer, never a slot that is not in
+ * the index, no allocation), reserve() and a failing host allocator.
+ *
+ * Each test runs every backend and names each one that fails, so one broken
+ * plugin never hides the results of the others.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "percept/backend.h"
+
+#define MAX_BACKENDS 32
+#define MAX_SLOTS 1024 /* the highest slot any test uses, plus one */
+
+/* ------------------------------------------------------------------------ */
+/* The plugins under test                                                    */
+
+typedef struct backend {
+    char name[128];
+    char path[4096];
+    void *handle;
+    const percept_backend_ops *ops; /* NULL when loading failed */
+    char load_error[512];
+} backend;
+
+static backend backends[MAX_BACKENDS];
+static size_t backend_count;
+static char plugin_dir[4096];
+
+/* The backend and test being run, for messages and for a test that crashed. */
+static const backend *current;
+static const char *current_test;
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(((const backend *)a)->name, ((const backend *)b)->name);
+}
+
+/* Loads every *.so of the first directory of PERCEPT_PLUGIN_PATH. */
+static int load_backends(void)
+{
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    size_t len = env != NULL ? strcspn(env, ":") : 0;
+    DIR *dir;
+    struct dirent *de;
+
+    if (len == 0 || len >= sizeof plugin_dir)
+        return -1;
+    memcpy(plugin_dir, env, len);
+    plugin_dir[len] = '\0';
+    dir = opendir(plugin_dir);
+    if (dir == NULL)
+        return -1;
+    while ((de = readdir(dir)) != NULL && backend_count < MAX_BACKENDS) {
+        size_t n = strlen(de->d_name);
+        if (n <= 3 || strcmp(de->d_name + n - 3, ".so") != 0 || n - 3 >= sizeof backends[0].name)
+            continue;
+        backend *b = &backends[backend_count];
+        int k = snprintf(b->path, sizeof b->path, "%s/%s", plugin_dir, de->d_name);
+        if (k < 0 || (size_t)k >= sizeof b->path)
+            continue;
+        memcpy(b->name, de->d_name, n - 3);
+        b->name[n - 3] = '\0';
+        backend_count++;
+    }
+    closedir(dir);
+    qsort(backends, backend_count, sizeof backends[0], cmp_name);
+
+    for (size_t i = 0; i < backend_count; i++) {
+        backend *b = &backends[i];
+        b->handle = dlopen(b->path, RTLD_NOW | RTLD_LOCAL);
+        if (b->handle == NULL) {
+            snprintf(b->load_error, sizeof b->load_error, "dlopen: %s", dlerror());
+            continue;
+        }
+        dlerror();
+        void *sym = dlsym(b->handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
+        if (sym == NULL) {
+            const char *e = dlerror();
+            snprintf(b->load_error, sizeof b->load_error, "dlsym: %s",
+                     e != NULL ? e : "the entry symbol is NULL");
+            continue;
+        }
+        percept_backend_entry_fn entry;
+        memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
+        b->ops = entry();
+        if (b->ops == NULL)
+            snprintf(b->load_error, sizeof b->load_error, "the entry returned no ops table");
+    }
+    return 0;
+}
+
+/* Prints one failure, naming the backend and the test. */
+static void report(int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_error("backend '%s' fails %s (line %d): %s\n", current != NULL ? current->name : "?",
+                current_test, line, msg);
+}
+
+/* In a per-backend function: report and give up on this backend. */
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            report(__LINE__, __VA_ARGS__);                                                         \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Propagate the failure of a helper that already reported it. */
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        if ((expr) != 0)                                                                           \
+            return -1;                                                                             \
+    } while (0)
+
+/* Runs fn for every loaded backend; fails the test naming each backend that failed. */
+static void for_each_backend(const char *test, int (*fn)(const backend *))
+{
+    char names[1024] = "";
+    int failures = 0;
+
+    current_test = test;
+    for (size_t i = 0; i < backend_count; i++) {
+        if (backends[i].ops == NULL)
+            continue; /* test_table reports it */
+        current = &backends[i];
+        if (fn(current) != 0) {
+            failures++;
+            strncat(names, " ", sizeof names - strlen(names) - 1);
+            strncat(names, current->name, sizeof names - strlen(names) - 1);
+        }
+    }
+    current = NULL;
+    if (failures > 0)
+        fail_msg("%s failed for %d backend(s):%s", test, failures, names);
+}
+
+/* A cmocka teardown: names the backend when a test stopped inside one (a crash). */
+static int report_crash(void **state)
+{
+    (void)state;
+    if (current != NULL)
+        print_error("the test %s stopped inside backend '%s'\n", current_test, current->name);
+    current = NULL;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A host allocator that counts, poisons, and fails on request               */
+
+/* Every block starts with its size, so that growth can be filled with garbage. */
+typedef union block_header {
+    max_align_t align;
+    size_t size;
+} block_header;
+
+typedef struct counting_host {
+    percept_backend_host host;
+    size_t calls;      /* every call, frees included */
+    long live;         /* blocks held */
+    long fail_after;   /* < 0: never fail; else this many more requests succeed */
+    int fail_pct;      /* also fail this share of requests (0..100), pseudo-randomly */
+    uint64_t fail_rng; /* state for fail_pct */
+    size_t failures;   /* requests refused */
+} counting_host;
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void *counting_alloc(void *user, void *ptr, size_t size)
+{
+    counting_host *h = user;
+    block_header *old = ptr != NULL ? (block_header *)ptr - 1 : NULL;
+
+    h->calls++;
+    if (size == 0) {
+        if (old != NULL) {
+            memset(old, 0x5a, sizeof *old + old->size); /* a use after free reads garbage */
+            free(old);
+            h->live--;
+        }
+        return NULL;
+    }
+    if (h->fail_after == 0 ||
+        (h->fail_pct > 0 && (int)(splitmix(&h->fail_rng) % 100) < h->fail_pct)) {
+        h->failures++;
+        return NULL;
+    }
+    if (h->fail_after > 0)
+        h->fail_after--;
+    if (size > SIZE_MAX - sizeof *old)
+        return NULL;
+    size_t old_size = old != NULL ? old->size : 0;
+    block_header *p = realloc(old, sizeof *p + size);
+    if (p == NULL)
+        return NULL;
+    if (old == NULL)
+        h->live++;
+    if (size > old_size) /* new memory is never zero by luck */
+        memset((char *)(p + 1) + old_size, 0xa5, size - old_size);
+    p->size = size;
+    return p + 1;
+}
+
+static void host_init(counting_host *h)
+{
+    memset(h, 0, sizeof *h);
+    h->host.alloc = counting_alloc;
+    h->host.user = h;
+    h->fail_after = -1;
+    h->fail_rng = 12345;
+}
+
+/* ------------------------------------------------------------------------ */
+/* An instance and the test's own model of what it holds                     */
+
+typedef struct inst {
+    const backend *b;
+    counting_host host;
+    percept_backend *be;
+    double min_x, min_y, max_x, max_y;
+    uint32_t slot_count; /* 1 + the highest slot used, as the host would say */
+    double x[MAX_SLOTS], y[MAX_SLOTS], range[MAX_SLOTS];
+    unsigned char in[MAX_SLOTS]; /* 1: the slot is in the index */
+    uint32_t hits[MAX_SLOTS];    /* the last query's visits per slot */
+    size_t stray_visits;         /* visits of slots >= MAX_SLOTS */
+    percept_slot stray_slot;
+} inst;
+
+/* Visits of one query; repeats are allowed by the contract and counted. */
+static void visit(void *ctx, percept_slot slot)
+{
+    inst *t = ctx;
+    if (slot < MAX_SLOTS) {
+        t->hits[slot]++;
+    } else {
+        t->stray_visits++;
+        t->stray_slot = slot;
+    }
+}
+
+static inst *inst_new(const backend *b)
+{
+    inst *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    t->b = b;
+    host_init(&t->host);
+    return t;
+}
+
+/* create() with these bounds and parameters; fills *err. Returns the instance or NULL. */
+static percept_backend *create_with(inst *t, double min_x, double min_y, double max_x, double max_y,
+                                    const percept_backend_param *params, size_t param_count,
+                                    percept_backend_error *err)
+{
+    percept_backend_setup setup;
+
+    memset(&setup, 0, sizeof setup);
+    setup.host = &t->host.host;
+    setup.min_x = min_x, setup.min_y = min_y, setup.max_x = max_x, setup.max_y = max_y;
+    setup.params = params;
+    setup.param_count = param_count;
+    memset(err, 0, sizeof *err);
+    err->param_index = 12345; /* create() must set it on failure */
+    t->min_x = min_x, t->min_y = min_y, t->max_x = max_x, t->max_y = max_y;
+    t->be = t->b->ops->create(&setup, err);
+    return t->be;
+}
+
+/* An instance with no parameters over the given bounds; fails the backend if refused. */
+static int open_bounds(inst *t, double min_x, double min_y, double max_x, double max_y)
+{
+    percept_backend_error err;
+    create_with(t, min_x, min_y, max_x, max_y, NULL, 0, &err);
+    CHECK(t->be != NULL, "create() with no parameters and bounds %g %g %g %g failed: %s", min_x,
+          min_y, max_x, max_y, err.text);
+    return 0;
+}
+
+static int open_default(inst *t)
+{
+    return open_bounds(t, 0, 0, 1000, 1000);
+}
+
+/* destroy(), then every block the backend took must have been given back. */
+static int inst_close(inst *t)
+{
+    if (t->be != NULL)
+        t->b->ops->destroy(t->be);
+    t->be = NULL;
+    CHECK(t->host.live == 0, "destroy() left %ld block(s) of the host allocator unfreed",
+          t->host.live);
+    free(t);
+    return 0;
+}
+
+static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, double y, double r)
+{
+    return t->b->ops->reserve(t->be, slot_count, slot, x, y, r);
+}
+
+static int do_insert(inst *t, percept_slot slot, double x, double y, double r)
+{
+    CHECK(slot < MAX_SLOTS && !t->in[slot], "test bug: slot %u", (unsigned)slot);
+    uint32_t count = slot + 1 > t->slot_count ? slot + 1 : t->slot_count;
+    int rc = reserve(t, count, slot, x, y, r);
+    CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) returned %d with a working allocator",
+          (unsigned)count, (unsigned)slot, x, y, r, rc);
+    t->slot_count = count;
+    t->b->ops->insert(t->be, slot, x, y, r);
+    t->in[slot] = 1;
+    t->x[slot] = x, t->y[slot] = y, t->range[slot] = r;
+    return 0;
+}
+
+static int do_update(inst *t, percept_slot slot, double x, double y, double r)
+{
+    CHECK(t->in[slot], "test bug: slot %u", (unsigned)slot);
+    int rc = reserve(t, t->slot_count, slot, x, y, r);
+    CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) for an update returned %d",
+          (unsigned)t->slot_count, (unsigned)slot, x, y, r, rc);
+    t->b->ops->update(t->be, slot, x, y, r);
+    t->x[slot] = x, t->y[slot] = y, t->range[slot] = r;
+    return 0;
+}
+
+static void do_remove(inst *t, percept_slot slot)
+{
+    t->b->ops->remove(t->be, slot);
+    t->in[slot] = 0;
+}
+
+/* The relation's own test: dx*dx + dy*dy <= r*r. */
+static int within(double x1, double y1, double x2, double y2, double r)
+{
+    double dx = x2 - x1, dy = y2 - y1;
+    return dx * dx + dy * dy <= r * r;
+}
+
+/*
+ * Runs query(x, y, r) and checks the contract: every slot in the index
+ * within r visited, nothing visited that is not in the index, and no call of
+ * the host allocator. The visits stay in t->hits.
+ */
+static int query_check(inst *t, double x, double y, double r)
+{
+    memset(t->hits, 0, sizeof t->hits);
+    t->stray_visits = 0;
+    size_t calls = t->host.calls;
+    t->b->ops->query(t->be, x, y, r, visit, t);
+    CHECK(t->host.calls == calls, "query(%g, %g, %g) called the host allocator %zu time(s)", x, y,
+          r, t->host.calls - calls);
+    CHECK(t->stray_visits == 0, "query(%g, %g, %g) visited slot %u, which was never inserted", x, y,
+          r, (unsigned)t->stray_slot);
+    for (uint32_t s = 0; s < MAX_SLOTS; s++) {
+        if (t->in[s]) {
+            CHECK(t->hits[s] > 0 || !within(x, y, t->x[s], t->y[s], r),
+                  "query(%.17g, %.17g, %.17g) missed slot %u at (%.17g, %.17g), within the "
+                  "distance",
+                  x, y, r, (unsigned)s, t->x[s], t->y[s]);
+        } else {
+            CHECK(t->hits[s] == 0,
+                  "query(%g, %g, %g) visited slot %u, which is not in the index (%s)", x, y, r,
+                  (unsigned)s, s < t->slot_count ? "removed" : "never inserted");
+        }
+    }
+    return 0;
+}
+
+/* A query that must visit `slot`: checked, and that slot's visit required. */
+static int query_must_see(inst *t, double x, double y, double r, percept_slot slot)
+{
+    TRY(query_check(t, x, y, r));
+    CHECK(t->hits[slot] > 0, "query(%.17g, %.17g, %.17g) did not visit slot %u at (%.17g, %.17g)",
+          x, y, r, (unsigned)slot, t->x[slot], t->y[slot]);
+    return 0;
+}
+
+/* A query after which the number of distinct slots visited must be `n`. */
+static int query_count(inst *t, double x, double y, double r, unsigned n)
+{
+    unsigned seen = 0;
+    TRY(query_check(t, x, y, r));
+    for (uint32_t s = 0; s < MAX_SLOTS; s++)
+        seen += t->hits[s] > 0;
+    CHECK(seen == n, "query(%g, %g, %g) visited %u distinct slots, expected %u", x, y, r, seen, n);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                     */
+
+/* The ops table is well-formed and names the file it came from. */
+static void test_table(void **state)
+{
+    char names[1024] = "";
+    int failures = 0;
+
+    (void)state;
+    current_test = "test_table";
+    for (size_t i = 0; i < backend_count; i++) {
+        const backend *b = &backends[i];
+        const percept_backend_ops *o = b->ops;
+        const char *why = NULL;
+        char buf[256];
+
+        current = b;
+        if (o == NULL) {
+            snprintf(buf, sizeof buf, "cannot be loaded: %s", b->load_error);
+            why = buf;
+        } else if (o->abi_version >> 16 != PERCEPT_BACKEND_ABI_MAJOR) {
+            why = "abi_version has another major version";
+        } else if (o->struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE) {
+            why = "struct_size is too small for the mandatory operations";
+        } else if (o->name == NULL || strcmp(o->name, b->name) != 0) {
+            snprintf(buf, sizeof buf, "name '%s' is not the file's name", o->name ? o->name : "");
+            why = buf;
+        } else if (!o->create || !o->destroy || !o->reserve || !o->insert || !o->update ||
+                   !o->remove || !o->query) {
+            why = "a mandatory operation is NULL";
+        }
+        if (why != NULL) {
+            report(__LINE__, "%s", why);
+            failures++;
+            strncat(names, " ", sizeof names - strlen(names) - 1);
+            strncat(names, b->name, sizeof names - strlen(names) - 1);
+        }
+    }
+    current = NULL;
+    if (failures > 0)
+        fail_msg("test_table failed for %d backend(s):%s", failures, names);
+}
+
+/* No parameters: every backend has defaults, for any sensible bounds. */
+static int create_defaults(const backend *b)
+{
+    static const double bounds[][4] = {
+        {0, 0, 1000, 1000}, {0, 0, 1024, 1024}, {-1000, -600, -500, 400}, {0.5, 0.25, 10.5, 1.75},
+        {0, 0, 0, 0},       {-5, 7, -5, 7},     {0, 0, 100000, 10},
+    };
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        const double *w = bounds[i];
+        inst *t = inst_new(b);
+        TRY(open_bounds(t, w[0], w[1], w[2], w[3]));
+        /* Corners, the centre and a point outside, all found again. */
+        TRY(do_insert(t, 0, w[0], w[1], 0));
+        TRY(do_insert(t, 1, w[2], w[3], 1));
+        TRY(do_insert(t, 2, (w[0] + w[2]) / 2, (w[1] + w[3]) / 2, 2));
+        TRY(do_insert(t, 3, w[2] + 50, w[1] - 50, 3));
+        for (percept_slot s = 0; s < 4; s++)
+            TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+        TRY(query_count(t, w[0], w[1], 1e9, 4));
+        if (b->ops->struct_size >=
+                offsetof(percept_backend_ops, memory_usage) + sizeof b->ops->memory_usage &&
+            b->ops->memory_usage != NULL) {
+            size_t calls = t->host.calls;
+            (void)b->ops->memory_usage(t->be);
+            CHECK(t->host.calls == calls, "memory_usage() called the host allocator");
+        }
+        TRY(inst_close(t));
+    }
+    return 0;
+}
+
+static void test_create_defaults(void **state)
+{
+    (void)state;
+    for_each_backend("test_create_defaults", create_defaults);
+}
+
+/* Huge bounds: created and correct, or refused cleanly (a grid may find them too large). */
+static int create_huge_bounds(const backend *b)
+{
+    percept_backend_error err;
+    inst *t = inst_new(b);
+    if (create_with(t, -1e6, -1e6, 1e6, 1e6, NULL, 0, &err) == NULL) {
+        CHECK(err.text[0] != '\0', "create() with huge bounds failed without a reason");
+        CHECK(err.param_index == -1,
+              "create() with huge bounds and no parameters failed with param_index %d",
+              err.param_index);
+        return inst_close(t);
+    }
+    TRY(do_insert(t, 0, -1e6, -1e6, 5));
+    TRY(do_insert(t, 1, 1e6, 1e6, 5));
+    TRY(do_insert(t, 2, 3, 4, 5));
+    TRY(query_must_see(t, -1e6 + 3, -1e6 + 4, 5, 0));
+    TRY(query_must_see(t, 1e6, 1e6, 0, 1));
+    TRY(query_count(t, 0, 0, 5, 1));
+    TRY(query_count(t, 0, 0, 3e6, 3));
+    return inst_close(t);
+}
+
+static void test_create_huge_bounds(void **state)
+{
+    (void)state;
+    for_each_backend("test_create_huge_bounds", create_huge_bounds);
+}
+
+/* An unknown key is refused, blaming parameter 0 with a reason, leaking nothing. */
+static int create_unknown_key(const backend *b)
+{
+    static const percept_backend_param one[] = {{"no_such_key", "1", 3}};
+    static const percept_backend_param two[] = {{"no_such_key", "1", 3}, {"another", "x", 4}};
+    static const percept_backend_param empty_value[] = {{"no_such_key", "", 3}};
+    const percept_backend_param *sets[] = {one, two, empty_value};
+    const size_t counts[] = {1, 2, 1};
+
+    for (size_t i = 0; i < 3; i++) {
+        percept_backend_error err;
+        inst *t = inst_new(b);
+        percept_backend *be = create_with(t, 0, 0, 1000, 1000, sets[i], counts[i], &err);
+        CHECK(be == NULL, "create() accepted the unknown key 'no_such_key'");
+        CHECK(err.param_index == 0, "create() set param_index %d for an unknown key at index 0",
+              err.param_index);
+        CHECK(err.text[0] != '\0' && memchr(err.text, '\0', sizeof err.text) != NULL,
+              "create() gave no reason for refusing an unknown key");
+        TRY(inst_close(t));
+    }
+    return 0;
+}
+
+static void test_create_unknown_key(void **state)
+{
+    (void)state;
+    for_each_backend("test_create_unknown_key", create_unknown_key);
+}
+
+/* An empty index visits nothing, however wide the query; also once emptied again. */
+static int empty_query(const backend *b)
+{
+    static const double q[][3] = {{0, 0, 0},       {500, 500, 100}, {500, 500, 1e9},
+                                  {-1e6, 1e6, 10}, {1000, 1000, 0}, {-3, 2000, 5000}};
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        TRY(query_count(t, q[i][0], q[i][1], q[i][2], 0));
+    for (percept_slot s = 0; s < 20; s++)
+        TRY(do_insert(t, s, 50.0 * s, 1000 - 50.0 * s, 10));
+    for (percept_slot s = 0; s < 20; s++)
+        do_remove(t, (s * 7) % 20);
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        TRY(query_count(t, q[i][0], q[i][1], q[i][2], 0));
+    return inst_close(t);
+}
+
+static void test_empty_query(void **state)
+{
+    (void)state;
+    for_each_backend("test_empty_query", empty_query);
+}
+
+/* One entity: found at its point, near it, and after it moves or changes range. */
+static int one_entity(const backend *b)
+{
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    TRY(do_insert(t, 0, 100, 100, 10));
+    TRY(query_must_see(t, 100, 100, 0, 0));
+    TRY(query_must_see(t, 110, 100, 10, 0));
+    TRY(query_must_see(t, 100, 90, 10, 0));
+    TRY(query_must_see(t, 1000, 1000, 1e9, 0));
+    TRY(query_count(t, 100, 100, 5, 1));
+    TRY(do_update(t, 0, 900, 50, 10));
+    TRY(query_must_see(t, 900, 50, 0, 0));
+    TRY(query_must_see(t, 906, 58, 10, 0));
+    TRY(query_check(t, 100, 100, 5));   /* the old place: only a superset if reported */
+    TRY(do_update(t, 0, 900, 50, 400)); /* a range change alone */
+    TRY(query_must_see(t, 900, 50, 0, 0));
+    TRY(do_update(t, 0, 900, 50, 0));
+    TRY(query_must_see(t, 905, 50, 5, 0));
+    do_remove(t, 0);
+    TRY(query_count(t, 900, 50, 1e9, 0));
+    return inst_close(t);
+}
+
+static void test_one_entity(void **state)
+{
+    (void)state;
+    for_each_backend("test_one_entity", one_entity);
+}
+
+/* Entities on the very same point are all reported, at r 0 and from a distance. */
+static int coincident(const backend *b)
+{
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < 40; s++)
+        TRY(do_insert(t, s, 250.5, 250.5, s % 3 == 0 ? 0 : 20));
+    TRY(query_count(t, 250.5, 250.5, 0, 40));
+    TRY(query_count(t, 250.5, 250.5, 1, 40));
+    TRY(query_count(t, 253.5, 254.5, 5, 40));
+    TRY(query_count(t, 250.5 + 64, 250.5, 64, 40));
+    /* Half move away onto another shared point. */
+    for (percept_slot s = 0; s < 40; s += 2)
+        TRY(do_update(t, s, 0, 0, 5));
+    TRY(query_must_see(t, 0, 0, 0, 0));
+    for (percept_slot s = 0; s < 40; s++)
+        TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+    return inst_close(t);
+}
+
+static void test_coincident(void **state)
+{
+    (void)state;
+    for_each_backend("test_coincident", coincident);
+}
+
+/*
+ * Entities at exact Pythagorean offsets (3-4-5, 5-12-13, 8-15-17 and along
+ * the axes, scaled to land on cell edges of common sizes) around centres on
+ * and off such edges: a query of exactly that radius must report them.
+ */
+static const double tri[][3] = {{3, 4, 5},     {5, 12, 13},    {8, 15, 17},    {0, 7, 7},
+                                {7, 0, 7},     {48, 64, 80},   {36, 48, 60},   {64, 0, 64},
+                                {0, 128, 128}, {96, 128, 160}, {120, 160, 200}};
+static const double centres[][2] = {{500, 500},   {0, 0},   {64, 64},  {128, 192}, {1000, 1000},
+                                    {999.5, 0.5}, {-3, -4}, {1000, 0}, {256, 512}, {1040, -40}};
+#define TRI_COUNT (sizeof tri / sizeof tri[0])
+#define CENTRE_COUNT (sizeof centres / sizeof centres[0])
+
+/* Inserts the 4 sign variants of every triangle around (cx, cy), in order, from slot *next. */
+static int insert_ring(inst *t, double cx, double cy, percept_slot *next)
+{
+    for (size_t k = 0; k < TRI_COUNT; k++)
+        for (int sx = -1; sx <= 1; sx += 2)
+            for (int sy = -1; sy <= 1; sy += 2)
+                TRY(do_insert(t, (*next)++, cx + sx * tri[k][0], cy + sy * tri[k][1], 1));
+    return 0;
+}
+
+static int exact_boundary(const backend *b)
+{
+    for (size_t c = 0; c < CENTRE_COUNT; c++) {
+        double cx = centres[c][0], cy = centres[c][1];
+        percept_slot next = 0;
+        inst *t = inst_new(b);
+        TRY(open_default(t));
+        TRY(insert_ring(t, cx, cy, &next));
+        for (size_t k = 0; k < TRI_COUNT; k++) {
+            double r = tri[k][2];
+            TRY(query_check(t, cx, cy, r));
+            /* and the other way round: from each entity at that distance, the centre */
+            percept_slot s = (percept_slot)(k * 4);
+            TRY(do_insert(t, next, cx, cy, 0));
+            TRY(query_must_see(t, t->x[s], t->y[s], r, next));
+            do_remove(t, next);
+        }
+        TRY(inst_close(t));
+    }
+    return 0;
+}
+
+static void test_exact_boundary(void **state)
+{
+    (void)state;
+    for_each_backend("test_exact_boundary", exact_boundary);
+}
+
+/*
+ * Just outside: one ulp less radius, or one ulp further away. Nothing is
+ * required, but the answer must still be a valid one: no stray slot, no
+ * allocation, and one ulp more radius still finds everything on the edge.
+ */
+static int just_outside(const backend *b)
+{
+    for (size_t c = 0; c < CENTRE_COUNT; c++) {
+        double cx = centres[c][0], cy = centres[c][1];
+        percept_slot next = 0;
+        inst *t = inst_new(b);
+        TRY(open_default(t));
+        TRY(insert_ring(t, cx, cy, &next));
+        for (size_t k = 0; k < TRI_COUNT; k++) {
+            double r = tri[k][2];
+            TRY(query_check(t, cx, cy, nextafter(r, 0)));
+            TRY(query_check(t, cx, cy, nextafter(r, INFINITY)));
+            TRY(query_check(t, nextafter(cx, INFINITY), nextafter(cy, -INFINITY), r));
+        }
+        TRY(inst_close(t));
+    }
+    return 0;
+}
+
+static void test_just_outside(void **state)
+{
+    (void)state;
+    for_each_backend("test_just_outside", just_outside);
+}
+
+/* Entities beyond the bounds, near and very far, negative and positive. */
+static int outside_bounds(const backend *b)
+{
+    static const double pos[][2] = {{-10, -10},     {-1e6, 5},  {1e6, 1e6},    {1500, -3},
+                                    {-0.5, 1000.5}, {5e5, 5e5}, {1000.5, 500}, {-1e6, -1e6},
+                                    {2000, 2000},   {500, -1e6}};
+    const size_t n = sizeof pos / sizeof pos[0];
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(do_insert(t, s, pos[s][0], pos[s][1], 10));
+    TRY(do_insert(t, (percept_slot)n, 500, 500, 10)); /* one inside */
+    for (percept_slot s = 0; s < n; s++) {
+        TRY(query_must_see(t, pos[s][0], pos[s][1], 0, s));
+        TRY(query_must_see(t, pos[s][0] + 3, pos[s][1] - 4, 5, s));
+        TRY(query_check(t, pos[s][0], pos[s][1], 20));
+    }
+    TRY(query_count(t, 500, 500, 3e6, (unsigned)n + 1));
+    TRY(query_count(t, -1e6, 1e6, 1e9, (unsigned)n + 1));
+    TRY(query_must_see(t, -1e6 + 1, 1e6, 2e6, 1)); /* from far outside onto far outside */
+    TRY(query_must_see(t, 1e6, -1e6, 2e6, 9));
+    /* Moving between far places and back inside. */
+    for (percept_slot s = 0; s < n; s++)
+        TRY(do_update(t, s, pos[(s + 3) % n][0], pos[(s + 3) % n][1], 10));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(do_update(t, s, 100.0 * s, 50, 10));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+    TRY(query_check(t, -1e6, 5, 100));
+    return inst_close(t);
+}
+
+static void test_outside_bounds(void **state)
+{
+    (void)state;
+    for_each_backend("test_outside_bounds", outside_bounds);
+}
+
+/* Radius 0: the entity standing exactly at the point must be reported. */
+static int zero_range(const backend *b)
+{
+    static const double pos[][2] = {{10, 10}, {10, 10.5}, {700, 300}, {0, 0},         {1000, 1000},
+                                    {64, 64}, {-64, 128}, {1e6, 0},   {333.25, 0.125}};
+    const size_t n = sizeof pos / sizeof pos[0];
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(do_insert(t, s, pos[s][0], pos[s][1], 0));
+    for (percept_slot s = 0; s < n; s++)
+        TRY(query_must_see(t, pos[s][0], pos[s][1], 0, s));
+    TRY(query_check(t, 10, 10.25, 0));
+    return inst_close(t);
+}
+
+static void test_zero_range(void **state)
+{
+    (void)state;
+    for_each_backend("test_zero_range", zero_range);
+}
+
+/* Radius 1e9: everything, from anywhere. */
+static int huge_range(const backend *b)
+{
+    uint64_t rng = 77;
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < 300; s++) {
+        double x = (double)(splitmix(&rng) % 4000) - 1500,
+               y = (double)(splitmix(&rng) % 4000) - 1500;
+        if (s % 25 == 0)
+            x *= 500; /* some far away */
+        TRY(do_insert(t, s, x, y, (double)(s % 7) * 10));
+    }
+    TRY(query_count(t, 500, 500, 1e9, 300));
+    TRY(query_count(t, -1e5, 3e5, 1e9, 300));
+    TRY(query_count(t, 0, 0, 1e8, 300));
+    return inst_close(t);
+}
+
+static void test_huge_range(void **state)
+{
+    (void)state;
+    for_each_backend("test_huge_range", huge_range);
+}
+
+/*
+ * Extreme but valid values: a trace may give any finite number, so a query
+ * radius of 1e300 and positions of 1e12 reach the backend unchanged.
+ */
+static int extreme_values(const backend *b)
+{
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    TRY(do_insert(t, 0, 1e12, -1e12, 1e300));
+    TRY(do_insert(t, 1, 500, 500, 0));
+    TRY(do_insert(t, 2, -1e12, 3, 1));
+    TRY(query_count(t, 500, 500, 1e300, 3));
+    TRY(query_count(t, 0, 0, 1e150, 3));
+    TRY(query_must_see(t, 1e12, -1e12, 0, 0));
+    TRY(query_must_see(t, -1e12, 3, 0, 2));
+    TRY(do_update(t, 0, -1e12, 3, 1e300));
+    TRY(query_must_see(t, -1e12, 3, 0, 0));
+    TRY(query_must_see(t, -1e12, 3, 0, 2));
+    return inst_close(t);
+}
+
+static void test_extreme_values(void **state)
+{
+    (void)state;
+    for_each_backend("test_extreme_values", extreme_values);
+}
+
+/* A removed slot is never reported; a slot inserted again is found at its new place. */
+static int slot_reuse(const backend *b)
+{
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < 10; s++)
+        TRY(do_insert(t, s, 100.0 * s + 5, 100.0 * s + 5, 10));
+    do_remove(t, 3);
+    do_remove(t, 7);
+    TRY(query_count(t, 500, 500, 1e9, 8));
+    TRY(query_check(t, 305, 305, 0));
+    TRY(query_check(t, 705, 705, 50));
+    TRY(do_insert(t, 3, 900, 100, 20));
+    TRY(query_must_see(t, 900, 100, 0, 3));
+    TRY(query_check(t, 305, 305, 10));  /* the old place: a stale entry would be a superset */
+    TRY(do_insert(t, 10, 305, 305, 0)); /* a new slot where the old one stood */
+    TRY(query_must_see(t, 305, 305, 0, 10));
+    TRY(query_count(t, 500, 500, 1e9, 10));
+    for (percept_slot s = 0; s <= 10; s++)
+        if (t->in[s])
+            do_remove(t, s);
+    TRY(query_count(t, 500, 500, 1e9, 0));
+    TRY(do_insert(t, 7, 1, 1, 1));
+    TRY(query_count(t, 500, 500, 1e9, 1));
+    TRY(query_must_see(t, 1, 1, 0, 7));
+    return inst_close(t);
+}
+
+static void test_slot_reuse(void **state)
+{
+    (void)state;
+    for_each_backend("test_slot_reuse", slot_reuse);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Randomized: thousands of operations, every query checked                  */
+
+#define RANDOM_SLOTS 400
+
+static double rnd_unit(uint64_t *rng)
+{
+    return (double)(splitmix(rng) >> 11) * 0x1.0p-53;
+}
+
+static uint64_t rnd_below(uint64_t *rng, uint64_t n)
+{
+    return splitmix(rng) % n;
+}
+
+/*
+ * A position in or out of the bounds [0, w]: mostly uniform over twice the
+ * world around it, sometimes whole or half numbers (shared edges), sometimes
+ * far away.
+ */
+static void random_position(uint64_t *rng, double w, double *x, double *y)
+{
+    uint64_t k = rnd_below(rng, 100);
+    if (k < 60) {
+        *x = -w / 2 + 2 * w * rnd_unit(rng);
+        *y = -w / 2 + 2 * w * rnd_unit(rng);
+    } else if (k < 90) {
+        *x = (double)rnd_below(rng, (uint64_t)(4 * w) + 1) / 2 - w / 2;
+        *y = (double)rnd_below(rng, (uint64_t)(4 * w) + 1) / 2 - w / 2;
+    } else {
+        *x = (rnd_unit(rng) - 0.5) * 2e6;
+        *y = (rnd_unit(rng) - 0.5) * 2e6;
+    }
+}
+
+/* A query radius 0 .. 5 * w / 16, sometimes a whole number, sometimes 0. */
+static double random_radius(uint64_t *rng, double w)
+{
+    uint64_t k = rnd_below(rng, 100);
+    if (k < 5)
+        return 0;
+    if (k < 40)
+        return (double)rnd_below(rng, (uint64_t)(5 * w / 16) + 1);
+    return rnd_unit(rng) * 5 * w / 16;
+}
+
+/* fail_pct > 0: the host refuses that share of requests, and reserve() must cope. */
+static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops)
+{
+    static const double w = 1000;
+    uint64_t rng = seed;
+    percept_slot free_slots[RANDOM_SLOTS], live_slots[RANDOM_SLOTS];
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    t->host.fail_pct = fail_pct;
+    t->host.fail_rng = seed ^ 0x5555;
+
+    for (int op = 0; op < ops; op++) {
+        uint32_t live = 0, nfree = 0;
+        for (percept_slot s = 0; s < RANDOM_SLOTS; s++) {
+            if (t->in[s])
+                live_slots[live++] = s;
+            else if (s <= t->slot_count)
+                free_slots[nfree++] = s; /* the free slots and one new one, like the host */
+        }
+        uint64_t k = rnd_below(&rng, 100);
+        double x, y;
+        double r = rnd_below(&rng, 10) == 0 ? 0 : random_radius(&rng, w);
+        random_position(&rng, w, &x, &y);
+
+        if ((k < 30 && live < RANDOM_SLOTS) || live == 0) {
+            percept_slot s = free_slots[rnd_below(&rng, nfree)];
+            uint32_t count = s + 1 > t->slot_count ? s + 1 : t->slot_count;
+            int rc = reserve(t, count, s, x, y, r);
+            CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
+            CHECK(rc == 0 || fail_pct > 0, "reserve() failed with a working allocator");
+            if (rc == 0) {
+                t->slot_count = count;
+                b->ops->insert(t->be, s, x, y, r);
+                t->in[s] = 1;
+                t->x[s] = x, t->y[s] = y, t->range[s] = r;
+            }
+        } else {
+            percept_slot s = live_slots[rnd_below(&rng, live)];
+            if (k < 45) {
+                do_remove(t, s);
+            } else {
+                if (k < 85) { /* a step, not a jump */
+                    x = t->x[s] + (rnd_unit(&rng) - 0.5) * 40;
+                    y = t->y[s] + (rnd_unit(&rng) - 0.5) * 40;
+                }
+                if (k >= 80 && k < 85)
+                    x = t->x[s], y = t->y[s]; /* only the range changes */
+                int rc = reserve(t, t->slot_count, s, x, y, r);
+                CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
+                CHECK(rc == 0 || fail_pct > 0, "reserve() failed with a working allocator");
+                if (rc == 0) {
+                    b->ops->update(t->be, s, x, y, r);
+                    t->x[s] = x, t->y[s] = y, t->range[s] = r;
+                }
+            }
+        }
+
+        /* Queries: anywhere; exactly at an entity; at an exact distance from one. */
+        double qx, qy;
+        random_position(&rng, w, &qx, &qy);
+        TRY(query_check(t, qx, qy, random_radius(&rng, w)));
+        live = 0;
+        for (percept_slot s = 0; s < RANDOM_SLOTS; s++)
+            if (t->in[s])
+                live_slots[live++] = s;
+        if (live > 0) {
+            percept_slot s = live_slots[rnd_below(&rng, live)];
+            const double *p = tri[rnd_below(&rng, TRI_COUNT)];
+            TRY(query_check(t, t->x[s], t->y[s], 0));
+            TRY(query_check(t, t->x[s] + p[0], t->y[s] - p[1], p[2]));
+            /*
+             * The same triangle scaled by a factor with many bits: the double
+             * test lands within an ulp or two of the boundary, on either
+             * side, where an index computing in less precision misses.
+             */
+            double f = 0.5 + 50 * rnd_unit(&rng);
+            TRY(query_check(t, t->x[s] - p[0] * f, t->y[s] + p[1] * f, p[2] * f));
+        }
+        if (op % 500 == 0)
+            TRY(query_count(t, 0, 0, 1e9, live));
+    }
+    t->host.fail_pct = 0;
+    for (percept_slot s = 0; s < RANDOM_SLOTS; s++)
+        if (t->in[s])
+            do_remove(t, s);
+    TRY(query_count(t, 0, 0, 1e9, 0));
+    return inst_close(t);
+}
+
+static int randomized(const backend *b)
+{
+    TRY(randomized_run(b, 0x1234, 0, 6000));
+    TRY(randomized_run(b, 0xbeef, 0, 3000));
+    return 0;
+}
+
+static void test_randomized(void **state)
+{
+    (void)state;
+    for_each_backend("test_randomized", randomized);
+}
+
+/* ------------------------------------------------------------------------ */
+/* A failing host allocator                                                  */
+
+/* create() when the allocator fails at its k-th request: NULL with -1, or fine; no leak. */
+static int create_oom(const backend *b)
+{
+    int succeeded = 0;
+    for (long k = 0; k < 64 && !succeeded; k++) {
+        percept_backend_error err;
+        inst *t = inst_new(b);
+        t->host.fail_after = k;
+        if (create_with(t, 0, 0, 1000, 1000, NULL, 0, &err) == NULL) {
+            CHECK(err.param_index == -1,
+                  "create() out of memory (request %ld refused) set param_index %d, not -1", k,
+                  err.param_index);
+            CHECK(t->host.live == 0, "create() out of memory leaked %ld block(s)", t->host.live);
+        } else {
+            succeeded = 1;
+            t->host.fail_after = -1;
+            TRY(do_insert(t, 0, 1, 2, 3));
+            TRY(query_must_see(t, 1, 2, 0, 0));
+        }
+        TRY(inst_close(t));
+    }
+    CHECK(succeeded, "create() never succeeded with 64 allocations allowed");
+    return 0;
+}
+
+static void test_create_oom(void **state)
+{
+    (void)state;
+    for_each_backend("test_create_oom", create_oom);
+}
+
+/*
+ * With every request refused, reserve() returns -1 (or 0 when it needed
+ * nothing, and then the change must work), and the index keeps answering
+ * correctly; once the allocator works again, so does everything else.
+ */
+static int reserve_oom(const backend *b)
+{
+    uint64_t rng = 99;
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    for (percept_slot s = 0; s < 50; s++) {
+        double x, y;
+        random_position(&rng, 1000, &x, &y);
+        TRY(do_insert(t, s, x, y, 10));
+    }
+    t->host.fail_after = 0;
+    for (int i = 0; i < 400; i++) {
+        double x, y;
+        random_position(&rng, 1000, &x, &y);
+        if (i % 2 == 0 && t->slot_count < MAX_SLOTS) {
+            /* a new slot, sometimes far beyond the current count */
+            percept_slot s = i % 20 == 0 && t->slot_count + 300 < MAX_SLOTS ? t->slot_count + 300
+                                                                            : t->slot_count;
+            int rc = reserve(t, s + 1, s, x, y, 10);
+            CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
+            if (rc == 0) {
+                t->slot_count = s + 1;
+                b->ops->insert(t->be, s, x, y, 10);
+                t->in[s] = 1, t->x[s] = x, t->y[s] = y, t->range[s] = 10;
+            }
+        } else {
+            percept_slot s;
+            do
+                s = (percept_slot)rnd_below(&rng, t->slot_count);
+            while (!t->in[s]);
+            double r = i % 3 == 0 ? 1e6 : 10;
+            int rc = reserve(t, t->slot_count, s, x, y, r);
+            CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
+            if (rc == 0) {
+                b->ops->update(t->be, s, x, y, r);
+                t->x[s] = x, t->y[s] = y, t->range[s] = r;
+            }
+        }
+        double qx, qy;
+        random_position(&rng, 1000, &qx, &qy);
+        TRY(query_check(t, qx, qy, random_radius(&rng, 1000)));
+    }
+    unsigned live = 0;
+    for (percept_slot s = 0; s < MAX_SLOTS; s++)
+        live += t->in[s];
+    TRY(query_count(t, 0, 0, 1e9, live));
+    for (percept_slot s = 0; s < MAX_SLOTS; s++)
+        if (t->in[s])
+            TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+
+    /* The allocator works again. */
+    t->host.fail_after = -1;
+    for (int i = 0; i < 200 && t->slot_count < MAX_SLOTS; i++) {
+        double x, y;
+        random_position(&rng, 1000, &x, &y);
+        TRY(do_insert(t, t->slot_count, x, y, 20));
+    }
+    live = 0;
+    for (percept_slot s = 0; s < MAX_SLOTS; s++)
+        live += t->in[s];
+    TRY(query_count(t, 500, 500, 1e9, live));
+    for (percept_slot s = 0; s < MAX_SLOTS; s++)
+        if (t->in[s])
+            TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+    return inst_close(t);
+}
+
+static void test_reserve_oom(void **state)
+{
+    (void)state;
+    for_each_backend("test_reserve_oom", reserve_oom);
+}
+
+/* A third of the requests refused at random, through thousands of operations. */
+static int flaky_alloc(const backend *b)
+{
+    return randomized_run(b, 0xf1a2, 33, 4000);
+}
+
+static void test_flaky_alloc(void **state)
+{
+    (void)state;
+    for_each_backend("test_flaky_alloc", flaky_alloc);
+}
+
+/* ------------------------------------------------------------------------ */
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_table, report_crash),
+        cmocka_unit_test_teardown(test_create_defaults, report_crash),
+        cmocka_unit_test_teardown(test_create_huge_bounds, report_crash),
+        cmocka_unit_test_teardown(test_create_unknown_key, report_crash),
+        cmocka_unit_test_teardown(test_empty_query, report_crash),
+        cmocka_unit_test_teardown(test_one_entity, report_crash),
+        cmocka_unit_test_teardown(test_coincident, report_crash),
+        cmocka_unit_test_teardown(test_exact_boundary, report_crash),
+        cmocka_unit_test_teardown(test_just_outside, report_crash),
+        cmocka_unit_test_teardown(test_outside_bounds, report_crash),
+        cmocka_unit_test_teardown(test_zero_range, report_crash),
+        cmocka_unit_test_teardown(test_huge_range, report_crash),
+        cmocka_unit_test_teardown(test_extreme_values, report_crash),
+        cmocka_unit_test_teardown(test_slot_reuse, report_crash),
+        cmocka_unit_test_teardown(test_randomized, report_crash),
+        cmocka_unit_test_teardown(test_create_oom, report_crash),
+        cmocka_unit_test_teardown(test_reserve_oom, report_crash),
+        cmocka_unit_test_teardown(test_flaky_alloc, report_crash),
+    };
+
+    if (load_backends() != 0) {
+        fprintf(stderr, "test_backend_ops: PERCEPT_PLUGIN_PATH does not name a readable "
+                        "directory; skipped\n");
+        return 77;
+    }
+    if (backend_count == 0) {
+        fprintf(stderr, "test_backend_ops: no *.so in %s\n", plugin_dir);
+        return 1;
+    }
+    fprintf(stderr, "test_backend_ops: %zu backend(s) in %s:", backend_count, plugin_dir);
+    for (size_t i = 0; i < backend_count; i++)
+        fprintf(stderr, " %s", backends[i].name);
+    fputc('\n', stderr);
+
+    return cmocka_run_group_tests(tests, NULL, NULL) == 0 ? 0 : 1;
+}

@@ -1,0 +1,689 @@
+/*
+ * test_differential.c - randomized differential test: thousands of random
+ * operations per fixed seed, each checked against an independent brute-force
+ * model of the relation kept inside this file.
+ *
+ * The model knows nothing of the library: its own entity table, and after
+ * every operation the whole relation recomputed from the definition in
+ * TRACE.md and diffed against the previous one. That diff, sorted by
+ * observer, target and sense, is exactly the ENTER/LEAVE list the world must
+ * deliver for the operation. A private PRNG makes every run identical.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL 160 /* distinct IDs; an ID always maps to the same model slot */
+#define OPS_PER_SEED 3000
+#define CHECK_EVERY 64 /* full query comparison every so many operations */
+#define MIN_ALIVE 60
+#define MAX_ALIVE 150
+
+/* ------------------------------------------------------------------------ */
+/* PRNG: splitmix64, fully specified, so the same seed means the same run    */
+
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in 0 .. n-1 (n small, so the modulo bias is negligible and fixed). */
+static uint32_t rng_below(rng *r, uint32_t n)
+{
+    return (uint32_t)(rng_next(r) % n);
+}
+
+/* Uniform in [0, 1) with 53 bits. */
+static double rng_unit(rng *r)
+{
+    return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int rng_chance(rng *r, uint32_t percent)
+{
+    return rng_below(r, 100) < percent;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The model                                                                 */
+
+typedef struct mentity {
+    percept_id id;
+    int alive;
+    double x, y; /* kept after removal: a leave reports the last position */
+    double range[PERCEPT_SENSE_COUNT];
+    unsigned hidden;
+} mentity;
+
+typedef struct model {
+    mentity ent[POOL];
+    /* rel[i][j]: bit s set when slot i perceives slot j by sense s. */
+    unsigned char rel[POOL][POOL];
+    unsigned char next[POOL][POOL];
+    size_t alive;
+} model;
+
+/* The relation's definition, literally. */
+static int model_perceives(const mentity *o, const mentity *t, int s)
+{
+    double dx, dy, r;
+    if (o == t || !o->alive || !t->alive)
+        return 0;
+    r = o->range[s];
+    if (!(r > 0))
+        return 0;
+    if (t->hidden & PERCEPT_SENSE_BIT(s))
+        return 0;
+    dx = t->x - o->x;
+    dy = t->y - o->y;
+    return dx * dx + dy * dy <= r * r;
+}
+
+/*
+ * Recompute the whole relation and append the differences to `out` as
+ * events, then make the new relation current. Returns the event count.
+ */
+static size_t model_update(model *m, percept_event **out, size_t *cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < POOL; i++) {
+        if (!m->ent[i].alive) {
+            memset(m->next[i], 0, sizeof m->next[i]);
+            continue;
+        }
+        for (int j = 0; j < POOL; j++) {
+            unsigned char bits = 0;
+            for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+                if (model_perceives(&m->ent[i], &m->ent[j], s))
+                    bits |= (unsigned char)PERCEPT_SENSE_BIT(s);
+            m->next[i][j] = bits;
+        }
+    }
+    for (int i = 0; i < POOL; i++) {
+        for (int j = 0; j < POOL; j++) {
+            unsigned char was = m->rel[i][j], now = m->next[i][j];
+            if (was == now)
+                continue;
+            for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+                unsigned bit = PERCEPT_SENSE_BIT(s);
+                if (((was ^ now) & bit) == 0)
+                    continue;
+                if (n == *cap) {
+                    *cap = *cap ? *cap * 2 : 1024;
+                    *out = realloc(*out, *cap * sizeof **out);
+                    assert_non_null(*out);
+                }
+                (*out)[n++] = tu_ev((now & bit) ? PERCEPT_ENTER : PERCEPT_LEAVE, m->ent[i].id,
+                                    m->ent[j].id, (percept_sense)s, m->ent[j].x, m->ent[j].y);
+            }
+        }
+    }
+    memcpy(m->rel, m->next, sizeof m->rel);
+    tu_sort_events(*out, n);
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random operations                                                         */
+
+enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE, OP_BAD };
+
+typedef struct op {
+    enum op_kind kind;
+    int slot;
+    double x, y;
+    double range[PERCEPT_SENSE_COUNT];
+    unsigned hidden;
+    int sense;
+    double value;
+    int bad; /* which invalid call, for OP_BAD */
+    int expect_status;
+} op;
+
+typedef struct run_state {
+    const char *backend;
+    uint64_t seed;
+    int moves_on;
+    rng r;
+    model m;
+    percept_world *w;
+    tu_recorder rec;
+    percept_event *expected;
+    size_t expected_cap;
+} run_state;
+
+/* Ranges favour integers whose boundary points have integer offsets (3-4-5, 5-12-13). */
+static double random_range(rng *r)
+{
+    static const double common[] = {1, 2, 2.5, 5, 5, 10, 10, 13, 15, 20, 25, 26, 40, 65};
+    uint32_t k = rng_below(r, 100);
+    if (k < 20)
+        return 0;
+    if (k < 80)
+        return common[rng_below(r, sizeof common / sizeof common[0])];
+    if (k < 97)
+        return rng_unit(r) * 50;
+    return 1e7; /* reaches everyone, inside and far outside the bounds */
+}
+
+/* Positions: mostly a half-unit grid in and around the bounds, sometimes anywhere. */
+static void random_position(rng *r, double *x, double *y)
+{
+    uint32_t k = rng_below(r, 100);
+    if (k < 70) {
+        *x = (double)((int)rng_below(r, 521) - 60) * 0.5; /* -30 .. 230 */
+        *y = (double)((int)rng_below(r, 521) - 60) * 0.5;
+    } else if (k < 90) {
+        *x = -40 + rng_unit(r) * 280;
+        *y = -40 + rng_unit(r) * 280;
+    } else if (k < 95) {
+        /* Far outside the bounds, negative or huge. */
+        *x = (rng_chance(r, 50) ? -1 : 1) * (1e6 + (double)rng_below(r, 1000));
+        *y = (rng_chance(r, 50) ? -1 : 1) * 1e9;
+    } else {
+        /* Clustered on one point, so coincident entities happen. */
+        *x = 100;
+        *y = 100;
+    }
+}
+
+static int random_alive(run_state *st)
+{
+    int start = (int)rng_below(&st->r, POOL);
+    for (int i = 0; i < POOL; i++) {
+        int s = (start + i) % POOL;
+        if (st->m.ent[s].alive)
+            return s;
+    }
+    return -1;
+}
+
+static int random_dead(run_state *st)
+{
+    int start = (int)rng_below(&st->r, POOL);
+    for (int i = 0; i < POOL; i++) {
+        int s = (start + i) % POOL;
+        if (!st->m.ent[s].alive)
+            return s;
+    }
+    return -1;
+}
+
+/*
+ * A point exactly on the boundary of some alive observer's range, with
+ * integer offsets: (R, 0)-style, or scaled 3-4-5 / 5-12-13 when R allows.
+ * Returns 0 if no observer with a suitable range was found.
+ */
+static int boundary_position(run_state *st, double *x, double *y)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        int o = random_alive(st);
+        int s = (int)rng_below(&st->r, PERCEPT_SENSE_COUNT);
+        const mentity *e;
+        double r, a, b;
+        if (o < 0)
+            return 0;
+        e = &st->m.ent[o];
+        r = e->range[s];
+        if (!(r > 0) || r > 1000 || r != floor(r))
+            continue;
+        if (fmod(r, 13) == 0 && rng_chance(&st->r, 50)) {
+            a = r / 13 * 5;
+            b = r / 13 * 12;
+        } else if (fmod(r, 5) == 0 && rng_chance(&st->r, 70)) {
+            a = r / 5 * 3;
+            b = r / 5 * 4;
+        } else {
+            a = r;
+            b = 0;
+        }
+        if (rng_chance(&st->r, 50)) {
+            double t = a;
+            a = b;
+            b = t;
+        }
+        if (rng_chance(&st->r, 50))
+            a = -a;
+        if (rng_chance(&st->r, 50))
+            b = -b;
+        *x = e->x + a;
+        *y = e->y + b;
+        /* One ulp beyond, sometimes. */
+        if (rng_chance(&st->r, 25))
+            *x = nextafter(*x, a >= 0 ? INFINITY : -INFINITY);
+        return 1;
+    }
+    return 0;
+}
+
+static void random_op(run_state *st, op *o)
+{
+    rng *r = &st->r;
+    uint32_t k = rng_below(r, 100);
+    memset(o, 0, sizeof *o);
+    o->expect_status = PERCEPT_OK;
+
+    if ((st->m.alive < MIN_ALIVE && k < 70) || st->m.alive == 0)
+        k = 0; /* add */
+    else if (st->m.alive >= MAX_ALIVE && k < 20)
+        k = 20; /* remove instead of add */
+
+    if (k < 14) {
+        o->kind = OP_ADD;
+        o->slot = random_dead(st);
+        if (o->slot < 0) {
+            o->kind = OP_REMOVE;
+            o->slot = random_alive(st);
+            return;
+        }
+        if (!(rng_chance(r, 30) && boundary_position(st, &o->x, &o->y)))
+            random_position(r, &o->x, &o->y);
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            o->range[s] = random_range(r);
+        o->hidden = rng_chance(r, 20) ? rng_below(r, 8) : 0;
+    } else if (k < 22) {
+        o->kind = OP_REMOVE;
+        o->slot = random_alive(st);
+    } else if (k < 57) {
+        const mentity *e;
+        o->kind = OP_MOVE;
+        o->slot = random_alive(st);
+        e = &st->m.ent[o->slot];
+        /* A step on the half grid, or a fractional one. */
+        if (rng_chance(r, 70)) {
+            o->x = e->x + (double)((int)rng_below(r, 17) - 8) * 0.5;
+            o->y = e->y + (double)((int)rng_below(r, 17) - 8) * 0.5;
+        } else {
+            o->x = e->x + (rng_unit(r) - 0.5) * 12;
+            o->y = e->y + (rng_unit(r) - 0.5) * 12;
+        }
+    } else if (k < 67) {
+        o->kind = OP_MOVE;
+        o->slot = random_alive(st);
+        if (!boundary_position(st, &o->x, &o->y))
+            random_position(r, &o->x, &o->y);
+    } else if (k < 74) {
+        o->kind = OP_MOVE; /* teleport */
+        o->slot = random_alive(st);
+        random_position(r, &o->x, &o->y);
+    } else if (k < 86) {
+        o->kind = OP_RANGE;
+        o->slot = random_alive(st);
+        o->sense = (int)rng_below(r, PERCEPT_SENSE_COUNT);
+        o->value = random_range(r);
+    } else if (k < 95) {
+        o->kind = OP_HIDE;
+        o->slot = random_alive(st);
+        o->sense = (int)rng_below(r, PERCEPT_SENSE_COUNT);
+        o->value = rng_chance(r, 50);
+    } else {
+        o->kind = OP_BAD;
+        o->bad = (int)rng_below(r, 6);
+        switch (o->bad) {
+        case 0: /* add an ID that is in the world */
+        case 2: /* set_range negative */
+        case 3: /* move to NaN */
+            o->slot = random_alive(st);
+            break;
+        default: /* 1, 4, 5: name an ID that is not in the world */
+            o->slot = random_dead(st);
+            if (o->slot < 0) {
+                o->bad = 0;
+                o->slot = random_alive(st);
+            }
+            break;
+        }
+        o->expect_status = o->bad == 0   ? PERCEPT_EEXIST
+                           : o->bad == 2 ? PERCEPT_EINVAL
+                           : o->bad == 3 ? PERCEPT_EINVAL
+                                         : PERCEPT_ENOENT;
+    }
+}
+
+static void describe_op(const run_state *st, const op *o, char *buf, size_t size)
+{
+    percept_id id = st->m.ent[o->slot].id;
+    switch (o->kind) {
+    case OP_ADD:
+        snprintf(buf, size, "add %u (%.17g, %.17g) sight=%.17g hearing=%.17g smell=%.17g hide=%u",
+                 (unsigned)id, o->x, o->y, o->range[0], o->range[1], o->range[2], o->hidden);
+        break;
+    case OP_MOVE:
+        snprintf(buf, size, "move %u (%.17g, %.17g)", (unsigned)id, o->x, o->y);
+        break;
+    case OP_REMOVE:
+        snprintf(buf, size, "remove %u", (unsigned)id);
+        break;
+    case OP_RANGE:
+        snprintf(buf, size, "range %u %s %.17g", (unsigned)id,
+                 percept_sense_name((percept_sense)o->sense), o->value);
+        break;
+    case OP_HIDE:
+        snprintf(buf, size, "%s %u %s", o->value != 0 ? "hide" : "show", (unsigned)id,
+                 percept_sense_name((percept_sense)o->sense));
+        break;
+    case OP_BAD:
+        snprintf(buf, size, "invalid call #%d on %u", o->bad, (unsigned)id);
+        break;
+    }
+}
+
+/* Apply the operation to the world; returns its status. */
+static int apply_world(run_state *st, const op *o)
+{
+    percept_world *w = st->w;
+    percept_id id = st->m.ent[o->slot].id;
+    percept_entity_desc d;
+    switch (o->kind) {
+    case OP_ADD:
+        d = tu_desc(o->x, o->y, o->range[0], o->range[1], o->range[2], o->hidden);
+        return percept_add(w, id, &d);
+    case OP_MOVE:
+        return percept_move(w, id, o->x, o->y);
+    case OP_REMOVE:
+        return percept_remove(w, id);
+    case OP_RANGE:
+        return percept_set_range(w, id, (percept_sense)o->sense, o->value);
+    case OP_HIDE:
+        return percept_set_hidden(w, id, (percept_sense)o->sense, o->value != 0);
+    case OP_BAD:
+        switch (o->bad) {
+        case 0:
+            d = tu_desc(1, 1, 1, 1, 1, 0);
+            return percept_add(w, id, &d);
+        case 1:
+            return percept_move(w, id, 1, 1);
+        case 2:
+            return percept_set_range(w, id, PERCEPT_HEARING, -1);
+        case 3:
+            return percept_move(w, id, NAN, 0);
+        case 4:
+            return percept_remove(w, id);
+        default:
+            return percept_set_hidden(w, id, PERCEPT_SMELL, 1);
+        }
+    }
+    return PERCEPT_EINVAL;
+}
+
+/* Apply the operation to the model (only for operations that succeed). */
+static void apply_model(model *m, const op *o)
+{
+    mentity *e = &m->ent[o->slot];
+    switch (o->kind) {
+    case OP_ADD:
+        e->alive = 1;
+        e->x = o->x;
+        e->y = o->y;
+        memcpy(e->range, o->range, sizeof e->range);
+        e->hidden = o->hidden;
+        m->alive++;
+        break;
+    case OP_MOVE:
+        e->x = o->x;
+        e->y = o->y;
+        break;
+    case OP_REMOVE:
+        e->alive = 0;
+        m->alive--;
+        break;
+    case OP_RANGE:
+        e->range[o->sense] = o->value;
+        break;
+    case OP_HIDE:
+        if (o->value != 0)
+            e->hidden |= PERCEPT_SENSE_BIT(o->sense);
+        else
+            e->hidden &= ~PERCEPT_SENSE_BIT(o->sense);
+        break;
+    case OP_BAD:
+        break;
+    }
+}
+
+static void report(const run_state *st, size_t index, const op *o, const char *what)
+{
+    char desc[256];
+    describe_op(st, o, desc, sizeof desc);
+    print_error("differential mismatch: backend %s, seed %llu, operation %zu: %s\n", st->backend,
+                (unsigned long long)st->seed, index, desc);
+    print_error("  %s\n", what);
+}
+
+/* Every query of the world against the model. */
+static void compare_queries(run_state *st, size_t index, const op *o)
+{
+    percept_id got[POOL], want[POOL];
+    char what[256];
+
+    if (percept_entity_count(st->w) != st->m.alive) {
+        snprintf(what, sizeof what, "entity count %zu, model %zu", percept_entity_count(st->w),
+                 st->m.alive);
+        report(st, index, o, what);
+        fail();
+    }
+    for (int i = 0; i < POOL; i++) {
+        const mentity *e = &st->m.ent[i];
+        percept_entity_desc d;
+        if (percept_contains(st->w, e->id) != e->alive) {
+            snprintf(what, sizeof what, "percept_contains(%u) is %d, model %d", (unsigned)e->id,
+                     percept_contains(st->w, e->id), e->alive);
+            report(st, index, o, what);
+            fail();
+        }
+        if (!e->alive)
+            continue;
+        if (percept_get_entity(st->w, e->id, &d) != PERCEPT_OK || d.x != e->x || d.y != e->y ||
+            d.range[0] != e->range[0] || d.range[1] != e->range[1] || d.range[2] != e->range[2] ||
+            d.hidden != e->hidden) {
+            snprintf(what, sizeof what, "percept_get_entity(%u) differs from the model",
+                     (unsigned)e->id);
+            report(st, index, o, what);
+            fail();
+        }
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            for (int by = 0; by < 2; by++) {
+                size_t n = 0, nw = 0;
+                int rc = by ? percept_perceived_by(st->w, e->id, (percept_sense)s, got, POOL, &n)
+                            : percept_perceived(st->w, e->id, (percept_sense)s, got, POOL, &n);
+                for (int j = 0; j < POOL; j++) {
+                    unsigned char bits = by ? st->m.rel[j][i] : st->m.rel[i][j];
+                    if (bits & PERCEPT_SENSE_BIT(s))
+                        want[nw++] = st->m.ent[j].id;
+                }
+                /* The model's slots are not in ID order; sort its list like the API's. */
+                for (size_t a = 1; a < nw; a++)
+                    for (size_t b = a; b > 0 && want[b - 1] > want[b]; b--) {
+                        percept_id t = want[b];
+                        want[b] = want[b - 1];
+                        want[b - 1] = t;
+                    }
+                if (rc != PERCEPT_OK || n != nw || memcmp(got, want, n * sizeof *got) != 0) {
+                    snprintf(what, sizeof what,
+                             "%s(%u, %s): status %d, %zu IDs, model has %zu (first %u vs %u)",
+                             by ? "percept_perceived_by" : "percept_perceived", (unsigned)e->id,
+                             percept_sense_name((percept_sense)s), rc, n, nw,
+                             n ? (unsigned)got[0] : 0u, nw ? (unsigned)want[0] : 0u);
+                    report(st, index, o, what);
+                    fail();
+                }
+            }
+        }
+    }
+}
+
+/* The config for a seed: MOVE events on or off, and varied bounds and observer grids. */
+static const char *seed_config(uint64_t seed)
+{
+    switch (seed % 4) {
+    case 0:
+        return "move_events = off\n"
+               "[world]\nmin_x = 0\nmin_y = 0\nmax_x = 200\nmax_y = 200\n"
+               "[sight]\nobserver_cell_size = 5\n"
+               "[hearing]\nobserver_cell_size = 17\n"
+               "[smell]\nobserver_cell_size = 64\n";
+    case 1:
+        return "move_events = on\n"
+               "[world]\nmin_x = 0\nmin_y = 0\nmax_x = 200\nmax_y = 200\n";
+    case 2:
+        return "move_events = off\n"
+               "[world]\nmin_x = -100\nmin_y = 50\nmax_x = 300\nmax_y = 120\n";
+    default:
+        return "move_events = on\n"
+               "[world]\nmin_x = 0\nmin_y = 0\nmax_x = 200\nmax_y = 200\n"
+               "[sight]\nobserver_cell_size = 3\n";
+    }
+}
+
+static uint64_t current_seed;
+
+static void run_seed(const char *backend)
+{
+    run_state *st = calloc(1, sizeof *st);
+    char what[64];
+    assert_non_null(st);
+    st->backend = backend;
+    st->seed = current_seed;
+    st->moves_on = current_seed % 2 == 1;
+    st->r.state = current_seed * 0x2545F4914F6CDD1Dull;
+    tu_recorder_init(&st->rec);
+    st->w = tu_open(backend, seed_config(current_seed), &st->rec);
+
+    /* The ID pool: 0, 2^32-1, small numbers and random 32-bit values, all distinct. */
+    for (int i = 0; i < POOL; i++) {
+        percept_id id;
+        int unique;
+        do {
+            if (i == 0)
+                id = 0;
+            else if (i == 1)
+                id = 0xFFFFFFFFu;
+            else if (i < 60)
+                id = (percept_id)rng_below(&st->r, 200);
+            else
+                id = (percept_id)rng_next(&st->r);
+            unique = 1;
+            for (int j = 0; j < i; j++)
+                if (st->m.ent[j].id == id)
+                    unique = 0;
+        } while (!unique);
+        st->m.ent[i].id = id;
+    }
+
+    for (size_t index = 0; index < OPS_PER_SEED; index++) {
+        op o;
+        size_t n_expected = 0;
+        int rc;
+
+        random_op(st, &o);
+        tu_recorder_clear(&st->rec);
+        rc = apply_world(st, &o);
+        if (rc != o.expect_status) {
+            snprintf(what, sizeof what, "status %d, expected %d", rc, o.expect_status);
+            report(st, index, &o, what);
+            fail();
+        }
+        if (rc == PERCEPT_OK)
+            apply_model(&st->m, &o);
+        n_expected = model_update(&st->m, &st->expected, &st->expected_cap);
+
+        if (!st->moves_on) {
+            for (size_t i = 0; i < st->rec.count; i++) {
+                if (st->rec.events[i].kind == PERCEPT_MOVE) {
+                    report(st, index, &o, "a MOVE event with move_events = off");
+                    tu_print_events("delivered", st->rec.events, st->rec.count);
+                    fail();
+                }
+            }
+        }
+        tu_recorder_drop_moves(&st->rec);
+        if (!tu_events_match(&st->rec, st->expected, n_expected, "ENTER/LEAVE of this operation")) {
+            report(st, index, &o, "the events above differ from the model's");
+            fail();
+        }
+        if (index % CHECK_EVERY == 0 || index + 1 == OPS_PER_SEED)
+            compare_queries(st, index, &o);
+    }
+
+    percept_world_close(st->w);
+    tu_recorder_free(&st->rec);
+    free(st->expected);
+    free(st);
+}
+
+static void run_seed_for_backends(uint64_t seed)
+{
+    current_seed = seed;
+    tu_for_each_backend(run_seed);
+}
+
+#define SEED_TEST(n)                                                                               \
+    static void test_seed_##n(void **state)                                                        \
+    {                                                                                              \
+        (void)state;                                                                               \
+        run_seed_for_backends(n);                                                                  \
+    }
+
+SEED_TEST(1)
+SEED_TEST(2)
+SEED_TEST(3)
+SEED_TEST(4)
+SEED_TEST(5)
+SEED_TEST(6)
+SEED_TEST(7)
+SEED_TEST(8)
+
+/* The model itself, on the example of TRACE.md, so a broken model cannot pass silently. */
+static void test_model_sanity(void **state)
+{
+    static model m;
+    percept_event *ev = NULL;
+    size_t cap = 0, n;
+    (void)state;
+    memset(&m, 0, sizeof m);
+    for (int i = 0; i < POOL; i++)
+        m.ent[i].id = (percept_id)(i + 1);
+    /* add 1 10 10 sight=5; add 2 13 14 hearing=2 -> "1 2 sight enter" */
+    m.ent[0] = (mentity){1, 1, 10, 10, {5, 0, 0}, 0};
+    assert_int_equal(model_update(&m, &ev, &cap), 0);
+    m.ent[1] = (mentity){2, 1, 13, 14, {0, 2, 0}, 0};
+    n = model_update(&m, &ev, &cap);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].kind, PERCEPT_ENTER);
+    assert_int_equal(ev[0].observer, 1);
+    assert_int_equal(ev[0].target, 2);
+    assert_int_equal(ev[0].sense, PERCEPT_SIGHT);
+    /* move 2 30 30 -> "1 2 sight leave" */
+    m.ent[1].x = 30;
+    m.ent[1].y = 30;
+    n = model_update(&m, &ev, &cap);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].kind, PERCEPT_LEAVE);
+    assert_true(ev[0].x == 30 && ev[0].y == 30);
+    /* hidden and range 0 */
+    m.ent[1] = (mentity){2, 1, 10, 10, {0, 0, 0}, PERCEPT_SENSE_BIT(PERCEPT_SIGHT)};
+    assert_int_equal(model_update(&m, &ev, &cap), 0);
+    free(ev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_sanity), tu_backend_test(test_seed_1),
+        tu_backend_test(test_seed_2),        tu_backend_test(test_seed_3),
+        tu_backend_test(test_seed_4),        tu_backend_test(test_seed_5),
+        tu_backend_test(test_seed_6),        tu_backend_test(test_seed_7),
+        tu_backend_test(test_seed_8),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
