@@ -117,10 +117,10 @@ static uint32_t next_of(const percept_backend *b, int axis, unsigned level, uint
 }
 
 /*
- * The last node whose key is below k (NONE: the head), searching from the top
- * level down; preds, when given, receives it for every level.
+ * Fill preds[level] with the last node of each level whose key is below k
+ * (NONE: the head), searching from the top level down.
  */
-static uint32_t search(const percept_backend *b, int axis, double k, uint32_t *preds)
+static void search(const percept_backend *b, int axis, double k, uint32_t *preds)
 {
     const cl_slot *slots = b->slots;
     uint32_t cur = NONE;
@@ -131,10 +131,8 @@ static uint32_t search(const percept_backend *b, int axis, double k, uint32_t *p
                 break;
             cur = n;
         }
-        if (preds != NULL)
-            preds[level] = cur;
+        preds[level] = cur;
     }
-    return cur;
 }
 
 static void link_after(percept_backend *b, int axis, unsigned level, uint32_t pred, uint32_t s)

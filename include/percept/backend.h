@@ -101,12 +101,12 @@ typedef struct percept_backend_ops {
     void (*destroy)(percept_backend *backend);
 
     /*
-     * Make sure that the next insert(), update() or remove() call cannot
-     * fail: grow whatever the host's next change needs, for slots up to
-     * slot_count - 1 and for `slot` placed at (x, y) with `range`. Return 0,
-     * or -1 when out of memory, in which case nothing the host can observe
-     * has changed. The host calls it before every change, so those three
-     * operations return nothing.
+     * Make sure that the next insert() or update() call cannot fail: grow
+     * whatever the host's next change needs, for slots up to slot_count - 1
+     * and for `slot` placed at (x, y) with `range`. Return 0, or -1 when out
+     * of memory, in which case nothing the host can observe has changed. The
+     * host calls it before every insert and update, so those return nothing.
+     * remove() must not need memory and is called without a reserve().
      */
     int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
                    double y, double range);
