@@ -179,7 +179,8 @@ PERCEPT_API int percept_world_open_string(percept_world **out, const char *ini_t
 /* Destroy a world and everything in it. No events are delivered. NULL is a no-op. */
 PERCEPT_API void percept_world_close(percept_world *world);
 
-/* Set (or clear with NULL) the callback that receives the world's events. */
+/* Set (or clear with NULL) the callback that receives the world's events.
+ * PERCEPT_EBUSY from inside the callback. */
 PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_fn fn, void *user);
 
 /*
@@ -200,11 +201,15 @@ typedef struct percept_entity_desc {
 
 /*
  * Add entity `id`. Reports both directions: who now perceives the newcomer,
- * and what the newcomer perceives. PERCEPT_EEXIST if `id` is in the world.
+ * and what the newcomer perceives. PERCEPT_EEXIST if `id` is in the world;
+ * PERCEPT_EINVAL for a non-finite or out-of-limit position or range, a
+ * negative range (0 and -0 both mean "lacks the sense"), or hidden bits
+ * other than the three senses'.
  */
 PERCEPT_API int percept_add(percept_world *world, percept_id id, const percept_entity_desc *desc);
 
-/* Move entity `id` to (x, y). Any distance: a teleport is a move. */
+/* Move entity `id` to (x, y). Any distance: a teleport is a move. A move to
+ * the position the entity already has changes nothing and delivers nothing. */
 PERCEPT_API int percept_move(percept_world *world, percept_id id, double x, double y);
 
 /* Remove entity `id`; every pair it was part of leaves, in both directions. */
@@ -239,9 +244,10 @@ PERCEPT_API int percept_perceives(const percept_world *world, percept_id observe
                                   percept_id target, percept_sense sense);
 
 /*
- * The targets `observer` perceives by `sense`, in ascending ID order. Writes
- * at most `capacity` IDs to `ids` (which may be NULL when capacity is 0) and
- * stores the total in *count: call with capacity 0 to learn the size.
+ * The targets `observer` perceives by `sense`, in ascending ID order. Stores
+ * the total in *count and, if it fits (capacity >= *count), writes all of
+ * them to `ids`; if it does not fit, `ids` is left untouched. `ids` may be
+ * NULL when capacity is 0: call so first to learn the size.
  */
 PERCEPT_API int percept_perceived(const percept_world *world, percept_id observer,
                                   percept_sense sense, percept_id *ids, size_t capacity,

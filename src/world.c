@@ -719,6 +719,8 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
                          "%s: entity %" PRIu32 ": position (%g, %g) is not finite or beyond %g", fn,
                          id, x, y, PERCEPT_COORD_LIMIT);
     change ch = {.slot = slot, .next = w->ents[slot]};
+    if (ch.next.x == x && ch.next.y == y)
+        return PERCEPT_OK;
     ch.next.x = x;
     ch.next.y = y;
     ch.moved = 1;
