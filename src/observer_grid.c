@@ -33,7 +33,7 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     if (!g->cells)
         return -1;
     for (size_t i = 0; i < n; i++)
-        g->cells[i] = (og_cell){OG_NONE, 0, 0, NULL};
+        g->cells[i] = (og_cell){NULL, 0, 0, 0, 0, NULL};
     return 0;
 }
 
@@ -41,8 +41,10 @@ void og_free(const percept_allocator *a, observer_grid *g)
 {
     if (g->cells) {
         size_t n = (size_t)g->cols * (size_t)g->rows;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             pc_free(a, g->cells[i].reach);
+            pc_free(a, g->cells[i].obs);
+        }
     }
     pc_free(a, g->cells);
     pc_free(a, g->slots);
@@ -61,7 +63,7 @@ int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_c
 void og_clear_slot(observer_grid *g, uint32_t slot)
 {
     g->slots[slot].reg.cell = OG_NONE;
-    g->slots[slot].next = g->slots[slot].prev = OG_NONE;
+    g->slots[slot].index = OG_NONE;
 }
 
 /* Column (or row) of a coordinate, clamped into the grid. */
@@ -83,23 +85,13 @@ og_registration og_registration_for(const observer_grid *g, double x, double y, 
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     r.cell = (uint32_t)cy * (uint32_t)g->cols + (uint32_t)cx;
-    /* Reach from the whole cell, not the exact point, so that moves inside a
-     * cell (the common case) leave the registration untouched. Outside the
-     * bounds the cell is unbounded on that side, so the point itself counts. */
-    double lo_x = g->min_x + cx * g->cell_size, hi_x = lo_x + g->cell_size;
-    double lo_y = g->min_y + cy * g->cell_size, hi_y = lo_y + g->cell_size;
-    if (x < lo_x)
-        lo_x = x;
-    if (x > hi_x)
-        hi_x = x;
-    if (y < lo_y)
-        lo_y = y;
-    if (y > hi_y)
-        hi_y = y;
-    r.x0 = clamp_index(lo_x - range, g->min_x, g->inv_cell, g->cols);
-    r.x1 = clamp_index(hi_x + range, g->min_x, g->inv_cell, g->cols);
-    r.y0 = clamp_index(lo_y - range, g->min_y, g->inv_cell, g->rows);
-    r.y1 = clamp_index(hi_y + range, g->min_y, g->inv_cell, g->rows);
+    /* The cells under [x - R, x + R] x [y - R, y + R]. Subtraction, scaling
+     * and floor are all monotone in floating point, so any target within R
+     * falls in a cell of this rectangle even with rounding. */
+    r.x0 = clamp_index(x - range, g->min_x, g->inv_cell, g->cols);
+    r.x1 = clamp_index(x + range, g->min_x, g->inv_cell, g->cols);
+    r.y0 = clamp_index(y - range, g->min_y, g->inv_cell, g->rows);
+    r.y1 = clamp_index(y + range, g->min_y, g->inv_cell, g->rows);
     return r;
 }
 
@@ -149,6 +141,16 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 {
     if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
         return 0;
+    og_cell *home = &g->cells[next->cell];
+    if (next->cell != g->slots[slot].reg.cell && home->obs_len == home->obs_cap) {
+        /* Room for the observer in its new cell; spare capacity is invisible. */
+        void *obs = home->obs;
+        size_t cap = home->obs_cap;
+        if (pc_grow(a, &obs, sizeof(og_observer), &cap, (size_t)home->obs_len + 1))
+            return -1;
+        home->obs = obs;
+        home->obs_cap = (uint32_t)cap;
+    }
     for (int32_t y = next->y0; y <= next->y1; y++) {
         for (int32_t x = next->x0; x <= next->x1; x++) {
             if (reach_add(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], next->cell)) {
@@ -171,41 +173,43 @@ void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next)
     drop_all(g, next);
 }
 
-static void unlink_slot(observer_grid *g, uint32_t slot)
+static void leave_cell(observer_grid *g, uint32_t slot)
 {
-    og_slot *s = &g->slots[slot];
-    if (s->prev != OG_NONE)
-        g->slots[s->prev].next = s->next;
-    else
-        g->cells[s->reg.cell].head = s->next;
-    if (s->next != OG_NONE)
-        g->slots[s->next].prev = s->prev;
-    s->next = s->prev = OG_NONE;
+    og_cell *c = &g->cells[g->slots[slot].reg.cell];
+    uint32_t i = g->slots[slot].index;
+    c->obs[i] = c->obs[--c->obs_len];
+    if (i < c->obs_len)
+        g->slots[c->obs[i].slot].index = i;
+    g->slots[slot].index = OG_NONE;
 }
 
-static void link_slot(observer_grid *g, uint32_t slot, uint32_t cell)
+static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
 {
-    og_slot *s = &g->slots[slot];
-    s->prev = OG_NONE;
-    s->next = g->cells[cell].head;
-    if (s->next != OG_NONE)
-        g->slots[s->next].prev = slot;
-    g->cells[cell].head = slot;
+    og_cell *c = &g->cells[cell]; /* og_stage() made the room */
+    g->slots[slot].index = c->obs_len;
+    c->obs[c->obs_len++].slot = slot;
 }
 
-void og_commit(observer_grid *g, uint32_t slot, const og_registration *next)
+void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
+               double range)
 {
     og_slot *s = &g->slots[slot];
-    if (og_same(&s->reg, next))
-        return;
-    drop_all(g, &s->reg);
-    if (s->reg.cell != next->cell) {
-        if (s->reg.cell != OG_NONE)
-            unlink_slot(g, slot);
-        if (next->cell != OG_NONE)
-            link_slot(g, slot, next->cell);
+    if (!og_same(&s->reg, next)) {
+        drop_all(g, &s->reg);
+        if (s->reg.cell != next->cell) {
+            if (s->reg.cell != OG_NONE)
+                leave_cell(g, slot);
+            if (next->cell != OG_NONE)
+                enter_cell(g, slot, next->cell);
+        }
+        s->reg = *next;
     }
-    s->reg = *next;
+    if (s->reg.cell != OG_NONE) {
+        og_observer *o = &g->cells[s->reg.cell].obs[s->index];
+        o->x = x;
+        o->y = y;
+        o->r2 = range * range;
+    }
 }
 
 void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx)
@@ -213,15 +217,21 @@ void og_query(const observer_grid *g, double x, double y, og_visit visit, void *
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     const og_cell *cell = &g->cells[(size_t)cy * (size_t)g->cols + (size_t)cx];
-    for (uint32_t i = 0; i < cell->reach_len; i++)
-        for (uint32_t o = g->cells[cell->reach[i].cell].head; o != OG_NONE; o = g->slots[o].next)
-            visit(ctx, o);
+    for (uint32_t i = 0; i < cell->reach_len; i++) {
+        const og_cell *source = &g->cells[cell->reach[i].cell];
+        for (uint32_t k = 0; k < source->obs_len; k++) {
+            const og_observer *o = &source->obs[k];
+            double dx = x - o->x, dy = y - o->y;
+            if (dx * dx + dy * dy <= o->r2)
+                visit(ctx, o->slot);
+        }
+    }
 }
 
 size_t og_memory(const observer_grid *g)
 {
     size_t n = (size_t)g->cols * (size_t)g->rows, bytes = n * sizeof(og_cell);
     for (size_t i = 0; i < n; i++)
-        bytes += g->cells[i].reach_cap * sizeof(og_reach);
+        bytes += g->cells[i].reach_cap * sizeof(og_reach) + g->cells[i].obs_cap * sizeof(og_observer);
     return bytes + g->slot_cap * sizeof(og_slot);
 }

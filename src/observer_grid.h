@@ -1,11 +1,12 @@
 /*
- * observer_grid.h - the reverse index of one sense: "who may perceive a
- * target standing here?". A coarse grid over the world bounds; each cell
- * keeps the observers standing in it (a list threaded through per-slot
- * links) and a reach list: the cells holding observers whose range can
- * reach this cell, each with the number of such observers. A moving target
- * looks up its cell's reach list and checks only the observers of those
- * cells, whatever the mix of ranges, instead of scanning the world.
+ * observer_grid.h - the reverse index of one sense: "who perceives a target
+ * standing here?". A coarse grid over the world bounds; each cell keeps the
+ * observers standing in it (a flat array of their positions and squared
+ * ranges, scanned contiguously) and a reach list: the cells holding
+ * observers whose range can reach this cell, each with the number of such
+ * observers. A moving target looks up its cell's reach list and checks only
+ * the observers of those cells, whatever the mix of ranges, instead of
+ * scanning the world.
  *
  * Positions outside the bounds fall into the edge cells; since that clamping
  * is monotone, an observer's clamped reach still covers every clamped cell
@@ -30,8 +31,15 @@ typedef struct og_reach {
     uint32_t count; /* how many of its observers do */
 } og_reach;
 
+/* An observer standing in a cell: what the exact test needs, together. */
+typedef struct og_observer {
+    double x, y, r2; /* r2: the range squared, exactly as the core's test squares it */
+    uint32_t slot;
+} og_observer;
+
 typedef struct og_cell {
-    uint32_t head; /* first observer standing in the cell, or OG_NONE */
+    og_observer *obs; /* the observers standing in the cell */
+    uint32_t obs_len, obs_cap;
     uint32_t reach_len, reach_cap;
     og_reach *reach;
 } og_cell;
@@ -44,7 +52,7 @@ typedef struct og_registration {
 
 typedef struct og_slot {
     og_registration reg;
-    uint32_t next, prev; /* links in its cell's observer list */
+    uint32_t index; /* its place in its cell's obs array */
 } og_slot;
 
 typedef struct observer_grid {
@@ -84,10 +92,13 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
              const og_registration *next);
 /* Take back a successful og_stage(). */
 void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next);
-/* Make a staged `next` the slot's registration, dropping the old one. */
-void og_commit(observer_grid *g, uint32_t slot, const og_registration *next);
+/* Make a staged `next` the slot's registration, dropping the old one, and
+ * record the observer's position and range. */
+void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
+               double range);
 
-/* Call visit(ctx, observer) for every observer that may reach (x, y). */
+/* Call visit(ctx, observer) for exactly the observers whose range reaches
+ * (x, y): dx*dx + dy*dy <= r*r, the relation's own test. */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
 void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx);
 

@@ -359,16 +359,13 @@ static void visit_target(void *ctx, percept_slot t)
         push_event(p, p->ch->slot, t, PERCEPT_ENTER);
 }
 
-/* A candidate observer of the changing entity, from the observer grid. */
+/* An observer that reaches the changing entity, from the observer grid,
+ * which has applied the exact test already; those perceiving it before the
+ * call are marked. Each observer stands in one cell, so none comes twice. */
 static void visit_observer(void *ctx, uint32_t o)
 {
     pass *p = ctx;
-    percept_world *w = p->w;
-    if (o == p->ch->slot || w->mark[o] == p->epoch)
-        return;
-    w->mark[o] = p->epoch;
-    const entity *e = &w->ents[o];
-    if (reaches(e->x, e->y, e->range[p->sense], p->ch->next.x, p->ch->next.y))
+    if (o != p->ch->slot && p->w->mark[o] != p->epoch)
         push_event(p, o, p->ch->slot, PERCEPT_ENTER);
 }
 
@@ -504,7 +501,7 @@ static int apply_change(percept_world *w, const change *ch)
     }
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
         sense_state *ss = &w->sense[s];
-        og_commit(&ss->grid, slot, &reg[s]);
+        og_commit(&ss->grid, slot, &reg[s], ch->next.x, ch->next.y, ch->next.range[s]);
         if (ch->adding)
             ss->plugin.ops.insert(ss->backend, slot, ch->next.x, ch->next.y, ch->next.range[s]);
         else if (ch->removing)
