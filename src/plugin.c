@@ -53,32 +53,31 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Appends "NAME (DIR)" for every NAME.so in the search path to `out`. */
+/* Appends "in DIR: a, b; in DIR2: c" for the NAME.so files of the search
+ * path to `out`: each directory once, so the names fit the message. */
 static void list_available(const plugin_search *search, char *out, size_t size)
 {
     size_t used = strlen(out);
     int found = 0;
-    for (size_t i = 0; i < search->count; i++) {
+    for (size_t i = 0; i < search->count && used < size; i++) {
         DIR *d = opendir(search->dirs[i]);
         if (!d)
             continue;
+        int in_dir = 0;
         struct dirent *e;
-        while ((e = readdir(d))) {
+        while ((e = readdir(d)) && used < size) {
             size_t n = strlen(e->d_name);
             if (n <= 3 || strcmp(e->d_name + n - 3, ".so"))
                 continue;
-            int w = snprintf(out + used, size - used, "%s%.*s (%s)", found ? ", " : "",
-                             (int)(n - 3), e->d_name, search->dirs[i]);
-            if (w < 0 || (size_t)w >= size - used) {
-                closedir(d);
-                return;
-            }
-            used += (size_t)w;
-            found = 1;
+            int w = in_dir ? snprintf(out + used, size - used, ", %.*s", (int)(n - 3), e->d_name)
+                           : snprintf(out + used, size - used, "%sin %s: %.*s", found ? "; " : "",
+                                      search->dirs[i], (int)(n - 3), e->d_name);
+            used += w > 0 ? (size_t)w : 0;
+            in_dir = found = 1;
         }
         closedir(d);
     }
-    if (!found)
+    if (!found && used < size)
         snprintf(out + used, size - used, "none");
 }
 
