@@ -225,6 +225,11 @@ PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_
 
 /* ------------------------------------------------------------------------ */
 /* Reading the world (allowed inside the event callback)                      */
+/*                                                                            */
+/* These calls never write to the world, not even its message: they return   */
+/* PERCEPT_EINVAL for a NULL argument or a bad sense and PERCEPT_ENOENT for   */
+/* an unknown ID. Several threads may read one world at once while no thread  */
+/* changes it.                                                                */
 
 /* The number of entities in the world. */
 PERCEPT_API size_t percept_entity_count(const percept_world *world);

@@ -3,8 +3,6 @@
  */
 #include "event_buffer.h"
 
-#include <stdlib.h>
-
 #include "alloc.h"
 
 int event_buffer_push(const percept_allocator *a, event_buffer *buf, const pending_event *ev)
@@ -28,18 +26,39 @@ static int before(const pending_event *a, const pending_event *b)
     return a->sense < b->sense;
 }
 
-static int compare(const void *pa, const void *pb)
+/* In place and allocation-free: qsort may call malloc behind the world's allocator. */
+static void heap_sort(pending_event *a, size_t n)
 {
-    const pending_event *a = pa, *b = pb;
-    return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+    for (size_t end = n, start = n / 2;;) {
+        size_t root;
+        if (start > 0) {
+            root = --start;
+        } else if (end > 1) {
+            pending_event top = a[0];
+            a[0] = a[--end];
+            a[end] = top;
+            root = 0;
+        } else {
+            return;
+        }
+        for (size_t child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && before(&a[child], &a[child + 1]))
+                child++;
+            if (!before(&a[root], &a[child]))
+                break;
+            pending_event tmp = a[root];
+            a[root] = a[child];
+            a[child] = tmp;
+        }
+    }
 }
 
 void event_buffer_sort(event_buffer *buf)
 {
-    /* Most calls yield a handful of events: insertion sort is fastest there
-     * and allocation-free; large batches (an add into a crowd) use qsort. */
+    /* Most calls yield a handful of events: insertion sort is fastest there;
+     * large batches (an add into a crowd) use heapsort. */
     if (buf->len > 32) {
-        qsort(buf->items, buf->len, sizeof *buf->items, compare);
+        heap_sort(buf->items, buf->len);
         return;
     }
     for (size_t i = 1; i < buf->len; i++) {

@@ -785,25 +785,29 @@ int percept_contains(const percept_world *w, percept_id id)
     return w && id_map_find(&w->ids, id) != ID_MAP_NONE;
 }
 
-/* Looks up an entity for a reading call; the message is kept as for any failure. */
-static int find(const percept_world *w, const char *fn, percept_id id, uint32_t *slot)
+/*
+ * The reading calls only return a status: they never write the world, not
+ * even its message, so several threads may read one world at once while
+ * nobody changes it.
+ */
+static int find(const percept_world *w, percept_id id, uint32_t *slot)
 {
     *slot = id_map_find(&w->ids, id);
-    if (*slot == ID_MAP_NONE)
-        return set_error((percept_world *)w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, fn, id);
-    return PERCEPT_OK;
+    return *slot == ID_MAP_NONE ? PERCEPT_ENOENT : PERCEPT_OK;
+}
+
+static int valid_sense(percept_sense sense)
+{
+    return (unsigned)sense < PERCEPT_SENSE_COUNT;
 }
 
 int percept_get_entity(const percept_world *w, percept_id id, percept_entity_desc *out)
 {
-    if (!w)
-        return PERCEPT_EINVAL;
-    if (!out)
-        return set_error((percept_world *)w, PERCEPT_EINVAL, "percept_get_entity: out is NULL");
     uint32_t slot;
-    int rc = find(w, "percept_get_entity", id, &slot);
-    if (rc)
-        return rc;
+    if (!w || !out)
+        return PERCEPT_EINVAL;
+    if (find(w, id, &slot))
+        return PERCEPT_ENOENT;
     const entity *e = &w->ents[slot];
     *out = (percept_entity_desc){e->x, e->y, {e->range[0], e->range[1], e->range[2]}, e->hidden};
     return PERCEPT_OK;
@@ -812,57 +816,72 @@ int percept_get_entity(const percept_world *w, percept_id id, percept_entity_des
 int percept_perceives(const percept_world *w, percept_id observer, percept_id target,
                       percept_sense sense)
 {
-    static const char fn[] = "percept_perceives";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t o, t;
-    int rc;
-    if ((rc = check_sense((percept_world *)w, fn, sense)) || (rc = find(w, fn, observer, &o)) ||
-        (rc = find(w, fn, target, &t)))
-        return rc;
+    if (!w || !valid_sense(sense))
+        return PERCEPT_EINVAL;
+    if (find(w, observer, &o) || find(w, target, &t))
+        return PERCEPT_ENOENT;
     /* Scan the shorter side of the pair state. */
     const pair_list *seen = &w->sense[sense].seen[o], *seen_by = &w->sense[sense].seen_by[t];
     return seen->len <= seen_by->len ? pair_list_contains(seen, t) : pair_list_contains(seen_by, o);
 }
 
-static int compare_ids(const void *pa, const void *pb)
+/* Heapsort: in place and allocation-free (qsort may call malloc behind the
+ * caller's allocator), O(n log n) however large an observer's crowd. */
+static void sort_ids(percept_id *a, size_t n)
 {
-    percept_id a = *(const percept_id *)pa, b = *(const percept_id *)pb;
-    return a < b ? -1 : a > b;
+    for (size_t end = n, start = n / 2;;) {
+        size_t root;
+        if (start > 0) {
+            root = --start;
+        } else if (end > 1) {
+            percept_id top = a[0];
+            a[0] = a[--end];
+            a[end] = top;
+            root = 0;
+        } else {
+            return;
+        }
+        for (size_t child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && a[child + 1] > a[child])
+                child++;
+            if (a[root] >= a[child])
+                break;
+            percept_id tmp = a[root];
+            a[root] = a[child];
+            a[child] = tmp;
+        }
+    }
 }
 
-static int list_ids(const percept_world *w, const char *fn, percept_id id, percept_sense sense,
-                    int reverse, percept_id *ids, size_t capacity, size_t *count)
+static int list_ids(const percept_world *w, percept_id id, percept_sense sense, int reverse,
+                    percept_id *ids, size_t capacity, size_t *count)
 {
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc;
-    if ((rc = check_sense((percept_world *)w, fn, sense)) || (rc = find(w, fn, id, &slot)))
-        return rc;
-    if (!count || (capacity && !ids))
-        return set_error((percept_world *)w, PERCEPT_EINVAL,
-                         "%s: count is NULL, or ids is NULL with capacity %zu", fn, capacity);
+    if (!w || !valid_sense(sense) || !count || (capacity && !ids))
+        return PERCEPT_EINVAL;
+    if (find(w, id, &slot))
+        return PERCEPT_ENOENT;
     const pair_list *list = reverse ? &w->sense[sense].seen_by[slot] : &w->sense[sense].seen[slot];
     *count = list->len;
     if (capacity < list->len)
         return PERCEPT_OK;
     for (uint32_t i = 0; i < list->len; i++)
         ids[i] = w->ents[list->items[i]].id;
-    qsort(ids, list->len, sizeof *ids, compare_ids);
+    sort_ids(ids, list->len);
     return PERCEPT_OK;
 }
 
 int percept_perceived(const percept_world *w, percept_id observer, percept_sense sense,
                       percept_id *ids, size_t capacity, size_t *count)
 {
-    return list_ids(w, "percept_perceived", observer, sense, 0, ids, capacity, count);
+    return list_ids(w, observer, sense, 0, ids, capacity, count);
 }
 
 int percept_perceived_by(const percept_world *w, percept_id target, percept_sense sense,
                          percept_id *ids, size_t capacity, size_t *count)
 {
-    return list_ids(w, "percept_perceived_by", target, sense, 1, ids, capacity, count);
+    return list_ids(w, target, sense, 1, ids, capacity, count);
 }
 
 const char *percept_backend_name(const percept_world *w, percept_sense sense)
