@@ -3,78 +3,106 @@
  */
 #include "event_buffer.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include "alloc.h"
 
 int event_buffer_push(const percept_allocator *a, event_buffer *buf, const pending_event *ev)
 {
     if (buf->len == buf->cap) {
-        void *items = buf->items;
-        if (pc_grow(a, &items, sizeof *ev, &buf->cap, buf->len + 1))
+        /* Grow both buffers before the call commits, so sorting cannot fail. */
+        size_t cap = buf->cap ? buf->cap * 2 : 64;
+        if (cap > SIZE_MAX / sizeof *ev)
+            return -1;
+        pending_event *items = a->alloc(a->user, buf->items, cap * sizeof *ev);
+        if (!items)
             return -1;
         buf->items = items;
+        pending_event *scratch = a->alloc(a->user, buf->scratch, cap * sizeof *ev);
+        if (!scratch)
+            return -1; /* items grew; cap stays, so the next push grows both again */
+        buf->scratch = scratch;
+        buf->cap = cap;
     }
     buf->items[buf->len++] = *ev;
     return 0;
 }
 
-static int before(const pending_event *a, const pending_event *b)
+static inline int before(const pending_event *a, const pending_event *b)
 {
-    if (a->observer_id != b->observer_id)
-        return a->observer_id < b->observer_id;
-    if (a->target_id != b->target_id)
-        return a->target_id < b->target_id;
-    return a->sense < b->sense;
+    return a->key != b->key ? a->key < b->key : a->sense < b->sense;
 }
 
-/* In place and allocation-free: qsort may call malloc behind the world's allocator. */
-static void heap_sort(pending_event *a, size_t n)
+static void insertion_sort(pending_event *a, size_t n)
 {
-    for (size_t end = n, start = n / 2;;) {
-        size_t root;
-        if (start > 0) {
-            root = --start;
-        } else if (end > 1) {
-            pending_event top = a[0];
-            a[0] = a[--end];
-            a[end] = top;
-            root = 0;
-        } else {
-            return;
+    for (size_t i = 1; i < n; i++) {
+        pending_event ev = a[i];
+        size_t j = i;
+        while (j > 0 && before(&ev, &a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
         }
-        for (size_t child; (child = 2 * root + 1) < end; root = child) {
-            if (child + 1 < end && before(&a[child], &a[child + 1]))
-                child++;
-            if (!before(&a[root], &a[child]))
-                break;
-            pending_event tmp = a[root];
-            a[root] = a[child];
-            a[child] = tmp;
-        }
+        a[j] = ev;
     }
+}
+
+/* Digit d of the sort key, least significant first: the sense, then the
+ * eight bytes of the (observer, target) key. */
+static inline unsigned digit(const pending_event *ev, int d)
+{
+    return d == 0 ? ev->sense : (unsigned)(ev->key >> (8 * (d - 1))) & 0xffu;
+}
+
+/*
+ * LSD radix sort: a crowd can give one move hundreds of events (MOVE
+ * notifications above all), where comparison sorts dominate the call. IDs
+ * are often small, so passes whose digit is the same for every event are
+ * skipped.
+ */
+static void radix_sort(event_buffer *buf)
+{
+    size_t n = buf->len;
+    pending_event *src = buf->items, *dst = buf->scratch;
+    /* One read pass counts every digit: a tenth of the work of nine. */
+    uint32_t count[9][256];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < 9; d++)
+            count[d][digit(&src[i], d)]++;
+    for (int d = 0; d < 9; d++) {
+        uint32_t *c_d = count[d];
+        if (c_d[digit(&src[0], d)] == n)
+            continue;
+        uint32_t sum = 0;
+        for (int v = 0; v < 256; v++) {
+            uint32_t c = c_d[v];
+            c_d[v] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[c_d[digit(&src[i], d)]++] = src[i];
+        pending_event *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != buf->items)
+        memcpy(buf->items, src, n * sizeof *src);
 }
 
 void event_buffer_sort(event_buffer *buf)
 {
-    /* Most calls yield a handful of events: insertion sort is fastest there;
-     * large batches (an add into a crowd) use heapsort. */
-    if (buf->len > 32) {
-        heap_sort(buf->items, buf->len);
-        return;
-    }
-    for (size_t i = 1; i < buf->len; i++) {
-        pending_event ev = buf->items[i];
-        size_t j = i;
-        while (j > 0 && before(&ev, &buf->items[j - 1])) {
-            buf->items[j] = buf->items[j - 1];
-            j--;
-        }
-        buf->items[j] = ev;
-    }
+    /* Most calls yield a handful of events: insertion sort is fastest there. */
+    if (buf->len <= 48)
+        insertion_sort(buf->items, buf->len);
+    else
+        radix_sort(buf);
 }
 
 void event_buffer_free(const percept_allocator *a, event_buffer *buf)
 {
     pc_free(a, buf->items);
-    buf->items = NULL;
+    pc_free(a, buf->scratch);
+    buf->items = buf->scratch = NULL;
     buf->len = buf->cap = 0;
 }

@@ -13,9 +13,11 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     memset(g, 0, sizeof *g);
     double w = b->max_x - b->min_x, h = b->max_y - b->min_y;
     if (cell_size <= 0) {
-        /* 64 cells along the longer side: coarse enough that an observer's
-         * reach spans few cells, fine enough to prune most of the world. */
-        cell_size = (w > h ? w : h) / 64;
+        /* 32 cells along the longer side: coarse enough that a long-sighted
+         * observer's reach spans few cells (each registration costs one entry
+         * per cell), fine enough to prune most of the world. Set it near the
+         * sense's typical range for the best results. */
+        cell_size = (w > h ? w : h) / 32;
         if (!(cell_size > 0))
             cell_size = 1;
     }

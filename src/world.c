@@ -331,9 +331,10 @@ static void push_event(pass *p, uint32_t observer, uint32_t target, percept_even
 {
     percept_world *w = p->w;
     const change *ch = p->ch;
+    percept_id observer_id = observer == ch->slot ? ch->next.id : w->ents[observer].id;
+    percept_id target_id = target == ch->slot ? ch->next.id : w->ents[target].id;
     pending_event ev = {
-        .observer_id = observer == ch->slot ? ch->next.id : w->ents[observer].id,
-        .target_id = target == ch->slot ? ch->next.id : w->ents[target].id,
+        .key = (uint64_t)observer_id << 32 | target_id,
         .observer = observer,
         .target = target,
         .sense = (uint8_t)p->sense,
@@ -550,8 +551,8 @@ static void deliver(percept_world *w, const change *ch)
         percept_event out = {
             .kind = (percept_event_kind)ev->kind,
             .sense = (percept_sense)ev->sense,
-            .observer = ev->observer_id,
-            .target = ev->target_id,
+            .observer = (percept_id)(ev->key >> 32),
+            .target = (percept_id)ev->key,
             .x = t->x,
             .y = t->y,
         };
