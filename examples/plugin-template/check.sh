@@ -1,0 +1,141 @@
+#!/bin/sh
+# check.sh - checks a backend plugin built in this directory against an
+# installed percept: generated workloads (walks, teleports, entities outside
+# the bounds, exact-boundary distances, churn, range changes, hide/show) are
+# replayed with the plugin and with the bruteforce reference, and every event
+# must be the same; bad parameters must be refused with the key named.
+#
+# Usage: check.sh NAME [PARAM=VALUE...]   (each PARAM=VALUE set gets its own runs)
+# Environment: REPLAY (default percept-replay), SEEDS (default "1 2 3 4").
+
+set -u
+name=${1:?usage: check.sh NAME [PARAM=VALUE...]}
+shift
+replay=${REPLAY:-percept-replay}
+seeds=${SEEDS:-"1 2 3 4"}
+here=$(cd "$(dirname "$0")" && pwd)
+passed=0
+failed=0
+
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+}
+
+if [ ! -f "$here/$name.so" ]; then
+    echo "check.sh: $here/$name.so is not built (run make)"
+    exit 1
+fi
+if ! command -v "$replay" >/dev/null 2>&1; then
+    echo "check.sh: percept-replay not found ('$replay'); set REPLAY=/path/to/percept-replay"
+    exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plugin-check.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# gen SEED: a deterministic workload in the trace format (percept's docs/trace-format.md).
+gen() {
+    awk -v seed="$1" '
+    function rnd() { state = (state * 16807) % 2147483647; return state / 2147483647 }
+    function pick(n) { return int(rnd() * n) }
+    function range() {
+        r = rnd()
+        if (r < 0.15) return 0
+        if (r < 0.20) return 5000 + pick(5)    # wider than the world
+        return 5 * pick(30)                    # multiples of 5: 3-4-5 boundaries happen
+    }
+    function add(id) {
+        x[id] = pick(1100) - 50; y[id] = pick(1100) - 50   # some outside 0..1000
+        line = sprintf("add %d %d %d sight=%d hearing=%d smell=%d", id, x[id], y[id], range(), range(), range())
+        if (rnd() < 0.2) line = line " hide=sight"
+        print line; live[id] = 1
+    }
+    BEGIN {
+        state = seed * 7919 + 1
+        n = 150
+        print "world 0 0 1000 1000"
+        for (i = 1; i <= n; i++) add(i)
+        for (op = 0; op < 4000; op++) {
+            id = 1 + pick(n)
+            if (!live[id]) { add(id); continue }
+            r = rnd()
+            if (r < 0.70) {                       # a step
+                x[id] += pick(21) - 10; y[id] += pick(21) - 10
+                print "move", id, x[id], y[id]
+            } else if (r < 0.75) {                # a teleport, sometimes far away
+                x[id] = rnd() < 0.3 ? pick(2000000) - 1000000 : pick(1000)
+                y[id] = pick(1000)
+                print "move", id, x[id], y[id]
+            } else if (r < 0.82) {                # exactly on the boundary of another
+                o = 1 + pick(n)
+                if (o != id && live[o]) {
+                    k = 1 + pick(20)
+                    print "range", o, "sight", 5 * k
+                    x[id] = x[o] + 3 * k; y[id] = y[o] - 4 * k
+                    print "move", id, x[id], y[id]
+                }
+            } else if (r < 0.86) {
+                print "remove", id; live[id] = 0
+            } else if (r < 0.93) {
+                s = pick(3); split("sight hearing smell", names, " ")
+                print "range", id, names[s + 1], range()
+            } else {
+                print (rnd() < 0.5 ? "hide" : "show"), id, "sight"
+            }
+        }
+    }'
+}
+
+# config FILE BACKEND [PARAM=VALUE]: every sense on BACKEND, plugins from this directory.
+config() {
+    {
+        printf '[percept]\nbackend = %s\nplugin_dir = %s\n' "$2" "$here"
+        if [ -n "${3:-}" ]; then
+            for sense in sight hearing smell; do
+                printf '[%s]\n%s = %s\n' "$sense" "${3%%=*}" "${3#*=}"
+            done
+        fi
+    } >"$1"
+}
+
+config "$tmp/ref.ini" bruteforce
+for params in "" "$@"; do
+    config "$tmp/test.ini" "$name" "$params"
+    label="$name${params:+ ($params)}"
+    for seed in $seeds; do
+        gen "$seed" >"$tmp/w.trace"
+        if ! "$replay" --config "$tmp/ref.ini" "$tmp/w.trace" >"$tmp/want" 2>"$tmp/err"; then
+            fail "bruteforce on workload $seed: $(head -n 1 "$tmp/err")"
+            continue
+        fi
+        if ! "$replay" --config "$tmp/test.ini" "$tmp/w.trace" >"$tmp/got" 2>"$tmp/err"; then
+            fail "$label on workload $seed: $(head -n 1 "$tmp/err")"
+        elif cmp -s "$tmp/want" "$tmp/got"; then
+            pass "$label gives bruteforce's $(wc -l <"$tmp/want" | tr -d ' ') events on workload $seed"
+        else
+            fail "$label differs from bruteforce on workload $seed (< bruteforce, > $name):"
+            diff "$tmp/want" "$tmp/got" | head -n 8 | sed 's/^/    /'
+        fi
+    done
+done
+
+# An unknown parameter must be refused, naming the file, line and key.
+printf '[percept]\nbackend = %s\nplugin_dir = %s\n[sight]\nno_such_key = 1\n' "$name" "$here" \
+    >"$tmp/bad.ini"
+echo "add 1 0 0 sight=1" >"$tmp/one.trace"
+if "$replay" --config "$tmp/bad.ini" "$tmp/one.trace" >/dev/null 2>"$tmp/err"; then
+    fail "$name accepted an unknown parameter"
+elif grep -q "bad.ini:5: key 'no_such_key' in \[sight\]" "$tmp/err"; then
+    pass "$name refuses an unknown parameter: $(head -n 1 "$tmp/err")"
+else
+    fail "$name: unexpected message for an unknown parameter: $(head -n 1 "$tmp/err")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,188 @@
+#!/bin/sh
+# installcheck.sh - proves an installed percept works outside the build tree:
+# the examples are copied to a scratch directory and built with pkg-config
+# alone; the guard example runs on the installed default config and plugins;
+# the plugin template builds against the installed header, loads through
+# plugin_dir and gives bruteforce's events; percept-sim runs, is deterministic
+# and writes its pictures.
+#
+# Usage: installcheck.sh EXAMPLES_DIR
+# Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir,
+# sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE.
+# With DESTDIR the compiled-in paths do not match the files, so the test
+# points PERCEPT_PLUGIN_PATH and pkg-config's sysroot at DESTDIR; without it
+# (make installcheck, make distcheck) the installed paths are used as is.
+
+set -u
+examples=${1:?usage: installcheck.sh EXAMPLES_DIR}
+: "${prefix:?}" "${bindir:?}" "${libdir:?}" "${pkglibdir:?}" "${sysconfdir:?}" "${pkgconfigdir:?}"
+D=${DESTDIR:-}
+CC=${CC:-cc}
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+MAKE=${MAKE:-make}
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    echo "PASS: $1"
+}
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+# show FILE: the first lines of a log, indented.
+show() {
+    head -n 12 "$1" | sed 's/^/    /'
+}
+
+examples=$(cd "$examples" && pwd) || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/percept-installcheck.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# ---------------------------------------------------------------------------
+# The installed copy, and nothing of the build or source tree.
+
+unset PERCEPT_PLUGIN_PATH
+PKG_CONFIG_PATH=$D$pkgconfigdir
+export PKG_CONFIG_PATH
+# Not in the linker's default path: programs built here find libpercept this way.
+LD_LIBRARY_PATH=$D$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+if [ -n "$D" ]; then
+    PKG_CONFIG_SYSROOT_DIR=$D
+    PERCEPT_PLUGIN_PATH=$D$pkglibdir
+    export PKG_CONFIG_SYSROOT_DIR PERCEPT_PLUGIN_PATH
+fi
+conf=$D$sysconfdir/percept/percept.ini
+sim=$D$bindir/percept-sim
+replay=$D$bindir/percept-replay
+echo "installed copy: $D$prefix${D:+ (DESTDIR=$D)}"
+
+for f in "$conf" "$sim" "$replay" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH/percept.pc"; do
+    if [ -e "$f" ]; then
+        pass "installed: $f"
+    else
+        fail "not installed: $f"
+    fi
+done
+[ "$failed" -eq 0 ] || finish
+
+if cflags=$($PKG_CONFIG --cflags percept) && libs=$($PKG_CONFIG --libs percept); then
+    pass "pkg-config percept: $cflags $libs"
+else
+    fail "pkg-config cannot find percept in $PKG_CONFIG_PATH"
+    finish
+fi
+
+cp -R "$examples" "$tmp/examples" && chmod -R u+w "$tmp/examples" || exit 1
+cd "$tmp/examples" || exit 1
+
+# ---------------------------------------------------------------------------
+# The guard example: NPC AI code built the way a user builds it.
+
+# shellcheck disable=SC2086 # pkg-config's flags are lists
+if $CC -std=c11 -Wall -Wextra -o npc_guard npc_guard.c $cflags $libs >"$tmp/log" 2>&1; then
+    pass "npc_guard builds with pkg-config --cflags --libs percept"
+    if ./npc_guard "$conf" >"$tmp/guard.out" 2>"$tmp/log" &&
+        cmp -s npc_guard.expected "$tmp/guard.out"; then
+        pass "npc_guard on the installed config: $(grep -c 'alarm' "$tmp/guard.out") alarms, as expected"
+    else
+        fail "npc_guard on the installed config: $(head -n 1 "$tmp/log")"
+        diff npc_guard.expected "$tmp/guard.out" | head -n 10 | sed 's/^/    /'
+    fi
+else
+    fail "npc_guard does not build:"
+    show "$tmp/log"
+fi
+
+# ---------------------------------------------------------------------------
+# The plugin template: built out of tree, loaded through plugin_dir.
+
+if (cd plugin-template && $MAKE CC="$CC" PKG_CONFIG="$PKG_CONFIG") >"$tmp/log" 2>&1 &&
+    [ -f plugin-template/xsort.so ]; then
+    pass "the plugin template builds against the installed <percept/backend.h>"
+    if (cd plugin-template && $MAKE check REPLAY="$replay") >"$tmp/log" 2>&1; then
+        pass "plugin template: make check: $(grep 'passed, .* failed' "$tmp/log" | tail -n 1)"
+    else
+        fail "plugin template: make check failed:"
+        grep -v '^PASS' "$tmp/log" >"$tmp/log2"
+        show "$tmp/log2"
+    fi
+    printf '[percept]\nbackend = xsort\nplugin_dir = plugin-template\n' >xsort.ini
+    if ./npc_guard xsort.ini >"$tmp/guard-xsort.out" 2>"$tmp/log" &&
+        cmp -s npc_guard.expected "$tmp/guard-xsort.out"; then
+        pass "npc_guard with the template plugin (plugin_dir) tells the same story"
+    else
+        fail "npc_guard with the template plugin: $(head -n 1 "$tmp/log")"
+    fi
+else
+    fail "the plugin template does not build:"
+    show "$tmp/log"
+fi
+
+# ---------------------------------------------------------------------------
+# percept-sim on the installed config.
+
+run_sim() { # OUT_PREFIX OPTION...: a small deterministic run
+    out=$1
+    shift
+    "$sim" --entities 300 --ticks 40 --seed 7 --no-timing --quiet --svg "$out.svg" \
+        --html "$out.html" "$@" >"$out.txt" 2>"$out.err"
+}
+run_sim_installed() { # OUT_PREFIX OPTION...: the same on the installed config
+    out=$1
+    shift
+    run_sim "$out" --config "$conf" "$@"
+}
+
+if run_sim_installed "$tmp/a" --events "$tmp/a.events"; then
+    pass "percept-sim on the installed config: $(grep -c '' "$tmp/a.events") enter/leave events"
+    if grep -q '^  events ' "$tmp/a.txt" && grep -q "picture .*$tmp/a.svg" "$tmp/a.txt"; then
+        pass "percept-sim prints its summary and where the pictures are"
+    else
+        fail "percept-sim's summary lacks the events or the picture's location:"
+        show "$tmp/a.txt"
+    fi
+    if head -n 2 "$tmp/a.svg" | grep -q '<svg' && tail -n 1 "$tmp/a.svg" | grep -q '^</svg>$' &&
+        head -n 1 "$tmp/a.html" | grep -q '^<!DOCTYPE html>' &&
+        tail -n 1 "$tmp/a.html" | grep -q '^</html>$' &&
+        ! grep -qi 'src="http\|href="http' "$tmp/a.html"; then
+        pass "percept-sim writes a complete SVG and a self-contained HTML page"
+    else
+        fail "percept-sim's SVG or HTML is incomplete or loads something from the network"
+    fi
+    # The summaries differ only in the lines naming the output files.
+    if run_sim_installed "$tmp/b" && grep -v 'file://' "$tmp/a.txt" >"$tmp/a.sum" &&
+        grep -v 'file://' "$tmp/b.txt" >"$tmp/b.sum" && cmp -s "$tmp/a.sum" "$tmp/b.sum" &&
+        cmp -s "$tmp/a.svg" "$tmp/b.svg"; then
+        if cmp -s "$tmp/a.html" "$tmp/b.html"; then
+            pass "percept-sim is deterministic: same seed, same summary, SVG and HTML"
+        else
+            fail "percept-sim's HTML differs between two runs with the same seed"
+        fi
+    else
+        fail "percept-sim's summary or SVG differs between two runs with the same seed"
+    fi
+    printf '[percept]\nbackend = xsort\nplugin_dir = %s\n' "$tmp/examples/plugin-template" \
+        >"$tmp/xsort-sim.ini"
+    if [ -f plugin-template/xsort.so ]; then
+        if run_sim "$tmp/x" --config "$tmp/xsort-sim.ini" --events "$tmp/x.events" &&
+            cmp -s "$tmp/a.events" "$tmp/x.events"; then
+            pass "percept-sim with the template plugin gives bruteforce's events"
+        else
+            fail "percept-sim with the template plugin differs from bruteforce: $(head -n 1 "$tmp/x.err")"
+        fi
+    fi
+else
+    fail "percept-sim on the installed config:"
+    show "$tmp/a.err"
+fi
+
+finish
