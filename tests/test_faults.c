@@ -1,0 +1,894 @@
+/*
+ * test_faults.c - allocation failure injection through percept_options.allocator:
+ * each allocation of world creation and of every change call fails in turn, on
+ * every backend. The call must return PERCEPT_ENOMEM, deliver nothing and leave
+ * the world as it was; retried, it must deliver the reference events; and
+ * closing the world must give every block back.
+ *
+ * How: a reference run records, per call, its events and how many allocations
+ * it made. For call i and each N, a fresh world replays calls 0..i-1 (the same
+ * state, capacities included, since everything is deterministic), then call i
+ * runs with its Nth allocation failing. N goes up from 1 until call i no longer
+ * reaches the failure. A fresh world per N matters: a failed call may keep
+ * blocks it grew (invisibly), so retrying on the same world would skip points.
+ *
+ * PERCEPT_FAULT_FOLLOW=K (default 6): after each failure and retry, run K more
+ * calls of the scenario and compare their events too, so that an index left
+ * subtly wrong by a failure shows up.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define S PERCEPT_SIGHT
+#define H PERCEPT_HEARING
+#define M PERCEPT_SMELL
+#define SB(s) PERCEPT_SENSE_BIT(s)
+
+/* ------------------------------------------------------------------------ */
+/* The failing allocator                                                     */
+
+#define BLOCK_MAGIC 0x70657263656c6c6fULL
+
+/* Each block carries its size (to tell growth from shrinking) and a magic word. */
+typedef union block_header {
+    max_align_t align;
+    struct {
+        size_t size;
+        unsigned long long magic;
+    } h;
+} block_header;
+
+typedef struct fault_alloc {
+    size_t counted;       /* requests that could fail: size > 0, and new or growing */
+    size_t fail_at;       /* fail the request with this number (1-based); 0: never */
+    int hit;              /* the failure was injected */
+    size_t live_blocks;   /* blocks handed out and not yet freed */
+    size_t live_bytes;    /* their sizes, summed */
+    size_t foreign_frees; /* frees or resizes of pointers this allocator never gave */
+} fault_alloc;
+
+static void *fault_fn(void *user, void *ptr, size_t size)
+{
+    fault_alloc *fa = user;
+    block_header *h = ptr != NULL ? (block_header *)ptr - 1 : NULL;
+    if (h != NULL && h->h.magic != BLOCK_MAGIC) {
+        fa->foreign_frees++;
+        return NULL;
+    }
+    if (size == 0) {
+        if (h != NULL) {
+            fa->live_blocks--;
+            fa->live_bytes -= h->h.size;
+            h->h.magic = 0;
+            free(h);
+        }
+        return NULL;
+    }
+    size_t old = h != NULL ? h->h.size : 0;
+    if (h == NULL || size > old) {
+        /* Frees and shrinks always succeed: only these requests are counted. */
+        if (++fa->counted == fa->fail_at) {
+            fa->hit = 1;
+            return NULL;
+        }
+    }
+    if (size > (size_t)-1 - sizeof(block_header))
+        return NULL;
+    block_header *n = realloc(h, sizeof *n + size);
+    if (n == NULL)
+        return NULL;
+    if (h == NULL) {
+        fa->live_blocks++;
+        n->h.magic = BLOCK_MAGIC;
+    }
+    fa->live_bytes = fa->live_bytes - old + size;
+    n->h.size = size;
+    return n + 1;
+}
+
+static void fault_init(fault_alloc *fa)
+{
+    memset(fa, 0, sizeof *fa);
+}
+
+/* Fail the test unless every block was given back. */
+static void expect_no_leak(const fault_alloc *fa, const char *what)
+{
+    if (fa->live_blocks != 0 || fa->live_bytes != 0 || fa->foreign_frees != 0) {
+        print_error("%s: %zu block(s), %zu byte(s) still allocated, %zu foreign free(s)\n", what,
+                    fa->live_blocks, fa->live_bytes, fa->foreign_frees);
+        fail();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
+
+static void default_backends(void)
+{
+    const char *set = getenv("PERCEPT_TEST_BACKENDS");
+    const char *path = getenv("PERCEPT_PLUGIN_PATH");
+    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
+        return;
+    char dir[4096], list[1024] = "";
+    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    size_t used = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
+                                     (int)(n - 3), e->d_name);
+    }
+    closedir(d);
+    if (used > 0)
+        setenv("PERCEPT_TEST_BACKENDS", list, 1);
+}
+
+/* The first directory of PERCEPT_PLUGIN_PATH, or NULL. */
+static const char *first_plugin_dir(char *buf, size_t size)
+{
+    const char *path = getenv("PERCEPT_PLUGIN_PATH");
+    if (path == NULL || *path == '\0')
+        return NULL;
+    snprintf(buf, size, "%.*s", (int)strcspn(path, ":"), path);
+    return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scenarios: deterministic call sequences                                   */
+
+typedef enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE } op_kind;
+
+typedef struct op {
+    op_kind kind;
+    percept_id id;
+    percept_entity_desc desc; /* OP_ADD */
+    double x, y;              /* OP_MOVE */
+    percept_sense sense;      /* OP_RANGE, OP_HIDE */
+    double value;             /* the range, or the hidden flag */
+} op;
+
+typedef struct scenario {
+    const char *name;
+    char ini_extra[256]; /* continues [percept] after "backend = NAME" */
+    op *ops;
+    size_t count, cap;
+    percept_id *ids; /* every ID the scenario uses, for snapshots */
+    size_t id_count, id_cap;
+} scenario;
+
+static void describe(char *buf, size_t size, const op *o)
+{
+    switch (o->kind) {
+    case OP_ADD:
+        snprintf(buf, size, "add %u (%g, %g) ranges %g %g %g hidden %u", (unsigned)o->id, o->desc.x,
+                 o->desc.y, o->desc.range[0], o->desc.range[1], o->desc.range[2], o->desc.hidden);
+        break;
+    case OP_MOVE:
+        snprintf(buf, size, "move %u to (%g, %g)", (unsigned)o->id, o->x, o->y);
+        break;
+    case OP_REMOVE:
+        snprintf(buf, size, "remove %u", (unsigned)o->id);
+        break;
+    case OP_RANGE:
+        snprintf(buf, size, "set_range %u %s %g", (unsigned)o->id, percept_sense_name(o->sense),
+                 o->value);
+        break;
+    case OP_HIDE:
+        snprintf(buf, size, "set_hidden %u %s %d", (unsigned)o->id, percept_sense_name(o->sense),
+                 (int)o->value);
+        break;
+    }
+}
+
+static int apply(percept_world *w, const op *o)
+{
+    switch (o->kind) {
+    case OP_ADD:
+        return percept_add(w, o->id, &o->desc);
+    case OP_MOVE:
+        return percept_move(w, o->id, o->x, o->y);
+    case OP_REMOVE:
+        return percept_remove(w, o->id);
+    case OP_RANGE:
+        return percept_set_range(w, o->id, o->sense, o->value);
+    case OP_HIDE:
+        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
+    }
+    return PERCEPT_EINVAL;
+}
+
+static void push_op(scenario *sc, op o)
+{
+    if (sc->count == sc->cap) {
+        sc->cap = sc->cap ? 2 * sc->cap : 64;
+        sc->ops = realloc(sc->ops, sc->cap * sizeof *sc->ops);
+        assert_non_null(sc->ops);
+    }
+    sc->ops[sc->count++] = o;
+    for (size_t i = 0; i < sc->id_count; i++)
+        if (sc->ids[i] == o.id)
+            return;
+    if (sc->id_count == sc->id_cap) {
+        sc->id_cap = sc->id_cap ? 2 * sc->id_cap : 64;
+        sc->ids = realloc(sc->ids, sc->id_cap * sizeof *sc->ids);
+        assert_non_null(sc->ids);
+    }
+    sc->ids[sc->id_count++] = o.id;
+}
+
+static void scenario_free(scenario *sc)
+{
+    free(sc->ops);
+    free(sc->ids);
+    memset(sc, 0, sizeof *sc);
+}
+
+static op op_add(percept_id id, double x, double y, double s, double h, double m, unsigned hidden)
+{
+    op o = {.kind = OP_ADD, .id = id};
+    o.desc = tu_desc(x, y, s, h, m, hidden);
+    return o;
+}
+
+static op op_move(percept_id id, double x, double y)
+{
+    return (op){.kind = OP_MOVE, .id = id, .x = x, .y = y};
+}
+
+static op op_remove(percept_id id)
+{
+    return (op){.kind = OP_REMOVE, .id = id};
+}
+
+static op op_range(percept_id id, percept_sense s, double r)
+{
+    return (op){.kind = OP_RANGE, .id = id, .sense = s, .value = r};
+}
+
+static op op_hide(percept_id id, percept_sense s, int hidden)
+{
+    return (op){.kind = OP_HIDE, .id = id, .sense = s, .value = hidden};
+}
+
+/* splitmix64: a fixed seed gives the same scenario everywhere. */
+static uint64_t next_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_rand(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Spread IDs over the whole 32-bit range (a bijection, so distinct), 0 and max included. */
+static percept_id spread_id(uint32_t i)
+{
+    if (i == 0)
+        return 0;
+    if (i == 1)
+        return UINT32_MAX;
+    uint32_t x = i * 2654435761u;
+    x ^= x >> 15;
+    /* The bijection could land on 0 or UINT32_MAX: keep those for i 0 and 1. */
+    return x == 0 || x == UINT32_MAX ? 0x7FFFFFFFu - i : x;
+}
+
+/*
+ * A crowd that grows past the first capacities: slot arrays (64), the ID map
+ * (32 entities per 64 buckets), pair lists and the event buffer (doubling from
+ * 8), backend arrays; then moves across cells and out of bounds, ranges grown
+ * to huge values, hide and show in the crowd, removal and re-adding of IDs.
+ */
+static void gen_crowd(scenario *sc)
+{
+    uint64_t rnd = 20240611;
+    percept_id alive[256];
+    size_t n_alive = 0;
+    uint32_t next_index = 0;
+
+    sc->name = "crowd";
+    snprintf(sc->ini_extra, sizeof sc->ini_extra,
+             "move_events = on\n[sight]\nobserver_cell_size = 128\n"
+             "[hearing]\nobserver_cell_size = 128\n[smell]\nobserver_cell_size = 128\n");
+    for (int i = 0; i < 72; i++) {
+        percept_id id = spread_id(next_index++);
+        double r[3];
+        if (i % 5 < 3) {
+            for (int s = 0; s < 3; s++)
+                r[s] = next_rand(&rnd) % 5 == 0 ? 0 : uniform(&rnd, 20, 80);
+            unsigned hidden = next_rand(&rnd) % 7 == 0 ? (unsigned)(next_rand(&rnd) % 7 + 1) : 0;
+            push_op(sc, op_add(id, uniform(&rnd, 80, 200), uniform(&rnd, 80, 200), r[0], r[1], r[2],
+                               hidden));
+        } else {
+            for (int s = 0; s < 3; s++)
+                r[s] = next_rand(&rnd) % 3 == 0 ? 0 : uniform(&rnd, 1, 40);
+            push_op(sc, op_add(id, uniform(&rnd, 0, 1024), uniform(&rnd, 0, 1024), r[0], r[1], r[2],
+                               0));
+        }
+        alive[n_alive++] = id;
+    }
+    /* Crowd members sit at indexes 0-2, 5-7, ... of alive[]. */
+    percept_id c0 = alive[0], c1 = alive[1], c2 = alive[2], c5 = alive[5], c6 = alive[6];
+    percept_id far = alive[3];
+    push_op(sc, op_move(c0, 900, 900));   /* out of the crowd, across cells */
+    push_op(sc, op_move(c0, 130, 131));   /* back in */
+    push_op(sc, op_move(far, 131, 130));  /* a far one into the crowd */
+    push_op(sc, op_move(c1, -300, 2000)); /* out of bounds */
+    push_op(sc, op_move(c1, 2500, -40));  /* out of bounds, elsewhere */
+    push_op(sc, op_move(c1, 140, 140));   /* back into the crowd */
+    push_op(sc, op_move(c2, 141, 140));   /* a small step */
+    push_op(sc, op_range(c2, S, 300));    /* ranges grow */
+    push_op(sc, op_range(c2, H, 2000));   /* past the bounds */
+    push_op(sc, op_range(c2, M, 1e6));    /* huge */
+    push_op(sc, op_range(c5, S, 1e12));   /* huge */
+    push_op(sc, op_range(c2, S, 0));      /* sense off */
+    push_op(sc, op_range(c2, S, 75));     /* back on */
+    for (int s = 0; s < 3; s++)           /* hide in the crowd */
+        push_op(sc, op_hide(c6, (percept_sense)s, 1));
+    for (int i = 0; i < 8; i++) { /* the crowd grows meanwhile */
+        percept_id id = spread_id(next_index++);
+        push_op(sc, op_add(id, uniform(&rnd, 110, 150), uniform(&rnd, 110, 150), 70, 70, 70, 0));
+        alive[n_alive++] = id;
+    }
+    for (int s = 0; s < 3; s++) /* show after hide in a crowd */
+        push_op(sc, op_hide(c6, (percept_sense)s, 0));
+    push_op(sc, op_remove(c5)); /* removal, then reuse of its ID and slot */
+    push_op(sc, op_remove(alive[10]));
+    push_op(sc, op_add(c5, 120, 120, 90, 90, 90, 0));
+    push_op(sc, op_add(alive[10], 800, 200, 5, 5, 5, SB(H)));
+    push_op(sc, op_remove(0)); /* ID 0 leaves and comes back */
+    push_op(sc, op_add(0, 125, 125, 100, 0, 100, SB(S)));
+    push_op(sc, op_move(c5, 125, 126));
+    push_op(sc, op_move(UINT32_MAX, 126, 125));
+    /* A few random calls over the whole population. */
+    for (int i = 0; i < 16; i++) {
+        percept_id id = alive[next_rand(&rnd) % n_alive];
+        switch (next_rand(&rnd) % 4) {
+        case 0:
+            push_op(sc, op_move(id, uniform(&rnd, 0, 1024), uniform(&rnd, 0, 1024)));
+            break;
+        case 1:
+            push_op(sc, op_move(id, uniform(&rnd, 100, 160), uniform(&rnd, 100, 160)));
+            break;
+        case 2:
+            push_op(sc, op_range(id, (percept_sense)(next_rand(&rnd) % 3), uniform(&rnd, 0, 400)));
+            break;
+        default:
+            push_op(sc,
+                    op_hide(id, (percept_sense)(next_rand(&rnd) % 3), (int)(next_rand(&rnd) % 2)));
+            break;
+        }
+    }
+}
+
+/*
+ * Observers whose ranges reach many cells of the observer grid: reach lists
+ * are made in every cell, then grown past 8 sources; a huge-range newcomer,
+ * moves of far-reaching observers across the grid, hide and show.
+ */
+static void gen_reach(scenario *sc)
+{
+    sc->name = "reach";
+    snprintf(sc->ini_extra, sizeof sc->ini_extra,
+             "move_events = off\n[sight]\nobserver_cell_size = 48\n"
+             "[hearing]\nobserver_cell_size = 32\n[smell]\nobserver_cell_size = 48\n");
+    for (uint32_t i = 0; i < 12; i++)
+        push_op(sc, op_add(100 + i, 40 + 80.0 * i, 1000 - 75.0 * i, 3, 0, 0, 0));
+    for (uint32_t i = 0; i < 10; i++)
+        push_op(sc, op_range(100 + i, S, i % 2 ? 1e6 : 900));
+    push_op(sc, op_range(100, H, 400));
+    push_op(sc, op_move(101, 1000, 20));                     /* a far-reaching observer moves */
+    push_op(sc, op_move(102, -5000, 3000));                  /* out of bounds */
+    push_op(sc, op_add(200, 512, 512, 5000, 5000, 5000, 0)); /* reaches every cell */
+    push_op(sc, op_hide(200, S, 1));
+    push_op(sc, op_hide(200, S, 0));
+    push_op(sc, op_range(200, H, 10));
+    push_op(sc, op_range(200, H, 1e15));
+    push_op(sc, op_remove(101));
+    push_op(sc, op_add(101, 0, 0, 2000, 0, 2000, 0));
+}
+
+/*
+ * Two observers in one cell of the observer grid: A reaches a few cells, B
+ * (added later) every cell, while eight far observers keep every reach list
+ * full. Staging B grows the far cells' lists and only counts B in A's cells
+ * (first in row order), so a failure there must take back exactly B's counts:
+ * A must still be found when a target then steps into its range.
+ */
+static void gen_shared_cell(scenario *sc)
+{
+    sc->name = "shared-cell";
+    snprintf(sc->ini_extra, sizeof sc->ini_extra,
+             "move_events = on\n[sight]\nobserver_cell_size = 96\n"
+             "[hearing]\nobserver_cell_size = 96\n[smell]\nobserver_cell_size = 96\n");
+    for (uint32_t i = 0; i < 8; i++)
+        push_op(sc, op_add(10 + i, 96 * (3 + i % 4) + 48, 96 * (5 + i / 4) + 48, 1e6, 1e6, 1e6,
+                           0));                       /* eight distinct cells */
+    push_op(sc, op_add(1, 10, 10, 100, 100, 100, 0)); /* A */
+    push_op(sc, op_add(3, 900, 900, 0, 0, 0, 0));     /* a target far from A */
+    push_op(sc, op_add(2, 20, 20, 1e6, 0, 0, 0));     /* B: sight everywhere */
+    push_op(sc, op_move(3, 60, 15));                  /* into A's reach, the next cell */
+    push_op(sc, op_move(3, 900, 900));
+    push_op(sc, op_range(2, H, 1e6)); /* B: hearing everywhere */
+    push_op(sc, op_move(3, 15, 100));
+    push_op(sc, op_move(3, 900, 900));
+    push_op(sc, op_remove(2));
+    push_op(sc, op_add(2, 30, 5, 0, 0, 1e6, 0)); /* B again: smell everywhere */
+    push_op(sc, op_move(3, 40, 40));
+    push_op(sc, op_move(1, 12, 12)); /* A moves within its cell */
+    push_op(sc, op_move(3, 100, 10));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The reference run                                                         */
+
+typedef struct reference {
+    tu_recorder events; /* of every call, in order */
+    size_t *first;      /* [i]: index of call i's first event; [count]: the total */
+    size_t *allocs;     /* [i]: the allocations made before call i; [count]: after all */
+} reference;
+
+static size_t follow_count(void)
+{
+    const char *env = getenv("PERCEPT_FAULT_FOLLOW");
+    return env != NULL ? (size_t)strtoul(env, NULL, 10) : 6;
+}
+
+static percept_world *open_world(const char *backend, const scenario *sc, fault_alloc *fa,
+                                 tu_recorder *rec)
+{
+    char ini[1024];
+    percept_allocator allocator = {fault_fn, fa};
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    percept_error error;
+    percept_world *w = NULL;
+    options.allocator = &allocator;
+    snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n%s", backend, sc->ini_extra);
+    int rc = percept_world_open_string(&w, ini, "<faults>", &options, &error);
+    if (rc != PERCEPT_OK) {
+        print_error("cannot open a '%s' world for scenario %s: %s\n", backend, sc->name,
+                    error.text);
+        fail();
+    }
+    assert_int_equal(percept_set_event_callback(w, tu_record, rec), PERCEPT_OK);
+    return w;
+}
+
+static void run_op_ok(percept_world *w, const scenario *sc, size_t i)
+{
+    int rc = apply(w, &sc->ops[i]);
+    if (rc != PERCEPT_OK) {
+        char what[160];
+        describe(what, sizeof what, &sc->ops[i]);
+        print_error("scenario %s, call %zu (%s): %s: %s\n", sc->name, i, what,
+                    percept_status_name(rc), percept_errmsg(w));
+        fail();
+    }
+}
+
+static void reference_run(const char *backend, const scenario *sc, reference *ref)
+{
+    fault_alloc fa;
+    fault_init(&fa);
+    tu_recorder_init(&ref->events);
+    ref->first = calloc(sc->count + 1, sizeof *ref->first);
+    ref->allocs = calloc(sc->count + 1, sizeof *ref->allocs);
+    assert_true(ref->first != NULL && ref->allocs != NULL);
+    percept_world *w = open_world(backend, sc, &fa, &ref->events);
+    for (size_t i = 0; i < sc->count; i++) {
+        ref->first[i] = ref->events.count;
+        ref->allocs[i] = fa.counted;
+        run_op_ok(w, sc, i);
+    }
+    ref->first[sc->count] = ref->events.count;
+    ref->allocs[sc->count] = fa.counted;
+    percept_world_close(w);
+    expect_no_leak(&fa, "the reference run");
+}
+
+static void reference_free(reference *ref)
+{
+    tu_recorder_free(&ref->events);
+    free(ref->first);
+    free(ref->allocs);
+}
+
+/* Fail unless the recorder holds exactly reference call i's events. */
+static void expect_call_events(const tu_recorder *rec, const reference *ref, const scenario *sc,
+                               size_t i, const char *when, size_t n)
+{
+    char what[320], op_text[160];
+    describe(op_text, sizeof op_text, &sc->ops[i]);
+    snprintf(what, sizeof what, "scenario %s, call %zu (%s), %s (N = %zu)", sc->name, i, op_text,
+             when, n);
+    tu_expect_events(rec, ref->events.events + ref->first[i], ref->first[i + 1] - ref->first[i],
+                     what);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Injection into each call of a scenario                                    */
+
+typedef struct fault_stats {
+    size_t injected; /* failures injected (and survived) */
+    size_t calls;    /* calls injected into */
+    size_t max_n;    /* the most allocations one call made */
+} fault_stats;
+
+static void inject_call(const char *backend, const scenario *sc, const reference *ref, size_t i,
+                        size_t follow, fault_stats *st)
+{
+    const size_t expected_allocs = ref->allocs[i + 1] - ref->allocs[i];
+    tu_snapshot before;
+    int have_before = 0;
+    char op_text[160];
+    describe(op_text, sizeof op_text, &sc->ops[i]);
+
+    for (size_t n = 1;; n++) {
+        fault_alloc fa;
+        tu_recorder rec;
+        fault_init(&fa);
+        tu_recorder_init(&rec);
+        percept_world *w = open_world(backend, sc, &fa, &rec);
+        for (size_t k = 0; k < i; k++)
+            run_op_ok(w, sc, k);
+        /* The replay must have allocated exactly as the reference did. */
+        assert_int_equal(fa.counted, ref->allocs[i]);
+        if (!have_before) {
+            tu_snapshot_take(w, sc->ids, sc->id_count, &before);
+            have_before = 1;
+        }
+        tu_recorder_clear(&rec);
+        fa.fail_at = fa.counted + n;
+        int rc = apply(w, &sc->ops[i]);
+
+        if (!fa.hit) {
+            /* Past the last allocation: the call runs normally. */
+            if (rc != PERCEPT_OK) {
+                print_error("scenario %s, call %zu (%s), N = %zu beyond its allocations: %s: %s\n",
+                            sc->name, i, op_text, n, percept_status_name(rc), percept_errmsg(w));
+                fail();
+            }
+            expect_call_events(&rec, ref, sc, i, "no failure injected", n);
+            if (n - 1 != expected_allocs) {
+                print_error("scenario %s, call %zu (%s): %zu allocations here, %zu in the "
+                            "reference run\n",
+                            sc->name, i, op_text, n - 1, expected_allocs);
+                fail();
+            }
+            percept_world_close(w);
+            expect_no_leak(&fa, "after a call without failure");
+            tu_recorder_free(&rec);
+            break;
+        }
+
+        /* The failure was injected: ENOMEM, a message, no events, the world as before. */
+        char what[320];
+        snprintf(what, sizeof what, "scenario %s, call %zu (%s), allocation %zu failed", sc->name,
+                 i, op_text, n);
+        if (rc != PERCEPT_ENOMEM) {
+            print_error("%s: returned %d (%s), expected PERCEPT_ENOMEM\n", what, rc,
+                        percept_status_name(rc) ? percept_status_name(rc) : "?");
+            fail();
+        }
+        const char *msg = percept_errmsg(w);
+        if (msg == NULL || strstr(msg, "out of memory") == NULL) {
+            print_error("%s: the message '%s' does not say 'out of memory'\n", what,
+                        msg ? msg : "(null)");
+            fail();
+        }
+        tu_expect_no_events(&rec, what);
+        tu_snapshot after;
+        tu_snapshot_take(w, sc->ids, sc->id_count, &after);
+        if (!tu_snapshot_equal(&before, &after, what))
+            fail();
+        tu_snapshot_free(&after);
+
+        /* The same call, the allocator healthy again, gives the reference events. */
+        fa.fail_at = 0;
+        tu_recorder_clear(&rec);
+        rc = apply(w, &sc->ops[i]);
+        if (rc != PERCEPT_OK) {
+            print_error("%s: the retry returned %s: %s\n", what, percept_status_name(rc),
+                        percept_errmsg(w));
+            fail();
+        }
+        expect_call_events(&rec, ref, sc, i, "the retry after a failure", n);
+        for (size_t k = i + 1; k < sc->count && k <= i + follow; k++) {
+            tu_recorder_clear(&rec);
+            run_op_ok(w, sc, k);
+            expect_call_events(&rec, ref, sc, k, "a later call after a failure", n);
+        }
+        percept_world_close(w);
+        expect_no_leak(&fa, what);
+        tu_recorder_free(&rec);
+        st->injected++;
+        if (n > st->max_n)
+            st->max_n = n;
+    }
+    if (have_before)
+        tu_snapshot_free(&before);
+    st->calls++;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void run_scenario(const char *backend, void (*gen)(scenario *))
+{
+    double start = now_seconds();
+    scenario sc;
+    reference ref;
+    fault_stats st = {0, 0, 0};
+    memset(&sc, 0, sizeof sc);
+    gen(&sc);
+
+    /* Keep the plugin loaded between the many short-lived worlds. */
+    fault_alloc pin_fa;
+    tu_recorder pin_rec;
+    fault_init(&pin_fa);
+    tu_recorder_init(&pin_rec);
+    percept_world *pin = open_world(backend, &sc, &pin_fa, &pin_rec);
+
+    reference_run(backend, &sc, &ref);
+    size_t follow = follow_count();
+    for (size_t i = 0; i < sc.count; i++)
+        inject_call(backend, &sc, &ref, i, follow, &st);
+    print_message("      %s/%s: %zu calls, %zu failures injected, at most %zu allocations in one "
+                  "call (%.2f s)\n",
+                  backend, sc.name, st.calls, st.injected, st.max_n, now_seconds() - start);
+
+    percept_world_close(pin);
+    expect_no_leak(&pin_fa, "the pinning world");
+    tu_recorder_free(&pin_rec);
+    reference_free(&ref);
+    scenario_free(&sc);
+}
+
+static void check_crowd(const char *backend)
+{
+    run_scenario(backend, gen_crowd);
+}
+
+static void check_reach(const char *backend)
+{
+    run_scenario(backend, gen_reach);
+}
+
+static void check_shared_cell(const char *backend)
+{
+    run_scenario(backend, gen_shared_cell);
+}
+
+static void test_calls_crowd(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_crowd);
+}
+
+static void test_calls_reach(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_reach);
+}
+
+static void test_calls_shared_cell(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_shared_cell);
+}
+
+/* ------------------------------------------------------------------------ */
+/* World creation                                                            */
+
+/* A plugin's own parameter, so that its parsing allocates too. */
+static const char *backend_param(const char *backend)
+{
+    if (strcmp(backend, "grid") == 0 || strcmp(backend, "hashgrid") == 0)
+        return "cell_size = 24\n";
+    if (strcmp(backend, "tower") == 0)
+        return "tower_size = 48\n";
+    return "";
+}
+
+/* The world works and gives its memory back. */
+static void use_and_close(percept_world *w, fault_alloc *fa, const char *what)
+{
+    percept_entity_desc a = tu_desc(10, 10, 5, 5, 5, 0), b = tu_desc(13, 14, 0, 0, 0, 0);
+    fa->fail_at = 0;
+    TU_OK(w, percept_add(w, 1, &a));
+    TU_OK(w, percept_add(w, 2, &b));
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        assert_int_equal(percept_perceives(w, 1, 2, (percept_sense)s), 1);
+    percept_world_close(w);
+    expect_no_leak(fa, what);
+}
+
+typedef int (*open_fn)(percept_world **out, const char *source, const percept_options *options,
+                       percept_error *error);
+
+static int open_from_string(percept_world **out, const char *text, const percept_options *options,
+                            percept_error *error)
+{
+    return percept_world_open_string(out, text, "<faults>", options, error);
+}
+
+/*
+ * Fail allocation N of world creation for N = 1, 2, ... until creation no
+ * longer reaches the failure. Each failure: ENOMEM (or, inside a plugin's
+ * create(), EPLUGIN saying "out of memory"), no world, nothing leaked.
+ */
+static size_t open_with_faults(const char *backend, open_fn open, const char *source,
+                               const char *what)
+{
+    for (size_t n = 1;; n++) {
+        fault_alloc fa;
+        percept_allocator allocator = {fault_fn, &fa};
+        percept_options options = PERCEPT_OPTIONS_INIT;
+        percept_error error;
+        static char dummy;
+        percept_world *w = (percept_world *)(void *)&dummy;
+        fault_init(&fa);
+        fa.fail_at = n;
+        options.allocator = &allocator;
+        memset(&error, 0, sizeof error);
+        int rc = open(&w, source, &options, &error);
+        if (!fa.hit) {
+            if (rc != PERCEPT_OK) {
+                print_error("%s, backend %s: creation without failure returned %s: %s\n", what,
+                            backend, percept_status_name(rc), error.text);
+                fail();
+            }
+            use_and_close(w, &fa, what);
+            return n - 1;
+        }
+        int clear_plugin_oom = rc == PERCEPT_EPLUGIN && strstr(error.text, "out of memory") != NULL;
+        if (rc != PERCEPT_ENOMEM && !clear_plugin_oom) {
+            print_error("%s, backend %s, allocation %zu failed: returned %d (%s): %s\n", what,
+                        backend, n, rc, percept_status_name(rc) ? percept_status_name(rc) : "?",
+                        error.text);
+            fail();
+        }
+        if (w != NULL) {
+            print_error("%s, backend %s, allocation %zu failed: *out is not NULL\n", what, backend,
+                        n);
+            fail();
+        }
+        assert_int_equal(error.status, rc);
+        if (error.text[0] == '\0') {
+            print_error("%s, backend %s, allocation %zu failed: no message\n", what, backend, n);
+            fail();
+        }
+        char leak_what[256];
+        snprintf(leak_what, sizeof leak_what, "%s, backend %s, allocation %zu failed", what,
+                 backend, n);
+        expect_no_leak(&fa, leak_what);
+    }
+}
+
+static void check_open_string(const char *backend)
+{
+    char ini[2048], dir_buf[4096];
+    const char *dir = first_plugin_dir(dir_buf, sizeof dir_buf);
+    const char *param = backend_param(backend);
+    /* Every kind of string the parser keeps: backend names, plugin_dir, parameters. */
+    int len = snprintf(ini, sizeof ini,
+                       "[percept]\nbackend = %s\n%s%s%smove_events = off\n"
+                       "[world]\nmin_x = -100\nmin_y = -100\nmax_x = 900\nmax_y = 700\n"
+                       "[sight]\nbackend = %s\nobserver_cell_size = 20\n%s"
+                       "[hearing]\n%s"
+                       "[smell]\nbackend = %s\n%s",
+                       backend, dir ? "plugin_dir = " : "", dir ? dir : "", dir ? "\n" : "",
+                       backend, param, param, backend, param);
+    assert_true(len > 0 && (size_t)len < sizeof ini);
+    size_t n = open_with_faults(backend, open_from_string, ini, "percept_world_open_string");
+    print_message("      %s: world creation from a string: %zu allocations, each failed once\n",
+                  backend, n);
+}
+
+static char tmp_dir[] = "/tmp/percept-faults-XXXXXX";
+
+/* From a file whose plugin_dir is relative to the file's directory. */
+static void check_open_file(const char *backend)
+{
+    char dir_buf[4096], text[8192], path[sizeof tmp_dir + 32];
+    const char *dir = first_plugin_dir(dir_buf, sizeof dir_buf);
+    if (dir == NULL || dir[0] != '/')
+        return;
+    /* tmp_dir is /tmp/NAME: "../.." leads from it to the root. */
+    int len =
+        snprintf(text, sizeof text, "[percept]\nbackend = %s\nplugin_dir = ../..%s\n[hearing]\n%s",
+                 backend, dir, backend_param(backend));
+    assert_true(len > 0 && (size_t)len < sizeof text);
+    snprintf(path, sizeof path, "%s/faults.ini", tmp_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    size_t n = open_with_faults(backend, percept_world_open, path, "percept_world_open");
+    unlink(path);
+    print_message("      %s: world creation from a file: %zu allocations, each failed once\n",
+                  backend, n);
+}
+
+static void test_world_open_string(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_open_string);
+}
+
+static void test_world_open_file(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_open_file);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The allocator itself, so that a passing run means something               */
+
+static void test_allocator_counts(void **state)
+{
+    fault_alloc fa;
+    (void)state;
+    fault_init(&fa);
+    void *p = fault_fn(&fa, NULL, 10);
+    assert_non_null(p);
+    p = fault_fn(&fa, p, 5); /* a shrink: not counted */
+    assert_non_null(p);
+    assert_int_equal(fa.counted, 1);
+    fa.fail_at = 2;
+    assert_null(fault_fn(&fa, p, 50)); /* growth: counted, and failed */
+    assert_true(fa.hit);
+    assert_int_equal(fa.live_blocks, 1);
+    assert_int_equal(fa.live_bytes, 5);
+    p = fault_fn(&fa, p, 50);
+    assert_non_null(p);
+    assert_int_equal(fa.live_bytes, 50);
+    assert_null(fault_fn(&fa, p, 0));
+    expect_no_leak(&fa, "the allocator's own test");
+}
+
+static int make_tmp_dir(void **state)
+{
+    (void)state;
+    return mkdtemp(tmp_dir) != NULL ? 0 : -1;
+}
+
+static int remove_tmp_dir(void **state)
+{
+    char path[sizeof tmp_dir + 32];
+    (void)state;
+    snprintf(path, sizeof path, "%s/faults.ini", tmp_dir);
+    unlink(path);
+    return rmdir(tmp_dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allocator_counts), tu_backend_test(test_world_open_string),
+        tu_backend_test(test_world_open_file),   tu_backend_test(test_calls_crowd),
+        tu_backend_test(test_calls_reach),       tu_backend_test(test_calls_shared_cell),
+    };
+    default_backends();
+    return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
+}

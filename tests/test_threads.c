@@ -1,0 +1,359 @@
+/*
+ * test_threads.c - several worlds used in parallel threads, one world per
+ * thread: each must deliver exactly the events a single-threaded run of the
+ * same calls delivers (compared by a hash over every event), whatever the
+ * backend and whatever the other threads do, including opening and closing
+ * worlds and loading plugins at the same time.
+ *
+ * CMocka's assertions jump out of the test with longjmp and are not thread
+ * safe, so the threads only record what they found; the main thread asserts.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 4
+#define SEQ_ENTITIES 300
+#define SEQ_CALLS 20000
+
+/* ------------------------------------------------------------------------ */
+/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
+
+static void default_backends(void)
+{
+    const char *set = getenv("PERCEPT_TEST_BACKENDS");
+    const char *path = getenv("PERCEPT_PLUGIN_PATH");
+    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
+        return;
+    char dir[4096], list[1024] = "";
+    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    size_t used = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
+                                     (int)(n - 3), e->d_name);
+    }
+    closedir(d);
+    if (used > 0)
+        setenv("PERCEPT_TEST_BACKENDS", list, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One call sequence, generated once and shared read-only by every thread      */
+
+typedef enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE, OP_UNKNOWN } op_kind;
+
+typedef struct op {
+    op_kind kind;
+    percept_id id;
+    percept_entity_desc desc; /* OP_ADD */
+    double x, y;              /* OP_MOVE */
+    percept_sense sense;      /* OP_RANGE, OP_HIDE */
+    double value;
+} op;
+
+static op sequence[SEQ_CALLS];
+
+static uint64_t next_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_rand(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void make_sequence(void)
+{
+    uint64_t rnd = 7;
+    int alive[SEQ_ENTITIES] = {0};
+    double pos[SEQ_ENTITIES][2];
+    for (size_t i = 0; i < SEQ_CALLS; i++) {
+        uint32_t e = (uint32_t)(next_rand(&rnd) % SEQ_ENTITIES);
+        op *o = &sequence[i];
+        memset(o, 0, sizeof *o);
+        o->id = e * 7919u + 3u;
+        unsigned c = (unsigned)(next_rand(&rnd) % 100);
+        if (c < 2) {
+            o->kind = OP_UNKNOWN;           /* fails: its message must be this world's own */
+            o->id = 3000000u + (uint32_t)i; /* beyond every entity ID */
+        } else if (!alive[e]) {
+            o->kind = OP_ADD;
+            o->desc = tu_desc(uniform(&rnd, 0, 512), uniform(&rnd, 0, 512), uniform(&rnd, 0, 50),
+                              uniform(&rnd, 0, 30), next_rand(&rnd) % 3 ? 0 : 20,
+                              (unsigned)(next_rand(&rnd) % 8 == 0));
+            alive[e] = 1;
+            pos[e][0] = o->desc.x;
+            pos[e][1] = o->desc.y;
+        } else if (c < 70) {
+            o->kind = OP_MOVE;
+            o->x = pos[e][0] = pos[e][0] + uniform(&rnd, -10, 10);
+            o->y = pos[e][1] = pos[e][1] + uniform(&rnd, -10, 10);
+        } else if (c < 76) {
+            o->kind = OP_REMOVE;
+            alive[e] = 0;
+        } else if (c < 90) {
+            o->kind = OP_RANGE;
+            o->sense = (percept_sense)(next_rand(&rnd) % 3);
+            o->value = uniform(&rnd, 0, 60);
+        } else {
+            o->kind = OP_HIDE;
+            o->sense = (percept_sense)(next_rand(&rnd) % 3);
+            o->value = (double)(next_rand(&rnd) % 2);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running the sequence on one world                                           */
+
+typedef struct run_result {
+    const char *backend;
+    uint64_t hash; /* FNV-1a over every event's fields */
+    size_t events;
+    int status;      /* PERCEPT_OK, or the first unexpected status */
+    char error[700]; /* what went wrong, for the main thread to report */
+} run_result;
+
+static void hash_bytes(uint64_t *h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        *h ^= p[i];
+        *h *= 0x100000001B3ULL;
+    }
+}
+
+static void hash_event(void *user, const percept_event *e)
+{
+    run_result *r = user;
+    uint32_t fields[4] = {(uint32_t)e->kind, (uint32_t)e->sense, e->observer, e->target};
+    hash_bytes(&r->hash, fields, sizeof fields);
+    hash_bytes(&r->hash, &e->x, sizeof e->x);
+    hash_bytes(&r->hash, &e->y, sizeof e->y);
+    r->events++;
+}
+
+static int apply(percept_world *w, const op *o)
+{
+    switch (o->kind) {
+    case OP_ADD:
+        return percept_add(w, o->id, &o->desc);
+    case OP_MOVE:
+        return percept_move(w, o->id, o->x, o->y);
+    case OP_REMOVE:
+        return percept_remove(w, o->id);
+    case OP_RANGE:
+        return percept_set_range(w, o->id, o->sense, o->value);
+    case OP_HIDE:
+        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
+    case OP_UNKNOWN:
+        return percept_move(w, o->id, 0, 0);
+    }
+    return PERCEPT_EINVAL;
+}
+
+/* Run the whole sequence on a fresh world of `backend`; never asserts. */
+static void run_sequence(run_result *r)
+{
+    char ini[256];
+    percept_world *w = NULL;
+    percept_error error;
+    r->hash = 0xCBF29CE484222325ULL;
+    r->events = 0;
+    r->status = PERCEPT_OK;
+    r->error[0] = '\0';
+    snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n[world]\nmax_x = 512\nmax_y = 512\n",
+             r->backend);
+    int rc = percept_world_open_string(&w, ini, "<threads>", NULL, &error);
+    if (rc != PERCEPT_OK) {
+        r->status = rc;
+        snprintf(r->error, sizeof r->error, "cannot open a world: %s", error.text);
+        return;
+    }
+    percept_set_event_callback(w, hash_event, r);
+    for (size_t i = 0; i < SEQ_CALLS && r->status == PERCEPT_OK; i++) {
+        const op *o = &sequence[i];
+        rc = apply(w, o);
+        if (o->kind == OP_UNKNOWN) {
+            /* The message names this call's ID: no other thread's call leaks into it. */
+            char want[64];
+            snprintf(want, sizeof want, "unknown entity %" PRIu32, o->id);
+            const char *msg = percept_errmsg(w);
+            if (rc != PERCEPT_ENOENT || strstr(msg, want) == NULL) {
+                r->status = rc == PERCEPT_OK ? PERCEPT_EINVAL : rc;
+                snprintf(r->error, sizeof r->error, "call %zu: status %d, message '%s'", i, rc,
+                         msg);
+            }
+        } else if (rc != PERCEPT_OK) {
+            r->status = rc;
+            snprintf(r->error, sizeof r->error, "call %zu (kind %d, ID %u): %s", i, (int)o->kind,
+                     (unsigned)o->id, percept_errmsg(w));
+        }
+    }
+    percept_world_close(w);
+}
+
+static void *thread_main(void *arg)
+{
+    run_sequence(arg);
+    return NULL;
+}
+
+/* Run each result's backend in its own thread, all at once. */
+static void run_parallel(run_result *results, size_t n)
+{
+    pthread_t threads[64];
+    assert_true(n <= 64);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, thread_main, &results[i]), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+}
+
+static void expect_result(const run_result *got, const run_result *want, const char *what)
+{
+    if (got->status != PERCEPT_OK) {
+        print_error("%s (%s): %s\n", what, got->backend, got->error);
+        fail();
+    }
+    if (got->hash != want->hash || got->events != want->events) {
+        print_error("%s (%s): %zu events, hash %016" PRIx64 "; the single-threaded %s run: %zu "
+                    "events, hash %016" PRIx64 "\n",
+                    what, got->backend, got->events, got->hash, want->backend, want->events,
+                    want->hash);
+        fail();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                      */
+
+/* THREADS threads, each its own world of the same backend. */
+static void check_same_backend(const char *backend)
+{
+    run_result single = {.backend = backend}, parallel[THREADS];
+    run_sequence(&single);
+    expect_result(&single, &single, "the single-threaded run");
+    assert_true(single.events > 0);
+    for (size_t i = 0; i < THREADS; i++)
+        parallel[i] = (run_result){.backend = backend};
+    run_parallel(parallel, THREADS);
+    for (size_t i = 0; i < THREADS; i++)
+        expect_result(&parallel[i], &single, "a thread");
+}
+
+static void test_parallel_worlds_same_backend(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_same_backend);
+}
+
+/*
+ * Every backend at once, each in a thread (at least THREADS threads): the
+ * events do not depend on the backend, so all hashes equal one reference.
+ */
+static void test_parallel_worlds_all_backends(void **state)
+{
+    run_result single = {.backend = tu_backend_name(0)}, parallel[64];
+    size_t backends = tu_backend_count();
+    size_t n = backends < THREADS ? THREADS : backends;
+    (void)state;
+    if (n > 64)
+        n = 64;
+    run_sequence(&single);
+    expect_result(&single, &single, "the single-threaded run");
+    for (size_t i = 0; i < n; i++)
+        parallel[i] = (run_result){.backend = tu_backend_name(i % backends)};
+    run_parallel(parallel, n);
+    for (size_t i = 0; i < n; i++)
+        expect_result(&parallel[i], &single, "a thread");
+}
+
+/* Threads that only open and close worlds (good and bad configs) while others work. */
+typedef struct churn {
+    const char *backend;
+    int rounds;
+    char error[700];
+} churn;
+
+static void *churn_main(void *arg)
+{
+    churn *c = arg;
+    char good[256];
+    snprintf(good, sizeof good, "[percept]\nbackend = %s\n", c->backend);
+    c->error[0] = '\0';
+    for (int i = 0; i < c->rounds && c->error[0] == '\0'; i++) {
+        percept_world *w = NULL;
+        percept_error error;
+        int rc = percept_world_open_string(&w, good, "<churn>", NULL, &error);
+        if (rc != PERCEPT_OK) {
+            snprintf(c->error, sizeof c->error, "open failed: %s", error.text);
+            break;
+        }
+        percept_entity_desc d = tu_desc(1, 1, 5, 5, 5, 0);
+        if (percept_add(w, 1, &d) != PERCEPT_OK || percept_add(w, 2, &d) != PERCEPT_OK ||
+            percept_perceives(w, 1, 2, PERCEPT_SMELL) != 1)
+            snprintf(c->error, sizeof c->error, "a fresh world does not work");
+        percept_world_close(w);
+        /* A failing open fills only this call's error. */
+        rc = percept_world_open_string(&w, "[percept]\nbackend = nosuch_backend\n", "<churn-bad>",
+                                       NULL, &error);
+        if (rc != PERCEPT_EPLUGIN || w != NULL || strstr(error.text, "nosuch_backend") == NULL)
+            snprintf(c->error, sizeof c->error, "bad open: status %d, message '%s'", rc,
+                     error.text);
+    }
+    return NULL;
+}
+
+static void test_open_close_while_running(void **state)
+{
+    size_t backends = tu_backend_count();
+    run_result single = {.backend = tu_backend_name(0)}, workers[THREADS / 2];
+    churn churners[THREADS / 2];
+    pthread_t threads[THREADS];
+    (void)state;
+    run_sequence(&single);
+    expect_result(&single, &single, "the single-threaded run");
+    for (size_t i = 0; i < THREADS / 2; i++) {
+        workers[i] = (run_result){.backend = tu_backend_name(i % backends)};
+        churners[i] = (churn){.backend = tu_backend_name((i + 1) % backends), .rounds = 40};
+        assert_int_equal(pthread_create(&threads[2 * i], NULL, thread_main, &workers[i]), 0);
+        assert_int_equal(pthread_create(&threads[2 * i + 1], NULL, churn_main, &churners[i]), 0);
+    }
+    for (size_t i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    for (size_t i = 0; i < THREADS / 2; i++) {
+        expect_result(&workers[i], &single, "a thread beside open/close churn");
+        if (churners[i].error[0] != '\0') {
+            print_error("open/close thread (%s): %s\n", churners[i].backend, churners[i].error);
+            fail();
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        tu_backend_test(test_parallel_worlds_same_backend),
+        cmocka_unit_test(test_parallel_worlds_all_backends),
+        cmocka_unit_test(test_open_close_while_running),
+    };
+    default_backends();
+    make_sequence();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
