@@ -1,0 +1,772 @@
+/*
+ * report.c - the benchmark's report: docs/BENCHMARKS.md in Markdown, and
+ * the SVG charts it shows.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "svg.h"
+#include "targets.h"
+#include "tuning.h"
+
+#define MAX_POINTS 64
+
+/* ------------------------------------------------------------------------ */
+/* Formatting                                                                */
+
+/* The unit a time is shown in, and how many decimals keep three significant digits. */
+static const char *time_unit(double ns, double *scale, int *digits)
+{
+    const char *unit = "ns";
+    *scale = 1;
+    if (ns >= 1e9) {
+        *scale = 1e9;
+        unit = "s";
+    } else if (ns >= 1e6) {
+        *scale = 1e6;
+        unit = "ms";
+    } else if (ns >= 1e3) {
+        *scale = 1e3;
+        unit = "\xc2\xb5s";
+    }
+    double v = ns / *scale;
+    *digits = *scale == 1 || v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    return unit;
+}
+
+static void fmt_ns(char *buf, size_t size, double ns)
+{
+    double scale;
+    int digits;
+    if (isnan(ns)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    const char *unit = time_unit(ns, &scale, &digits);
+    snprintf(buf, size, "%.*f %s", digits, ns / scale, unit);
+}
+
+/* A median and a minimum in the median's unit: "3.70 \xc2\xb5s (3.65)". */
+static void fmt_ns_pair(char *buf, size_t size, double med, double min)
+{
+    double scale;
+    int digits;
+    if (isnan(med)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    const char *unit = time_unit(med, &scale, &digits);
+    snprintf(buf, size, "%.*f %s (%.*f)", digits, med / scale, unit, digits, min / scale);
+}
+
+static void fmt_ratio(char *buf, size_t size, double r)
+{
+    if (isnan(r) || isinf(r))
+        buf[0] = '\0';
+    else if (r >= 100)
+        snprintf(buf, size, " \xc3\x97%.0f", r);
+    else if (r >= 10)
+        snprintf(buf, size, " \xc3\x97%.1f", r);
+    else if (r >= 0.1)
+        snprintf(buf, size, " \xc3\x97%.2f", r);
+    else
+        snprintf(buf, size, " \xc3\x97%.2g", r);
+}
+
+static void fmt_count(char *buf, size_t size, size_t n)
+{
+    if (n >= 1000000 && n % 1000000 == 0)
+        snprintf(buf, size, "%zuM", n / 1000000);
+    else if (n >= 1000 && n % 1000 == 0)
+        snprintf(buf, size, "%zuk", n / 1000);
+    else
+        snprintf(buf, size, "%zu", n);
+}
+
+static double ratio(double v, double base)
+{
+    return base > 0 && !isnan(v) ? v / base : NAN;
+}
+
+static const backend_result *base_of(const case_result *c)
+{
+    return c->base >= 0 ? &c->b[c->base] : NULL;
+}
+
+static int usable(const backend_result *br)
+{
+    return br->ran && br->rounds > 0 && !br->failed;
+}
+
+/* The operation a workload is about: what its chart and summary show. */
+static int main_kind(const char *workload)
+{
+    return strcmp(workload, "teleport") == 0 ? OP_TELEPORT : OP_MOVE;
+}
+
+static size_t workload_index(const char *name)
+{
+    for (size_t i = 0; i < bench_workload_count; i++)
+        if (strcmp(bench_workload_names[i], name) == 0)
+            return i;
+    return 0;
+}
+
+static int has_workload(const bench_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->case_count; i++)
+        if ((r->cases[i].plan.flags & CASE_TABLE) && strcmp(r->cases[i].plan.workload, name) == 0)
+            return 1;
+    return 0;
+}
+
+static double total_events(const backend_result *br)
+{
+    double e = 0;
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        if (br->ops[k] && !isnan(br->events_per_op[k]))
+            e += br->events_per_op[k] * (double)br->ops[k];
+    return e;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sections                                                                  */
+
+static void write_notes(FILE *f, const case_result *c, int quiet_reference);
+
+static void write_machine(FILE *f, const bench_report *r)
+{
+    const bench_machine *m = r->machine;
+    fprintf(f, "## Machine\n\n| | |\n| --- | --- |\n");
+    fprintf(f, "| CPU | %s, %d core%s online |\n", m->cpu, m->cores, m->cores == 1 ? "" : "s");
+    if (m->memory_gib > 0)
+        fprintf(f, "| memory | %.1f GiB |\n", m->memory_gib);
+    fprintf(f, "| system | %s |\n", m->kernel);
+    fprintf(f, "| compiler | %s |\n", m->compiler);
+    fprintf(f, "| flags | `%s` |\n", m->cflags);
+    if (m->load_start[0] >= 0)
+        fprintf(f,
+                "| load average | %.2f at the start, %.2f at the end (1 minute; other jobs share "
+                "the machine, which is why every figure is also given as a ratio measured in the "
+                "same run) |\n",
+                m->load_start[0], m->load_end[0]);
+    fprintf(f, "| clock | `CLOCK_MONOTONIC`, %.0f ns per read |\n", m->clock_read_ns);
+    fprintf(f, "| run | %s, seed %llu, %.0f s |\n\n", r->date, (unsigned long long)r->seed,
+            r->seconds);
+}
+
+static void write_targets(FILE *f, const bench_report *r)
+{
+    target_result t[TARGET_COUNT];
+    targets_evaluate(r->cases, r->case_count, t);
+    fprintf(f, "## Targets\n\nMeasured by this run (`make bench`); they are goals to steer by, "
+               "not test assertions.\n\n");
+    fprintf(f, "| target | goal | measured | status |\n| --- | --- | --- | --- |\n");
+    for (int i = 0; i < TARGET_COUNT; i++)
+        fprintf(f, "| %s | %s | %s | %s%s%s |\n", t[i].name, t[i].goal, t[i].measured,
+                t[i].status == TARGET_MISSED ? "**" : "", target_status_name(t[i].status),
+                t[i].status == TARGET_MISSED ? "**" : "");
+    fprintf(f, "\n");
+}
+
+static void write_method(FILE *f, const bench_report *r)
+{
+    size_t rounds_lo = 0, rounds_hi = 0, move_limit = 0;
+    double max_replay = 0;
+    for (size_t i = 0; i < r->case_count; i++) {
+        size_t k = r->cases[i].plan.rounds;
+        if (r->cases[i].plan.move_limit > move_limit)
+            move_limit = r->cases[i].plan.move_limit;
+        if (r->cases[i].plan.max_replay > max_replay)
+            max_replay = r->cases[i].plan.max_replay;
+        if (!rounds_lo || k < rounds_lo)
+            rounds_lo = k;
+        if (k > rounds_hi)
+            rounds_hi = k;
+    }
+    fprintf(f,
+            "## How it is measured\n\n"
+            "- Each workload is generated from the seed into an array of operations (add, move, "
+            "teleport, remove, login) before any timing; tick 0 adds the population, every later "
+            "tick moves it. The same array is replayed against every backend.\n"
+            "- Every replay runs in a freshly forked process: all backends start from the same "
+            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
+            "before creating the world, is the memory figure (divided by the most entities alive "
+            "at once). The allocator given to the world counts its calls.\n"
+            "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
+            "event callback that folds every ENTER and LEAVE event, with the index of the call "
+            "that caused it, into an order-independent hash.\n"
+            "- Backends run interleaved in rounds (A B C ..., A B C ...) after an untimed warm-up "
+            "replay of the populating tick; %zu to %zu measured rounds per case. Figures are the "
+            "median over rounds, with the minimum in parentheses; tick p50 and p99 pool the "
+            "movement ticks of all rounds.\n"
+            "- Consecutive operations of one kind are timed as one run with two clock reads, so "
+            "the clock's cost (%.0f ns a read) stays out of the per-operation figures.\n"
+            "- Above 20k entities a replay is the populating tick and the next %zu "
+            "operations, the same prefix for every backend (`--full` replays whole ticks). A "
+            "replay that runs over %.0f s is stopped: its backend is noted as too slow and "
+            "skipped at the workload's larger sizes. The run has a time budget shared among "
+            "the cases; a case runs fewer rounds (at least one) rather than overrun its share, "
+            "and each table says how many it ran.\n"
+            "- `%s` is O(N) per query: it replays everything up to 2k entities, only the "
+            "populating and first movement tick up to 10k, and nothing above. Ratios (\xc3\x97) "
+            "are to `%s` where it ran, else to `grid`, always measured in the same run; where "
+            "the reference ran only the first tick, the ratios compare every backend over that "
+            "same first tick.\n\n",
+            rounds_lo, rounds_hi, r->machine->clock_read_ns, move_limit, max_replay,
+            BENCH_REFERENCE, BENCH_REFERENCE);
+}
+
+static void write_correctness(FILE *f, const bench_report *r)
+{
+    size_t bad = 0, checks = 0;
+    for (size_t i = 0; i < r->case_count; i++) {
+        const case_result *c = &r->cases[i];
+        for (size_t b = 0; b < c->backend_count; b++)
+            if (c->b[b].ran)
+                checks += c->b[b].rounds;
+        if (c->mismatch)
+            bad++;
+    }
+    fprintf(f, "## Correctness\n\n");
+    fprintf(f,
+            "The event hash of every replay was compared at the end of every tick with the "
+            "reference: `%s` up to 10k entities, above that the first backend in the list. "
+            "%zu cases, %zu timed replays: ",
+            BENCH_REFERENCE, r->case_count, checks);
+    if (!bad)
+        fprintf(f, "**every backend's events are identical to the reference's.**\n\n");
+    else
+        fprintf(f, "**%zu case%s disagree: the figures below are not valid.**\n\n", bad,
+                bad == 1 ? "" : "s");
+    for (size_t i = 0; i < r->case_count; i++) {
+        const case_result *c = &r->cases[i];
+        for (size_t b = 0; b < c->backend_count; b++)
+            if (c->b[b].failed)
+                fprintf(f, "- **%s N=%zu, %s**: %s\n", c->plan.workload, c->plan.n, c->b[b].name,
+                        c->b[b].error);
+    }
+    if (bad)
+        fprintf(f, "\n");
+}
+
+/* The size the summary shows: 10k if it was run, else the largest table size. */
+static size_t summary_size(const bench_report *r)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < r->case_count; i++) {
+        const case_result *c = &r->cases[i];
+        if (!(c->plan.flags & CASE_TABLE))
+            continue;
+        if (c->plan.n == 10000)
+            return 10000;
+        if (c->plan.n > best)
+            best = c->plan.n;
+    }
+    return best;
+}
+
+static void write_summary(FILE *f, const bench_report *r)
+{
+    size_t n = summary_size(r);
+    char size[32];
+    if (!n)
+        return;
+    fmt_count(size, sizeof size, n);
+    fprintf(f, "## At a glance: %s entities\n\n", size);
+    fprintf(f,
+            "Median time per move (per teleport for `teleport`), the fastest in bold, and its "
+            "ratio to the base of the case. Where `%s` ran only the first movement tick, the "
+            "ratio compares that same tick, so it can differ from the quotient of the times "
+            "shown.\n\n| workload |",
+            BENCH_REFERENCE);
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " %s |", r->backends[b]);
+    fprintf(f, "\n| --- |");
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        const case_result *c =
+            targets_find_case(r->cases, r->case_count, bench_workload_names[w], n);
+        if (!c)
+            continue;
+        int k = main_kind(c->plan.workload), best = -1;
+        for (size_t b = 0; b < c->backend_count; b++)
+            if (usable(&c->b[b]) && !isnan(c->b[b].med_ns[k]) &&
+                (best < 0 || c->b[b].med_ns[k] < c->b[best].med_ns[k]))
+                best = (int)b;
+        fprintf(f, "| %s |", c->plan.workload);
+        const backend_result *base = base_of(c);
+        for (size_t b = 0; b < c->backend_count; b++) {
+            const backend_result *br = &c->b[b];
+            char t[32], q[32];
+            if (!br->ran) {
+                fprintf(f, " skipped |");
+                continue;
+            }
+            if (br->failed) {
+                fprintf(f, " FAILED |");
+                continue;
+            }
+            fmt_ns(t, sizeof t, br->med_ns[k]);
+            fmt_ratio(q, sizeof q,
+                      base ? ratio(suite_comparable_ns(c, b, k), base->med_ns[k]) : NAN);
+            fprintf(f, " %s%s%s%s |", (int)b == best ? "**" : "", t, (int)b == best ? "**" : "", q);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
+static void chart_link(FILE *f, const bench_report *r, const char *file, const char *alt)
+{
+    if (r->svg_dir)
+        fprintf(f, "![%s](%s%s)\n\n", alt, r->svg_link ? r->svg_link : "", file);
+}
+
+static void write_sweep(FILE *f, const bench_report *r)
+{
+    const case_result *pts[MAX_POINTS];
+    size_t m = 0;
+    for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++)
+        if (r->cases[i].plan.flags & (CASE_SWEEP | CASE_MEMORY))
+            pts[m++] = &r->cases[i];
+    if (!m)
+        return;
+    fprintf(f, "## Scaling at constant density\n\n"
+               "`uniform_walk` (about 20 neighbours per sense, three senses) with the world grown "
+               "in proportion to N. The scaling exponent is the slope of log(time per move) "
+               "against log(N) over the sweep sizes: 0 means a move costs the same in any world "
+               "size, 1 means it grows like N.\n\n");
+    chart_link(f, r, "bench-scaling.svg", "time per move against N, log-log");
+    fprintf(f, "| N |");
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " %s |", r->backends[b]);
+    fprintf(f, "\n| ---: |");
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < m; i++) {
+        char size[32];
+        fmt_count(size, sizeof size, pts[i]->plan.n);
+        fprintf(f, "| %s%s |", size, pts[i]->plan.flags & CASE_SWEEP ? "" : " (memory run)");
+        for (size_t b = 0; b < pts[i]->backend_count; b++) {
+            const backend_result *br = &pts[i]->b[b];
+            char t[32], q[32];
+            if (!br->ran || br->failed) {
+                fprintf(f, " %s |", br->ran ? "FAILED" : "-");
+                continue;
+            }
+            fmt_ns(t, sizeof t, br->med_ns[OP_MOVE]);
+            fmt_ratio(q, sizeof q,
+                      base_of(pts[i]) ? ratio(suite_comparable_ns(pts[i], b, OP_MOVE),
+                                              base_of(pts[i])->med_ns[OP_MOVE])
+                                      : NAN);
+            fprintf(f, " %s%s |", t, q);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "| **exponent** |");
+    for (size_t b = 0; b < r->backend_count; b++) {
+        size_t points, lo, hi;
+        double e =
+            targets_sweep_exponent(r->cases, r->case_count, r->backends[b], &points, &lo, &hi);
+        if (isnan(e))
+            fprintf(f, " - |");
+        else
+            fprintf(f, " **%.3f** (%zu sizes) |", e, points);
+    }
+    fprintf(f, "\n\n");
+    for (size_t i = 0; i < m; i++)
+        write_notes(f, pts[i], 1);
+    fprintf(f, "\n");
+
+    fprintf(f, "### Memory\n\nPeak resident bytes per entity (in parentheses: peak bytes the "
+               "library held through its allocator, per entity), same runs.\n\n");
+    chart_link(f, r, "bench-memory.svg", "resident bytes per entity against N");
+    fprintf(f, "| N |");
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " %s |", r->backends[b]);
+    fprintf(f, "\n| ---: |");
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < m; i++) {
+        char size[32];
+        fmt_count(size, sizeof size, pts[i]->plan.n);
+        fprintf(f, "| %s |", size);
+        for (size_t b = 0; b < pts[i]->backend_count; b++) {
+            const backend_result *br = &pts[i]->b[b];
+            if (!usable(br) || isnan(br->rss_per_entity)) {
+                fprintf(f, " - |");
+                continue;
+            }
+            fprintf(f, " %.0f", br->rss_per_entity);
+            if (!isnan(br->heap_per_entity))
+                fprintf(f, " (%.0f)", br->heap_per_entity);
+            fprintf(f, " |");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
+/* Why backends were skipped, one line each; the reference's size limit, which the
+ * method explains, is left out when quiet_reference is set. */
+static void write_notes(FILE *f, const case_result *c, int quiet_reference)
+{
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        if (!br->note[0] || (br->ran && !br->too_slow))
+            continue;
+        if (quiet_reference && !br->too_slow && strcmp(br->name, BENCH_REFERENCE) == 0)
+            continue;
+        fprintf(f, "- `%s` at N=%zu: %s\n", br->name, c->plan.n, br->note);
+    }
+}
+
+static void write_case_table(FILE *f, const case_result *c)
+{
+    int kinds[OP_KIND_COUNT], nk = 0;
+    for (int k = 0; k < OP_KIND_COUNT; k++) {
+        for (size_t b = 0; b < c->backend_count; b++) {
+            if (c->b[b].ran && c->b[b].ops[k]) {
+                kinds[nk++] = k;
+                break;
+            }
+        }
+    }
+    const backend_result *base = base_of(c);
+    char size[32];
+    fmt_count(size, sizeof size, c->plan.n);
+    fprintf(f, "#### N = %s\n\n", size);
+    fprintf(f, "%zu movement tick%s, %zu operations", c->tick_count ? c->tick_count - 1 : 0,
+            c->tick_count == 2 ? "" : "s", c->op_count);
+    if (c->replay_ops < c->op_count)
+        fprintf(f, " (replayed: the populating tick and the next %zu)",
+                c->replay_ops - c->populate_ops);
+    fprintf(f, ", %zu round%s, %.0f \xc3\x97 %.0f world", c->plan.rounds,
+            c->plan.rounds == 1 ? "" : "s", c->bounds.max_x - c->bounds.min_x,
+            c->bounds.max_y - c->bounds.min_y);
+    if (!isnan(c->pairs_per_observer))
+        fprintf(f, ", %.1f perceived per entity and sense at the end", c->pairs_per_observer);
+    fprintf(f, "; ratios to `%s`%s. Events per operation:", base ? base->name : "-",
+            base && base->partial ? " over the operations it ran (ticks 0 and 1)" : "");
+    for (int i = 0; i < nk; i++) {
+        double e = NAN;
+        for (size_t b = 0; b < c->backend_count && isnan(e); b++)
+            if (usable(&c->b[b]) && c->b[b].ops[kinds[i]])
+                e = c->b[b].events_per_op[kinds[i]];
+        fprintf(f, "%s %s %.1f", i ? "," : "", bench_op_kind_name(kinds[i]), e);
+    }
+    fprintf(f, ".\n\n| backend |");
+    for (int i = 0; i < nk; i++)
+        fprintf(f, " %s |", bench_op_kind_name(kinds[i]));
+    fprintf(f, " ns/event | tick p50 | tick p99 | bytes/entity | allocs/op |\n| --- |");
+    for (int i = 0; i < nk + 5; i++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        char t[48], q[32];
+        fprintf(f, "| %s%s |", br->name, br->partial ? " \xc2\xb9" : "");
+        if (!br->ran || !usable(br)) {
+            for (int i = 0; i < nk + 5; i++)
+                fprintf(f, " %s |", br->ran ? "FAILED" : "skipped");
+            fprintf(f, "\n");
+            continue;
+        }
+        for (int i = 0; i < nk; i++) {
+            int k = kinds[i];
+            if (!br->ops[k]) {
+                fprintf(f, " - |");
+                continue;
+            }
+            fmt_ns_pair(t, sizeof t, br->med_ns[k], br->min_ns[k]);
+            fmt_ratio(q, sizeof q,
+                      base ? ratio(suite_comparable_ns(c, b, k), base->med_ns[k]) : NAN);
+            fprintf(f, " %s%s |", t, q);
+        }
+        double ev = total_events(br);
+        fprintf(f, " %.1f |", ev > 0 ? br->total_ns / ev : NAN);
+        fmt_ns(t, sizeof t, br->tick_p50);
+        fmt_ratio(q, sizeof q,
+                  base ? ratio(suite_comparable_tick(c, b, br->tick_p50), base->tick_p50) : NAN);
+        fprintf(f, " %s%s |", t, isnan(br->tick_p50) ? "" : q);
+        fmt_ns(t, sizeof t, br->tick_p99);
+        fmt_ratio(q, sizeof q,
+                  base ? ratio(suite_comparable_tick(c, b, br->tick_p99), base->tick_p99) : NAN);
+        fprintf(f, " %s%s |", t, isnan(br->tick_p99) ? "" : q);
+        fmt_ratio(q, sizeof q, base ? ratio(br->rss_per_entity, base->rss_per_entity) : NAN);
+        fprintf(f, " %.0f%s |", br->rss_per_entity, q);
+        for (int i = 0; i < nk; i++)
+            if (br->ops[kinds[i]])
+                fprintf(f, "%s %s %.2f", i ? "," : "", bench_op_kind_name(kinds[i]),
+                        br->allocs_per_op[kinds[i]]);
+        fprintf(f, " |\n");
+    }
+    int partial = 0;
+    for (size_t b = 0; b < c->backend_count; b++)
+        partial |= c->b[b].partial;
+    fprintf(f, "\n");
+    if (partial)
+        fprintf(f, "\xc2\xb9 the populating and first movement tick only.\n\n");
+    write_notes(f, c, 0);
+    fprintf(f, "\n");
+}
+
+/* The slope of log(time per operation) against log(N) over the workload's sizes. */
+static void write_workload_exponents(FILE *f, const bench_report *r, const char *name)
+{
+    int kind = main_kind(name), any = 0;
+    size_t lo = 0, hi = 0;
+    for (size_t b = 0; b < r->backend_count; b++) {
+        double x[MAX_POINTS], y[MAX_POINTS];
+        size_t m = 0;
+        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
+            const case_result *c = &r->cases[i];
+            if (!(c->plan.flags & CASE_TABLE) || strcmp(c->plan.workload, name) != 0 ||
+                b >= c->backend_count || !usable(&c->b[b]) || isnan(c->b[b].med_ns[kind]))
+                continue;
+            x[m] = (double)c->plan.n;
+            y[m] = c->b[b].med_ns[kind];
+            if (!lo || c->plan.n < lo)
+                lo = c->plan.n;
+            if (c->plan.n > hi)
+                hi = c->plan.n;
+            m++;
+        }
+        double e = stats_loglog_slope(x, y, m);
+        if (isnan(e))
+            continue;
+        fprintf(f, "%s `%s` %.2f",
+                any ? "," : "Scaling exponent of the time per operation:", r->backends[b], e);
+        any = 1;
+    }
+    if (any)
+        fprintf(f, " (N = %zu to %zu).\n\n", lo, hi);
+}
+
+static void write_workloads(FILE *f, const bench_report *r)
+{
+    fprintf(f, "## Workloads\n\nEach cell: median time per operation (minimum over rounds) and "
+               "its ratio to the case's base; ns/event is the whole replay's time over its "
+               "events; ticks are movement ticks; bytes/entity is the peak resident set.\n\n");
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        const char *name = bench_workload_names[w];
+        if (!has_workload(r, name))
+            continue;
+        fprintf(f, "### %s\n\n%s.\n\n", name, bench_workload_describe(name));
+        char file[96];
+        snprintf(file, sizeof file, "bench-%s.svg", name);
+        chart_link(f, r, file, name);
+        write_workload_exponents(f, r, name);
+        for (size_t i = 0; i < r->case_count; i++) {
+            const case_result *c = &r->cases[i];
+            if ((c->plan.flags & CASE_TABLE) && strcmp(c->plan.workload, name) == 0)
+                write_case_table(f, c);
+        }
+    }
+    fprintf(f, "## Events per operation\n\nThe same for every backend (that is the check); how "
+               "much work the workloads ask for, per move.\n\n");
+    chart_link(f, r, "bench-events.svg", "events per move against N");
+}
+
+static void write_configuration(FILE *f, const bench_report *r)
+{
+    fprintf(
+        f,
+        "## Configuration\n\n"
+        "Every sense section sets the backend's size parameter (`cell_size` for grid and "
+        "hashgrid, `tower_size` for tower) to %g\xc3\x97 and `observer_cell_size` to %g\xc3\x97 "
+        "the sense's typical range (%g units; in `mixed_ranges` %g / %g / %g for sight / "
+        "hearing / smell), doubled while the world would need more than 2^20 cells. "
+        "bruteforce and crosslist take no parameters. Ranges are jittered per entity and "
+        "sense by \xc3\x97"
+        "0.8 to 1.2 except in `mixed_ranges`. For example, `uniform_walk`",
+        BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR, BENCH_RANGE, BENCH_RANGE, 0.6 * BENCH_RANGE,
+        0.3 * BENCH_RANGE);
+    const case_result *c = NULL;
+    for (size_t i = 0; i < r->case_count; i++)
+        if (strcmp(r->cases[i].plan.workload, "uniform_walk") == 0 &&
+            (!c || r->cases[i].plan.n == 10000))
+            c = &r->cases[i];
+    if (!c) {
+        fprintf(f, " is configured the same way.\n\n");
+        return;
+    }
+    bench_workload stub;
+    memset(&stub, 0, sizeof stub);
+    stub.bounds = c->bounds;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        stub.typical_range[s] = BENCH_RANGE;
+    char ini[2048];
+    if (bench_tuning_ini(ini, sizeof ini, "grid", &stub) == 0)
+        fprintf(f, " at N=%zu with grid:\n\n```ini\n%s```\n\n", c->plan.n, ini);
+    else
+        fprintf(f, " is configured the same way.\n\n");
+    (void)r;
+}
+
+int report_write_markdown(FILE *f, const bench_report *r)
+{
+    fprintf(f, "# percept benchmarks\n\n");
+    fprintf(f,
+            "Generated by `%s` (run `make bench` to regenerate; do not edit by hand). "
+            "Every figure comes from one run on the machine below; compare backends by their "
+            "ratios, which were measured side by side.\n\n",
+            r->command);
+    write_machine(f, r);
+    write_targets(f, r);
+    write_correctness(f, r);
+    write_summary(f, r);
+    write_sweep(f, r);
+    write_workloads(f, r);
+    write_method(f, r);
+    write_configuration(f, r);
+    if (r->notes) {
+        fprintf(f, "%s", r->notes);
+        if (r->notes[0] && r->notes[strlen(r->notes) - 1] != '\n')
+            fprintf(f, "\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Charts                                                                    */
+
+typedef struct series_data {
+    double x[MAX_POINTS], y[MAX_POINTS];
+} series_data;
+
+static int chart(const bench_report *r, const char *file, const svg_chart *spec,
+                 const svg_series *s, size_t count, FILE *log)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", r->svg_dir, file);
+    if (svg_write_chart(path, spec, s, count) == 0)
+        return 0;
+    fprintf(log, "percept-bench: cannot write %s\n", path);
+    return 1;
+}
+
+/* One series per backend: figure(case, backend) against N over the selected cases. */
+static int backend_chart(const bench_report *r, const char *file, const svg_chart *spec,
+                         unsigned flags, const char *workload, int kind, int memory, FILE *log)
+{
+    series_data *d = calloc(r->backend_count ? r->backend_count : 1, sizeof *d);
+    svg_series s[BENCH_MAX_BACKENDS];
+    if (!d)
+        return 1;
+    size_t count = r->backend_count < BENCH_MAX_BACKENDS ? r->backend_count : BENCH_MAX_BACKENDS;
+    for (size_t b = 0; b < count; b++) {
+        size_t m = 0;
+        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
+            const case_result *c = &r->cases[i];
+            if (!(c->plan.flags & flags) || (workload && strcmp(c->plan.workload, workload)))
+                continue;
+            if (b >= c->backend_count || !usable(&c->b[b]))
+                continue;
+            double y = memory ? c->b[b].rss_per_entity : c->b[b].med_ns[kind];
+            if (isnan(y))
+                continue;
+            d[b].x[m] = (double)c->plan.n;
+            d[b].y[m] = y;
+            m++;
+        }
+        s[b] = (svg_series){r->backends[b], (int)b, d[b].x, d[b].y, m};
+    }
+    int bad = chart(r, file, spec, s, count, log);
+    free(d);
+    return bad;
+}
+
+int report_write_charts(const bench_report *r, FILE *log)
+{
+    int bad = 0;
+    if (!r->svg_dir)
+        return 0;
+    svg_chart scaling = {"uniform_walk at constant density: time per move",
+                         "entities (N)",
+                         "time per move",
+                         SVG_COUNT,
+                         SVG_NS,
+                         150,
+                         "target at 10k: 150 ns"};
+    bad += backend_chart(r, "bench-scaling.svg", &scaling, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE,
+                         0, log);
+    svg_chart memory = {"uniform_walk: peak resident bytes per entity",
+                        "entities (N)",
+                        "bytes per entity",
+                        SVG_COUNT,
+                        SVG_PLAIN,
+                        1024,
+                        "target: 1 KiB"};
+    bad += backend_chart(r, "bench-memory.svg", &memory, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE, 1,
+                         log);
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        const char *name = bench_workload_names[w];
+        if (!has_workload(r, name))
+            continue;
+        char file[96], title[160], ylabel[64];
+        int kind = main_kind(name);
+        snprintf(file, sizeof file, "bench-%s.svg", name);
+        snprintf(title, sizeof title, "%s: time per %s", name, bench_op_kind_name(kind));
+        snprintf(ylabel, sizeof ylabel, "time per %s", bench_op_kind_name(kind));
+        svg_chart spec = {title, "entities (N)", ylabel, SVG_COUNT, SVG_NS, 0, NULL};
+        if (strcmp(name, "uniform_walk") == 0) {
+            spec.ref_y = 150;
+            spec.ref_label = "target at 10k: 150 ns";
+        } else if (kind == OP_TELEPORT) {
+            spec.ref_y = 2000;
+            spec.ref_label = "target at 10k: 2 \xc2\xb5s";
+        }
+        bad += backend_chart(r, file, &spec, CASE_TABLE, name, kind, 0, log);
+    }
+
+    /* Events per move: one series per workload, from any backend that ran it. */
+    series_data *d = calloc(bench_workload_count, sizeof *d);
+    svg_series *s = calloc(bench_workload_count, sizeof *s);
+    size_t count = 0;
+    for (size_t w = 0; d && s && w < bench_workload_count; w++) {
+        const char *name = bench_workload_names[w];
+        size_t m = 0;
+        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
+            const case_result *c = &r->cases[i];
+            if (!(c->plan.flags & CASE_TABLE) || strcmp(c->plan.workload, name) != 0)
+                continue;
+            for (size_t b = 0; b < c->backend_count; b++) {
+                if (usable(&c->b[b]) && !c->b[b].partial && c->b[b].ops[OP_MOVE]) {
+                    d[count].x[m] = (double)c->plan.n;
+                    d[count].y[m] = c->b[b].events_per_op[OP_MOVE];
+                    m++;
+                    break;
+                }
+            }
+        }
+        if (m) {
+            s[count] = (svg_series){name, (int)workload_index(name), d[count].x, d[count].y, m};
+            count++;
+        }
+    }
+    if (d && s) {
+        svg_chart events = {"events per move (ENTER + LEAVE, three senses)",
+                            "entities (N)",
+                            "events per move",
+                            SVG_COUNT,
+                            SVG_PLAIN,
+                            0,
+                            NULL};
+        bad += chart(r, "bench-events.svg", &events, s, count, log);
+    } else {
+        bad++;
+    }
+    free(d);
+    free(s);
+    return bad;
+}

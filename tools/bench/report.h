@@ -1,0 +1,34 @@
+/*
+ * report.h - the benchmark's report: docs/BENCHMARKS.md in Markdown, and
+ * the SVG charts it shows.
+ */
+#ifndef PERCEPT_BENCH_REPORT_H
+#define PERCEPT_BENCH_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "machine.h"
+#include "suite.h"
+
+typedef struct bench_report {
+    const bench_machine *machine;
+    const case_result *cases;
+    size_t case_count;
+    const char *const *backends;
+    size_t backend_count;
+    const char *command; /* the command line, as run */
+    const char *date;
+    uint64_t seed;
+    double seconds;
+    const char *svg_dir;  /* charts are written here; NULL: no charts */
+    const char *svg_link; /* what the Markdown puts before a chart's file name */
+    const char *notes;    /* hand-written analysis appended to the report, or NULL */
+} bench_report;
+
+/* Write the Markdown report. Returns 0, or -1 on an output error. */
+int report_write_markdown(FILE *f, const bench_report *r);
+/* Write the charts into r->svg_dir. Returns the number of charts that failed. */
+int report_write_charts(const bench_report *r, FILE *log);
+
+#endif

@@ -1,0 +1,381 @@
+/*
+ * suite.c - one benchmark case (a workload at one size) run against every
+ * backend in interleaved rounds, checked against the reference, and reduced
+ * to the figures the report prints.
+ */
+#include "suite.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stats.h"
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Where each backend's replays stop: everything (or the plan's share of the
+ * movement ticks), the reference's prefix, or nothing. */
+static void plan_limits(case_result *out, const bench_workload *wl, const char *const *backends,
+                        const char *const *skip)
+{
+    const case_plan *p = &out->plan;
+    size_t all = wl->op_count;
+    if (p->move_limit && wl->tick_end[0] + p->move_limit < all)
+        all = wl->tick_end[0] + p->move_limit;
+    out->replay_ops = all;
+    out->populate_ops = wl->tick_end[0];
+    for (size_t b = 0; b < out->backend_count; b++) {
+        backend_result *br = &out->b[b];
+        br->name = backends[b];
+        br->ran = 1;
+        br->op_limit = all;
+        br->tick_p50 = br->tick_p99 = NAN;
+        if (skip && skip[b]) {
+            br->ran = 0;
+            snprintf(br->note, sizeof br->note, "%s", skip[b]);
+            continue;
+        }
+        if (strcmp(br->name, BENCH_REFERENCE) != 0)
+            continue;
+        if (p->n > p->reference_limit) {
+            br->ran = 0;
+            snprintf(br->note, sizeof br->note, "O(N) per query: not run above %zu entities",
+                     p->reference_limit);
+        } else if (p->n > p->reference_full && wl->tick_count > 2 && wl->tick_end[1] < all) {
+            br->partial = 1;
+            br->op_limit = wl->tick_end[1];
+        }
+    }
+}
+
+static void flag_failure(case_result *out, size_t b, const char *why, FILE *log)
+{
+    backend_result *br = &out->b[b];
+    if (!br->failed)
+        snprintf(br->error, sizeof br->error, "%s", why);
+    br->failed = 1;
+    fprintf(log, "percept-bench: FAILED: %s N=%zu, backend %s: %s\n", out->plan.workload,
+            out->plan.n, br->name, why);
+}
+
+/* A replay ran over the time limit: the backend stops here, and is no failure. */
+static void too_slow(case_result *out, size_t b, FILE *log)
+{
+    backend_result *br = &out->b[b];
+    br->too_slow = 1;
+    snprintf(br->note, sizeof br->note, "too slow: a replay did not finish within %.0f s",
+             out->plan.max_replay);
+    fprintf(log, "    %s: %s\n", br->name, br->note);
+}
+
+/*
+ * The event hash expected at each checkpoint: the reference's where it ran,
+ * beyond that the first backend that got there. valid[c] is 0 when no one did.
+ */
+static const char *build_truth(case_result *out, replay_result (*res)[BENCH_MAX_ROUNDS],
+                               size_t checkpoint_count, uint64_t *truth, int *valid)
+{
+    const char *first = NULL;
+    for (size_t c = 0; c < checkpoint_count; c++)
+        valid[c] = 0;
+    /* The reference first, then the others in order. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t b = 0; b < out->backend_count; b++) {
+            const backend_result *br = &out->b[b];
+            int is_ref = strcmp(br->name, BENCH_REFERENCE) == 0;
+            if (!br->ran || br->failed || is_ref != (pass == 0) || res[b][0].failed)
+                continue;
+            for (size_t c = 0; c < res[b][0].hash_count && c < checkpoint_count; c++) {
+                if (valid[c])
+                    continue;
+                truth[c] = res[b][0].hashes[c];
+                valid[c] = 1;
+                if (!first)
+                    first = br->name;
+            }
+        }
+    }
+    return first;
+}
+
+static void check_replay(case_result *out, size_t b, const replay_result *r, const char *round,
+                         const size_t *checkpoints, const uint64_t *truth, const int *valid,
+                         const char *truth_name, FILE *log)
+{
+    for (size_t c = 0; c < r->hash_count; c++) {
+        if (!valid[c] || r->hashes[c] == truth[c])
+            continue;
+        char why[512];
+        snprintf(why, sizeof why,
+                 "MISMATCH: the events of the first %zu operations (%s) hash to %016" PRIx64
+                 ", but %s's to %016" PRIx64,
+                 checkpoints[c], round, r->hashes[c], truth_name, truth[c]);
+        out->mismatch = 1;
+        flag_failure(out, b, why, log);
+        return;
+    }
+}
+
+static void aggregate(case_result *out, size_t b, replay_result *res, size_t rounds)
+{
+    backend_result *br = &out->b[b];
+    double v[BENCH_MAX_ROUNDS], totals[BENCH_MAX_ROUNDS];
+    size_t samples = 0, ok = 0;
+    for (size_t r = 0; r < rounds; r++)
+        if (!res[r].failed)
+            samples += res[r].ticks;
+    double *ticks = malloc((samples + 1) * sizeof *ticks);
+    samples = 0;
+    for (size_t r = 0; r < rounds; r++) {
+        if (res[r].failed)
+            continue;
+        totals[ok++] = 0;
+        for (int k = 0; k < OP_KIND_COUNT; k++)
+            totals[ok - 1] += res[r].ns[k];
+        for (size_t t = 1; ticks && t < res[r].ticks; t++)
+            ticks[samples++] = res[r].tick_ns[t];
+    }
+    br->rounds = ok;
+    if (ok == 0) {
+        free(ticks);
+        return;
+    }
+    const replay_result *last = NULL;
+    for (size_t r = 0; r < rounds; r++)
+        if (!res[r].failed)
+            last = &res[r];
+    for (int k = 0; k < OP_KIND_COUNT; k++) {
+        size_t m = 0;
+        for (size_t r = 0; r < rounds; r++)
+            if (!res[r].failed && res[r].prefix_ops[k])
+                v[m++] = res[r].prefix_ns[k] / (double)res[r].prefix_ops[k];
+        br->prefix_ns[k] = stats_median(v, m);
+        m = 0;
+        for (size_t r = 0; r < rounds; r++)
+            if (!res[r].failed && res[r].ops[k])
+                v[m++] = res[r].ns[k] / (double)res[r].ops[k];
+        br->min_ns[k] = stats_min(v, m);
+        br->med_ns[k] = stats_median(v, m);
+        br->ops[k] = last->ops[k];
+        br->events_per_op[k] = last->ops[k] ? (double)last->events[k] / (double)last->ops[k] : NAN;
+        br->allocs_per_op[k] = last->ops[k] ? (double)last->allocs[k] / (double)last->ops[k] : NAN;
+    }
+    br->total_ns = stats_median(totals, ok);
+    size_t m1 = 0;
+    for (size_t r = 0; r < rounds; r++)
+        if (!res[r].failed && res[r].ticks > 1)
+            v[m1++] = res[r].tick_ns[1];
+    br->prefix_tick = stats_median(v, m1);
+    br->tick_samples = samples;
+    br->tick_p50 = stats_percentile(ticks, samples, 50);
+    br->tick_p99 = stats_percentile(ticks, samples, 99);
+    free(ticks);
+    size_t m = 0;
+    for (size_t r = 0; r < rounds; r++)
+        if (!res[r].failed && res[r].peak_alive)
+            v[m++] = res[r].rss_bytes / (double)res[r].peak_alive;
+    br->rss_per_entity = stats_median(v, m);
+    br->heap_per_entity = last->peak_alive && last->heap_bytes > 0
+                              ? last->heap_bytes / (double)last->peak_alive
+                              : NAN;
+    if (br->op_limit == out->replay_ops && isnan(out->pairs_per_observer)) {
+        double alive =
+            (double)last->ops[OP_ADD] + (double)last->ops[OP_LOGIN] - (double)last->ops[OP_REMOVE];
+        if (alive > 0)
+            out->pairs_per_observer =
+                ((double)last->enters - (double)last->leaves) / alive / PERCEPT_SENSE_COUNT;
+    }
+}
+
+static void log_backend(FILE *log, const backend_result *br)
+{
+    if (!br->ran) {
+        fprintf(log, "    %-11s skipped: %s\n", br->name, br->note);
+        return;
+    }
+    if (br->rounds == 0) {
+        fprintf(log, "    %-11s FAILED\n", br->name);
+        return;
+    }
+    fprintf(log, "    %-11s", br->name);
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        if (br->ops[k] && !isnan(br->med_ns[k]))
+            fprintf(log, " %s %.0f ns", bench_op_kind_name(k), br->med_ns[k]);
+    if (!isnan(br->rss_per_entity))
+        fprintf(log, ", %.0f B/entity", br->rss_per_entity);
+    fprintf(log, "%s%s\n", br->partial ? " (first tick only)" : "",
+            br->failed ? "  << FAILED" : "");
+}
+
+double suite_comparable_ns(const case_result *c, size_t b, int kind)
+{
+    const backend_result *base = c->base >= 0 ? &c->b[c->base] : NULL;
+    int prefix = base && base->partial && (int)b != c->base;
+    return prefix ? c->b[b].prefix_ns[kind] : c->b[b].med_ns[kind];
+}
+
+double suite_comparable_tick(const case_result *c, size_t b, double full)
+{
+    const backend_result *base = c->base >= 0 ? &c->b[c->base] : NULL;
+    return base && base->partial && (int)b != c->base ? c->b[b].prefix_tick : full;
+}
+
+double suite_replay_seconds(const case_result *c, size_t b)
+{
+    const backend_result *br = &c->b[b];
+    return br->ran && br->rounds && !br->failed ? br->total_ns * 1e-9 : NAN;
+}
+
+size_t suite_replay_ops(const case_result *c, size_t b)
+{
+    const backend_result *br = &c->b[b];
+    size_t n = 0;
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        n += br->ops[k];
+    return n;
+}
+
+int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
+                   size_t backend_count, const char *const *skip, uint64_t seed, FILE *log)
+{
+    double start = wall_seconds();
+    bench_workload wl;
+
+    memset(out, 0, sizeof *out);
+    out->plan = *plan;
+    out->base = -1;
+    out->pairs_per_observer = NAN;
+    out->backend_count = backend_count < BENCH_MAX_BACKENDS ? backend_count : BENCH_MAX_BACKENDS;
+    size_t rounds = plan->rounds < 1 ? 1 : plan->rounds;
+    if (rounds > BENCH_MAX_ROUNDS)
+        rounds = BENCH_MAX_ROUNDS;
+    out->plan.rounds = rounds;
+    if (bench_workload_generate(&wl, plan->workload, plan->n, plan->ticks, seed))
+        return -1;
+    out->op_count = wl.op_count;
+    out->peak_alive = wl.peak_alive;
+    out->tick_count = wl.tick_count;
+    out->bounds = wl.bounds;
+    fprintf(log, "  %s N=%zu: %zu tick%s, %zu operations", plan->workload, plan->n,
+            wl.tick_count - 1, wl.tick_count == 2 ? "" : "s", wl.op_count);
+    if (plan->move_limit && wl.tick_end[0] + plan->move_limit < wl.op_count)
+        fprintf(log, " (replayed: tick 0 and %zu more)", plan->move_limit);
+    fprintf(log, ", up to %zu round%s\n", rounds, rounds == 1 ? "" : "s");
+    fflush(log);
+    plan_limits(out, &wl, backends, skip);
+
+    replay_result(*res)[BENCH_MAX_ROUNDS] = calloc(out->backend_count, sizeof *res);
+    replay_result *warm = calloc(out->backend_count, sizeof *warm);
+    uint64_t *truth = calloc(wl.tick_count + 1, sizeof *truth);
+    int *valid = calloc(wl.tick_count + 1, sizeof *valid);
+    size_t *cps = calloc(wl.tick_count + 1, sizeof *cps);
+    if (!res || !warm || !truth || !valid || !cps) {
+        free(res);
+        free(warm);
+        free(truth);
+        free(valid);
+        free(cps);
+        bench_workload_free(&wl);
+        return -1;
+    }
+    /* Event hashes are compared at the end of every tick, and where the replays stop. */
+    size_t cp_count = 0;
+    for (size_t t = 0; t < wl.tick_count; t++) {
+        if (t > 0 && wl.tick_end[t - 1] < out->replay_ops && wl.tick_end[t] > out->replay_ops)
+            cps[cp_count++] = out->replay_ops;
+        cps[cp_count++] = wl.tick_end[t];
+    }
+    out->checkpoints = cp_count;
+
+    /* Untimed warm-up: the populating tick once per backend (caches, allocator, clocks). */
+    for (size_t b = 0; plan->warmup && b < out->backend_count; b++) {
+        if (!out->b[b].ran)
+            continue;
+        replay_request rq = {&wl, out->b[b].name, wl.tick_end[0], cps, cp_count, plan->max_replay};
+        replay_run(&rq, &warm[b]);
+        if (warm[b].timed_out)
+            too_slow(out, b, log);
+        else if (warm[b].failed)
+            flag_failure(out, b, warm[b].error, log);
+    }
+    /* Interleaved rounds: every backend once per round, so a slow spell of the
+     * machine hits all of them alike. */
+    for (size_t r = 0; r < rounds; r++) {
+        /* At least one round; another only if it should end within the budget. */
+        double spent = wall_seconds() - start;
+        if (r > 0 && plan->budget > 0 && spent + spent / (double)r > plan->budget) {
+            rounds = r;
+            fprintf(log, "    (%zu round%s: the time budget of this case, %.0f s, is spent)\n", r,
+                    r == 1 ? "" : "s", plan->budget);
+            break;
+        }
+        for (size_t b = 0; b < out->backend_count; b++) {
+            backend_result *br = &out->b[b];
+            if (!br->ran || br->failed || br->too_slow) {
+                res[b][r].failed = 1;
+                continue;
+            }
+            replay_request rq = {&wl, br->name, br->op_limit, cps, cp_count, plan->max_replay};
+            replay_run(&rq, &res[b][r]);
+            if (res[b][r].timed_out)
+                too_slow(out, b, log);
+            else if (res[b][r].failed)
+                flag_failure(out, b, res[b][r].error, log);
+        }
+    }
+
+    out->plan.rounds = rounds;
+    out->truth = build_truth(out, res, cp_count, truth, valid);
+    for (size_t b = 0; b < out->backend_count; b++) {
+        if (!out->b[b].ran)
+            continue;
+        char label[32];
+        if (plan->warmup && !warm[b].failed)
+            check_replay(out, b, &warm[b], "warm-up", cps, truth, valid, out->truth, log);
+        for (size_t r = 0; r < rounds; r++) {
+            snprintf(label, sizeof label, "round %zu", r + 1);
+            if (!res[b][r].failed)
+                check_replay(out, b, &res[b][r], label, cps, truth, valid, out->truth, log);
+        }
+    }
+    for (size_t b = 0; b < out->backend_count; b++) {
+        if (out->b[b].ran)
+            aggregate(out, b, res[b], rounds);
+        if (out->b[b].too_slow && out->b[b].rounds == 0)
+            out->b[b].ran = 0; /* nothing measured: shown as skipped, with the note */
+    }
+
+    /* Ratios are to the reference when it ran, else to the grid, else to the first. */
+    for (size_t b = 0; b < out->backend_count && out->base < 0; b++)
+        if (out->b[b].ran && out->b[b].rounds && strcmp(out->b[b].name, BENCH_REFERENCE) == 0)
+            out->base = (int)b;
+    for (size_t b = 0; b < out->backend_count && out->base < 0; b++)
+        if (out->b[b].ran && out->b[b].rounds && strcmp(out->b[b].name, "grid") == 0)
+            out->base = (int)b;
+    for (size_t b = 0; b < out->backend_count && out->base < 0; b++)
+        if (out->b[b].ran && out->b[b].rounds)
+            out->base = (int)b;
+
+    for (size_t b = 0; b < out->backend_count; b++) {
+        log_backend(log, &out->b[b]);
+        replay_result_free(&warm[b]);
+        for (size_t r = 0; r < rounds; r++)
+            replay_result_free(&res[b][r]);
+    }
+    free(res);
+    free(warm);
+    free(truth);
+    free(valid);
+    free(cps);
+    bench_workload_free(&wl);
+    out->seconds = wall_seconds() - start;
+    fflush(log);
+    return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * suite.h - one benchmark case (a workload at one size) run against every
+ * backend in interleaved rounds, checked against the reference, and reduced
+ * to the figures the report prints.
+ */
+#ifndef PERCEPT_BENCH_SUITE_H
+#define PERCEPT_BENCH_SUITE_H
+
+#include <stdio.h>
+
+#include "replay.h"
+#include "workload.h"
+
+#define BENCH_MAX_BACKENDS 16
+#define BENCH_MAX_ROUNDS 16
+#define BENCH_REFERENCE "bruteforce"
+
+/* What a case is made of, before it runs. */
+typedef struct case_plan {
+    const char *workload;
+    size_t n, ticks, rounds;
+    size_t move_limit;      /* replay only this many operations after tick 0; 0: all */
+    double max_replay;      /* seconds: a longer replay is stopped and its backend skipped */
+    int warmup;             /* replay the populating tick once per backend, untimed, first */
+    size_t reference_full;  /* the reference backend runs everything up to this N, */
+    size_t reference_limit; /* the populating and first tick up to this N, and nothing above */
+    double budget;          /* seconds: no round starts that would end beyond it; 0: no limit */
+    unsigned flags;
+} case_plan;
+
+#define CASE_SWEEP 1u  /* a point of the constant-density sweep */
+#define CASE_MEMORY 2u /* the large memory run */
+#define CASE_TABLE 4u  /* listed among the workload's sizes */
+
+typedef struct backend_result {
+    const char *name;
+    int ran;         /* 0: skipped at this size (note says why) */
+    int partial;     /* the reference's prefix only: the populating and first tick */
+    size_t op_limit; /* the operations each replay ran */
+    int failed;      /* a replay failed or its events differ from the reference */
+    int too_slow;    /* a replay ran over plan.max_replay: skipped at larger sizes */
+    char error[768];
+    char note[256]; /* why it was skipped */
+    size_t rounds;
+    double med_ns[OP_KIND_COUNT], min_ns[OP_KIND_COUNT]; /* per operation */
+    uint64_t ops[OP_KIND_COUNT];                         /* per replay */
+    double events_per_op[OP_KIND_COUNT], allocs_per_op[OP_KIND_COUNT];
+    /* The same figures over the reference's prefix (the populating and first
+     * movement tick), for ratios to a reference that ran only that. */
+    double prefix_ns[OP_KIND_COUNT], prefix_tick;
+    double tick_p50, tick_p99; /* ns per movement tick; NAN without a complete one */
+    size_t tick_samples;
+    double rss_per_entity, heap_per_entity; /* bytes */
+    double total_ns;                        /* median time of one replay */
+} backend_result;
+
+typedef struct case_result {
+    case_plan plan; /* plan.rounds: the rounds actually run */
+    size_t op_count, peak_alive, tick_count;
+    size_t replay_ops;   /* the operations every backend replays (the reference maybe fewer) */
+    size_t populate_ops; /* the operations of tick 0 */
+    percept_bounds bounds;
+    double pairs_per_observer; /* live pairs per entity and sense at the end */
+    backend_result b[BENCH_MAX_BACKENDS];
+    size_t backend_count;
+    int base;           /* index of the ratio base: the reference, or grid above its limit */
+    const char *truth;  /* whose events the others are checked against */
+    size_t checkpoints; /* event hashes compared per replay */
+    int mismatch;       /* some backend's events differ */
+    double seconds;     /* wall time of the whole case */
+} case_result;
+
+/*
+ * Generate the case's workload, run it against each backend in rounds
+ * (A B C, A B C, ...) and fill *out. A backend whose skip[b] is not NULL
+ * does not run (skip may be NULL). Progress and every mismatch go to `log`.
+ * Returns 0, or -1 if the workload could not be generated.
+ */
+/* Backend b's median time per operation of `kind`, over what the case's base
+ * replayed when the base ran only a prefix: the numerator of a fair ratio. */
+double suite_comparable_ns(const case_result *c, size_t b, int kind);
+/* The same for the time of a movement tick. */
+double suite_comparable_tick(const case_result *c, size_t b, double full);
+
+int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
+                   size_t backend_count, const char *const *skip, uint64_t seed, FILE *log);
+
+/* Seconds one replay of backend b took (the median), or NAN. */
+double suite_replay_seconds(const case_result *c, size_t b);
+/* Operations one replay of backend b ran. */
+size_t suite_replay_ops(const case_result *c, size_t b);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * targets.c - the performance targets of the benchmark issue, checked
+ * against a run's figures: met, missed, or not measured in this run.
+ */
+#include "targets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stats.h"
+
+#define MOVE_TARGET_NS 150.0
+#define MOVE_SPEEDUP 100.0
+#define TELEPORT_TARGET_NS 2000.0
+#define EXPONENT_TARGET 0.15
+#define MEMORY_TARGET 1024.0
+#define TARGET_N 10000
+
+const char *target_status_name(target_status s)
+{
+    return s == TARGET_MET ? "met" : s == TARGET_MISSED ? "missed" : "not measured";
+}
+
+const case_result *targets_find_case(const case_result *cases, size_t case_count,
+                                     const char *workload, size_t n)
+{
+    for (size_t i = 0; i < case_count; i++)
+        if (cases[i].plan.n == n && strcmp(cases[i].plan.workload, workload) == 0)
+            return &cases[i];
+    return NULL;
+}
+
+static int usable(const backend_result *br)
+{
+    return br->ran && !br->failed && br->rounds > 0;
+}
+
+/* The fastest backend other than the reference for one kind, or -1. */
+static int fastest(const case_result *c, int kind)
+{
+    int best = -1;
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        if (!usable(br) || strcmp(br->name, BENCH_REFERENCE) == 0 || isnan(br->med_ns[kind]))
+            continue;
+        if (best < 0 || br->med_ns[kind] < c->b[best].med_ns[kind])
+            best = (int)b;
+    }
+    return best;
+}
+
+static int find_backend(const case_result *c, const char *name)
+{
+    for (size_t b = 0; b < c->backend_count; b++)
+        if (strcmp(c->b[b].name, name) == 0)
+            return (int)b;
+    return -1;
+}
+
+double targets_sweep_exponent(const case_result *cases, size_t case_count, const char *name,
+                              size_t *points, size_t *lo, size_t *hi)
+{
+    double x[64], y[64];
+    size_t m = 0;
+    *lo = *hi = 0;
+    for (size_t i = 0; i < case_count && m < 64; i++) {
+        const case_result *c = &cases[i];
+        if (!(c->plan.flags & CASE_SWEEP))
+            continue;
+        int b = find_backend(c, name);
+        if (b < 0 || !usable(&c->b[b]) || isnan(c->b[b].med_ns[OP_MOVE]))
+            continue;
+        x[m] = (double)c->plan.n;
+        y[m] = c->b[b].med_ns[OP_MOVE];
+        if (!*lo || c->plan.n < *lo)
+            *lo = c->plan.n;
+        if (c->plan.n > *hi)
+            *hi = c->plan.n;
+        m++;
+    }
+    *points = m;
+    return stats_loglog_slope(x, y, m);
+}
+
+static void move_target(const case_result *cases, size_t n, target_result *t)
+{
+    t->name = "uniform_walk, 10k entities, three senses, mixed ranges";
+    t->goal = "best backend <= 150 ns per move and >= 100x faster than bruteforce";
+    const case_result *c = targets_find_case(cases, n, "uniform_walk", TARGET_N);
+    int best = c ? fastest(c, OP_MOVE) : -1;
+    if (best < 0) {
+        t->status = TARGET_UNMEASURED;
+        snprintf(t->measured, sizeof t->measured, "not run");
+        return;
+    }
+    double ns = c->b[best].med_ns[OP_MOVE];
+    int ref = find_backend(c, BENCH_REFERENCE);
+    /* Over what the reference replayed: its first tick, at this size. */
+    double speedup = ref >= 0 && usable(&c->b[ref])
+                         ? c->b[ref].med_ns[OP_MOVE] / suite_comparable_ns(c, (size_t)best, OP_MOVE)
+                         : NAN;
+    snprintf(t->measured, sizeof t->measured, "%s: %.0f ns per move, %.1fx faster than %s",
+             c->b[best].name, ns, speedup, BENCH_REFERENCE);
+    if (isnan(speedup))
+        t->status = TARGET_UNMEASURED;
+    else
+        t->status = ns <= MOVE_TARGET_NS && speedup >= MOVE_SPEEDUP ? TARGET_MET : TARGET_MISSED;
+}
+
+static void teleport_target(const case_result *cases, size_t n, target_result *t)
+{
+    t->name = "teleport, 10k entities";
+    t->goal = "best backend <= 2 us per teleport";
+    const case_result *c = targets_find_case(cases, n, "teleport", TARGET_N);
+    int best = c ? fastest(c, OP_TELEPORT) : -1;
+    if (best < 0) {
+        t->status = TARGET_UNMEASURED;
+        snprintf(t->measured, sizeof t->measured, "not run");
+        return;
+    }
+    double ns = c->b[best].med_ns[OP_TELEPORT];
+    snprintf(t->measured, sizeof t->measured, "%s: %.2f us per teleport", c->b[best].name,
+             ns / 1000);
+    t->status = ns <= TELEPORT_TARGET_NS ? TARGET_MET : TARGET_MISSED;
+}
+
+static void exponent_target(const case_result *cases, size_t n, target_result *t)
+{
+    static const char *const names[] = {"grid", "hashgrid"};
+    t->name = "constant-density sweep 1k to 256k";
+    t->goal = "scaling exponent <= 0.15 for grid and hashgrid";
+    t->status = TARGET_MET;
+    size_t len = 0;
+    t->measured[0] = '\0';
+    for (size_t i = 0; i < 2; i++) {
+        size_t points, lo, hi;
+        double e = targets_sweep_exponent(cases, n, names[i], &points, &lo, &hi);
+        /* A slope over less than a factor 16 in N says little. */
+        if (isnan(e) || points < 3 || hi < 16 * lo) {
+            t->status = TARGET_UNMEASURED;
+            len += (size_t)snprintf(t->measured + len, sizeof t->measured - len,
+                                    "%s%s: too few sizes", i ? "; " : "", names[i]);
+        } else {
+            if (e > EXPONENT_TARGET && t->status == TARGET_MET)
+                t->status = TARGET_MISSED;
+            len += (size_t)snprintf(t->measured + len, sizeof t->measured - len,
+                                    "%s%s: %.3f (%zu sizes, %zu to %zu)", i ? "; " : "", names[i],
+                                    e, points, lo, hi);
+        }
+        if (len >= sizeof t->measured)
+            len = sizeof t->measured - 1;
+    }
+}
+
+static void memory_target(const case_result *cases, size_t n, target_result *t)
+{
+    t->name = "memory, about 20 neighbours per sense, three senses";
+    t->goal = "<= 1 KiB resident per entity (uniform_walk, largest size run, >= 100k)";
+    const case_result *c = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cases[i].plan.workload, "uniform_walk") == 0 && cases[i].plan.n >= 100000 &&
+            (!c || cases[i].plan.n > c->plan.n))
+            c = &cases[i];
+    int best = -1;
+    for (size_t b = 0; c && b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        if (usable(br) && !isnan(br->rss_per_entity) &&
+            (best < 0 || br->rss_per_entity < c->b[best].rss_per_entity))
+            best = (int)b;
+    }
+    if (best < 0) {
+        t->status = TARGET_UNMEASURED;
+        snprintf(t->measured, sizeof t->measured, "no uniform_walk run of 100k entities or more");
+        return;
+    }
+    double v = c->b[best].rss_per_entity;
+    snprintf(t->measured, sizeof t->measured, "%s at N=%zu: %.0f bytes per entity", c->b[best].name,
+             c->plan.n, v);
+    t->status = v <= MEMORY_TARGET ? TARGET_MET : TARGET_MISSED;
+}
+
+static void crowd_target(const case_result *cases, size_t n, target_result *t)
+{
+    t->name = "town_square, hundreds in range";
+    t->goal = "no backend slower than bruteforce (per operation, every kind it ran)";
+    double worst = NAN;
+    const char *worst_name = NULL, *worst_kind = NULL;
+    size_t worst_n = 0, compared = 0;
+    for (size_t i = 0; i < n; i++) {
+        const case_result *c = &cases[i];
+        if (strcmp(c->plan.workload, "town_square") != 0)
+            continue;
+        int ref = find_backend(c, BENCH_REFERENCE);
+        if (ref < 0 || !usable(&c->b[ref]))
+            continue;
+        for (size_t b = 0; b < c->backend_count; b++) {
+            if ((int)b == ref || !usable(&c->b[b]))
+                continue;
+            for (int k = 0; k < OP_KIND_COUNT; k++) {
+                double base = c->b[ref].med_ns[k], v = suite_comparable_ns(c, b, k);
+                if (isnan(base) || isnan(v))
+                    continue;
+                compared++;
+                if (isnan(worst) || v / base > worst) {
+                    worst = v / base;
+                    worst_name = c->b[b].name;
+                    worst_kind = bench_op_kind_name(k);
+                    worst_n = c->plan.n;
+                }
+            }
+        }
+    }
+    if (!compared) {
+        t->status = TARGET_UNMEASURED;
+        snprintf(t->measured, sizeof t->measured, "not run with %s", BENCH_REFERENCE);
+        return;
+    }
+    snprintf(t->measured, sizeof t->measured,
+             "slowest relative to %s: %s, %s at N=%zu, %.2fx %s's time", BENCH_REFERENCE,
+             worst_name, worst_kind, worst_n, worst, BENCH_REFERENCE);
+    t->status = worst <= 1.0 ? TARGET_MET : TARGET_MISSED;
+}
+
+void targets_evaluate(const case_result *cases, size_t case_count, target_result out[TARGET_COUNT])
+{
+    memset(out, 0, TARGET_COUNT * sizeof *out);
+    move_target(cases, case_count, &out[0]);
+    teleport_target(cases, case_count, &out[1]);
+    exponent_target(cases, case_count, &out[2]);
+    memory_target(cases, case_count, &out[3]);
+    crowd_target(cases, case_count, &out[4]);
+}

@@ -1,0 +1,35 @@
+/*
+ * targets.h - the performance targets of the benchmark issue, checked
+ * against a run's figures: met, missed, or not measured in this run.
+ */
+#ifndef PERCEPT_BENCH_TARGETS_H
+#define PERCEPT_BENCH_TARGETS_H
+
+#include <stddef.h>
+
+#include "suite.h"
+
+typedef enum target_status { TARGET_MET, TARGET_MISSED, TARGET_UNMEASURED } target_status;
+
+typedef struct target_result {
+    const char *name;
+    const char *goal;
+    char measured[512];
+    target_status status;
+} target_result;
+
+#define TARGET_COUNT 5
+
+/* Evaluate every target over the run's cases. */
+void targets_evaluate(const case_result *cases, size_t case_count, target_result out[TARGET_COUNT]);
+const char *target_status_name(target_status s);
+
+/* The case of `workload` at size n, or NULL. */
+const case_result *targets_find_case(const case_result *cases, size_t case_count,
+                                     const char *workload, size_t n);
+/* The scaling exponent of backend `name` over the sweep cases (NAN if under 2 points);
+ * *points receives the number of sizes used, *lo and *hi the extreme sizes. */
+double targets_sweep_exponent(const case_result *cases, size_t case_count, const char *name,
+                              size_t *points, size_t *lo, size_t *hi);
+
+#endif

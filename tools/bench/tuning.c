@@ -1,0 +1,76 @@
+/*
+ * tuning.c - the world configuration each backend is benchmarked with: the
+ * INI text, with cell sizes chosen from the workload's typical ranges.
+ */
+#include "tuning.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Every cell array stays below this many cells, whatever the world's shape. */
+#define MAX_CELLS (1u << 20)
+
+static const char *const section[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
+
+const char *bench_tuning_param(const char *backend)
+{
+    if (strcmp(backend, "grid") == 0 || strcmp(backend, "hashgrid") == 0)
+        return "cell_size";
+    if (strcmp(backend, "tower") == 0)
+        return "tower_size";
+    return NULL;
+}
+
+/* A size near `want` that keeps the bounds within MAX_CELLS cells. */
+static double fit_cells(const percept_bounds *b, double want)
+{
+    double w = b->max_x - b->min_x, h = b->max_y - b->min_y, c = want;
+    while ((w / c + 2) * (h / c + 2) > MAX_CELLS)
+        c *= 2;
+    return c;
+}
+
+typedef struct out {
+    char *buf;
+    size_t size, len;
+    int overflow;
+} out;
+
+static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= o->size - o->len) {
+        o->overflow = 1;
+        return;
+    }
+    o->len += (size_t)n;
+}
+
+int bench_tuning_ini(char *buf, size_t size, const char *backend, const bench_workload *wl)
+{
+    out o = {buf, size, 0, 0};
+    const percept_bounds *b = &wl->bounds;
+    const char *param = bench_tuning_param(backend);
+    double factor = strcmp(backend, "tower") == 0 ? BENCH_TOWER_FACTOR : BENCH_CELL_FACTOR;
+
+    if (size == 0)
+        return -1;
+    buf[0] = '\0';
+    put(&o, "[percept]\nbackend = %s\nmove_events = off\n", backend);
+    put(&o, "[world]\nmin_x = %.17g\nmin_y = %.17g\nmax_x = %.17g\nmax_y = %.17g\n", b->min_x,
+        b->min_y, b->max_x, b->max_y);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        double r = wl->typical_range[s];
+        put(&o, "[%s]\nobserver_cell_size = %.17g\n", section[s],
+            fit_cells(b, BENCH_OBSERVER_CELL_FACTOR * r));
+        if (param)
+            put(&o, "%s = %.17g\n", param, fit_cells(b, factor * r));
+    }
+    return o.overflow ? -1 : 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * workload.h - the benchmark's named workloads: each is generated once, from
+ * a fixed seed, into a flat array of operations that every backend replays.
+ */
+#ifndef PERCEPT_BENCH_WORKLOAD_H
+#define PERCEPT_BENCH_WORKLOAD_H
+
+#include <percept.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kinds of operation a workload is made of; timed separately. */
+typedef enum bench_op_kind {
+    OP_ADD = 0,      /* an entity enters (the initial population, churn) */
+    OP_MOVE = 1,     /* a step of a few tenths of a range at most */
+    OP_TELEPORT = 2, /* a move to anywhere in the world */
+    OP_REMOVE = 3,   /* an entity leaves */
+    OP_LOGIN = 4,    /* an add into a login storm: many entities at one spot */
+    OP_KIND_COUNT = 5
+} bench_op_kind;
+
+/* One call to replay. 24 bytes: millions of them are held at once. */
+typedef struct bench_op {
+    double x, y;
+    uint32_t id;
+    uint32_t kind; /* bench_op_kind */
+} bench_op;
+
+/* What an entity is when it is added; indexed by its ID. */
+typedef struct bench_profile {
+    double range[PERCEPT_SENSE_COUNT];
+    unsigned hidden;
+} bench_profile;
+
+typedef struct bench_workload {
+    const char *name;
+    size_t n;      /* the nominal entity count */
+    bench_op *ops; /* every operation, in replay order */
+    size_t op_count;
+    size_t *tick_end;        /* tick t is ops [tick_end[t-1], tick_end[t]); tick 0 populates */
+    size_t tick_count;       /* including tick 0 */
+    bench_profile *profiles; /* [profile_count]: by entity ID */
+    size_t profile_count;
+    percept_bounds bounds;
+    double typical_range[PERCEPT_SENSE_COUNT]; /* what cell sizes are tuned to */
+    size_t peak_alive;                         /* the most entities in the world at once */
+} bench_workload;
+
+/* The workloads' names, in report order, and a one-line description of each. */
+extern const char *const bench_workload_names[];
+extern const size_t bench_workload_count;
+const char *bench_workload_describe(const char *name);
+int bench_workload_known(const char *name);
+
+/* The base sight range: the unit every workload's geometry is expressed in. */
+#define BENCH_RANGE 10.0
+
+/*
+ * Generate workload `name` with `n` entities and `ticks` movement ticks
+ * (after the populating tick 0) from `seed`. Returns 0, or -1 when out of
+ * memory or the name is unknown.
+ */
+int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size_t ticks,
+                            uint64_t seed);
+void bench_workload_free(bench_workload *wl);
+
+/* The number of movement operations one tick of the workload holds, about. */
+size_t bench_workload_ops_per_tick(const char *name, size_t n);
+
+const char *bench_op_kind_name(int kind);
+
+#endif

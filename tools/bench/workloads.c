@@ -1,0 +1,660 @@
+/*
+ * workloads.c - generates the benchmark's named workloads into operation
+ * arrays: a small agent simulation (walkers, crowds, chargers, groups, a
+ * road) stepped tick by tick, each step written down as a percept call.
+ * Nothing here is timed; the same array is replayed against every backend.
+ */
+#include "workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+#define R BENCH_RANGE
+
+/* Range jitter: each entity's range per sense is R * U(0.8, 1.2). E[f^2]: */
+#define JITTER_LO 0.8
+#define JITTER_HI 1.2
+#define JITTER_F2 (1.0 + (JITTER_HI - JITTER_LO) * (JITTER_HI - JITTER_LO) / 12.0)
+
+static const struct {
+    const char *name, *description;
+} table[] = {
+    {"uniform_walk", "Every entity walks a tenth of its range per tick on a slowly turning "
+                     "heading; about 20 neighbours per sense"},
+    {"sparse_walk", "The same walk in a world 20 times larger: about 1 neighbour per sense"},
+    {"town_square", "Half the entities, at most 1000, jitter inside a disk 3 ranges wide "
+                    "(hundreds in range, not thousands); the others walk around it"},
+    {"boss_fight", "200 entities charge one boss and fight around it, 1000 onlookers stand in a "
+                   "ring; the rest walk"},
+    {"clusters", "32 groups drift across the world, their members milling inside them"},
+    {"road", "Everyone walks back and forth on one line along x (y is the same for all)"},
+    {"teleport", "As uniform_walk, but each tick 2% of the entities jump anywhere instead"},
+    {"mixed_ranges", "90% NPCs with sight r, 10% players with 4r; hearing and smell at 0.6 and "
+                     "0.3 of sight"},
+    {"churn", "As uniform_walk, but 5% leave and 5% enter per tick, and once a login storm of 10% "
+              "of N into one spot"},
+    {"mostly_static", "The density of uniform_walk, but 90% of the entities never move"},
+};
+
+#define WORKLOAD_COUNT (sizeof table / sizeof table[0])
+
+const char *const bench_workload_names[] = {
+    "uniform_walk", "sparse_walk", "town_square",  "boss_fight", "clusters",
+    "road",         "teleport",    "mixed_ranges", "churn",      "mostly_static",
+};
+const size_t bench_workload_count = sizeof bench_workload_names / sizeof bench_workload_names[0];
+
+const char *bench_workload_describe(const char *name)
+{
+    for (size_t i = 0; i < WORKLOAD_COUNT; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return table[i].description;
+    return NULL;
+}
+
+int bench_workload_known(const char *name)
+{
+    return bench_workload_describe(name) != NULL;
+}
+
+const char *bench_op_kind_name(int kind)
+{
+    static const char *const names[OP_KIND_COUNT] = {"add", "move", "teleport", "remove", "login"};
+    return kind >= 0 && kind < OP_KIND_COUNT ? names[kind] : "?";
+}
+
+size_t bench_workload_ops_per_tick(const char *name, size_t n)
+{
+    if (strcmp(name, "mostly_static") == 0)
+        return n / 10 + 1;
+    if (strcmp(name, "churn") == 0)
+        return n + n / 10;
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers: splitmix64, so that a seed means the same workload        */
+/* everywhere.                                                               */
+
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static double uniform01(uint64_t *s)
+{
+    return (double)(next_u64(s) >> 11) * 0x1p-53;
+}
+
+static double uniform(uint64_t *s, double lo, double hi)
+{
+    return lo + (hi - lo) * uniform01(s);
+}
+
+static size_t below(uint64_t *s, size_t n)
+{
+    return n ? (size_t)(next_u64(s) % n) : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The agents                                                                */
+
+typedef enum role {
+    ROLE_WALK,    /* correlated random walk inside the bounds */
+    ROLE_JITTER,  /* small random steps inside an annulus around (cx, cy) */
+    ROLE_CHARGE,  /* runs to (cx, cy), then jitters within r_out of it */
+    ROLE_CLUSTER, /* its group's centre plus an offset (cx, cy) jittering in a disk */
+    ROLE_ROAD,    /* walks along x; heading is the direction, +1 or -1 */
+    ROLE_STATIC   /* never moves */
+} role;
+
+typedef struct agent {
+    double x, y;
+    double heading, speed;
+    double cx, cy, r_in, r_out;
+    uint32_t group;
+    uint8_t role;
+    uint8_t alive;
+} agent;
+
+typedef struct group {
+    double x, y, heading, speed, radius;
+} group;
+
+typedef struct gen {
+    uint64_t rng;
+    bench_workload *wl;
+    agent *agents; /* by ID */
+    size_t agent_count, agent_cap;
+    size_t op_cap;
+    size_t alive;
+    group *groups;
+    size_t group_count;
+    double jitter;   /* step of the jittering roles */
+    double teleport; /* fraction of the movers that teleport each tick */
+    double churn;    /* fraction of N that leaves, and that enters, each tick */
+    size_t storm_tick, storm_size;
+    int mixed;         /* mixed_ranges' NPC / player profiles instead of jittered ranges */
+    uint32_t *jumpers; /* [n]: this tick's teleporters */
+} gen;
+
+static int push_op(gen *g, uint32_t kind, uint32_t id, double x, double y)
+{
+    bench_workload *wl = g->wl;
+    if (wl->op_count == g->op_cap) {
+        size_t cap = g->op_cap ? g->op_cap * 2 : 4096;
+        bench_op *ops = realloc(wl->ops, cap * sizeof *ops);
+        if (!ops)
+            return -1;
+        wl->ops = ops;
+        g->op_cap = cap;
+    }
+    wl->ops[wl->op_count++] = (bench_op){x, y, id, kind};
+    return 0;
+}
+
+/* A new agent (not yet in the world) with its profile; returns its ID or -1. */
+static long new_agent(gen *g, uint8_t role_, double x, double y)
+{
+    if (g->agent_count == g->agent_cap) {
+        size_t cap = g->agent_cap ? g->agent_cap * 2 : 1024;
+        agent *a = realloc(g->agents, cap * sizeof *a);
+        bench_profile *p = realloc(g->wl->profiles, cap * sizeof *p);
+        if (a)
+            g->agents = a;
+        if (p)
+            g->wl->profiles = p;
+        if (!a || !p)
+            return -1;
+        g->agent_cap = cap;
+    }
+    size_t id = g->agent_count++;
+    agent *a = &g->agents[id];
+    memset(a, 0, sizeof *a);
+    a->x = x;
+    a->y = y;
+    a->role = role_;
+    a->heading = uniform(&g->rng, 0, 2 * PI);
+    bench_profile *p = &g->wl->profiles[id];
+    memset(p, 0, sizeof *p);
+    if (g->mixed) {
+        /* One in ten is a player who perceives four times as far. */
+        double base = below(&g->rng, 10) == 0 ? 4 * R : R;
+        p->range[PERCEPT_SIGHT] = base;
+        p->range[PERCEPT_HEARING] = 0.6 * base;
+        p->range[PERCEPT_SMELL] = 0.3 * base;
+    } else {
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            p->range[s] = R * uniform(&g->rng, JITTER_LO, JITTER_HI);
+    }
+    a->speed = 0.1 * p->range[PERCEPT_SIGHT];
+    g->wl->profile_count = g->agent_count;
+    return (long)id;
+}
+
+static int add_agent(gen *g, uint32_t kind, size_t id)
+{
+    agent *a = &g->agents[id];
+    a->alive = 1;
+    g->alive++;
+    if (g->alive > g->wl->peak_alive)
+        g->wl->peak_alive = g->alive;
+    return push_op(g, kind, (uint32_t)id, a->x, a->y);
+}
+
+static void random_point(gen *g, double *x, double *y)
+{
+    const percept_bounds *b = &g->wl->bounds;
+    *x = uniform(&g->rng, b->min_x, b->max_x);
+    *y = uniform(&g->rng, b->min_y, b->max_y);
+}
+
+/* A point uniform in the annulus r_in..r_out around (cx, cy). */
+static void annulus_point(gen *g, double cx, double cy, double r_in, double r_out, double *x,
+                          double *y)
+{
+    double r = sqrt(uniform(&g->rng, r_in * r_in, r_out * r_out));
+    double t = uniform(&g->rng, 0, 2 * PI);
+    *x = cx + r * cos(t);
+    *y = cy + r * sin(t);
+}
+
+/* Side of a square holding `count` entities with `neighbours` in range on average. */
+static double side_for(size_t count, double neighbours, double mean_r2)
+{
+    double side = sqrt((double)(count ? count : 1) * PI * mean_r2 / neighbours);
+    return side < 4 * R ? 4 * R : side;
+}
+
+static void set_square(bench_workload *wl, double side)
+{
+    wl->bounds = (percept_bounds){0, 0, side, side};
+}
+
+/* ------------------------------------------------------------------------ */
+/* One step of each role                                                     */
+
+/* Reflects a coordinate into [lo, hi]; returns 1 if it bounced. */
+static int reflect(double *v, double lo, double hi)
+{
+    if (*v < lo) {
+        *v = 2 * lo - *v;
+        if (*v > hi)
+            *v = hi;
+        return 1;
+    }
+    if (*v > hi) {
+        *v = 2 * hi - *v;
+        if (*v < lo)
+            *v = lo;
+        return 1;
+    }
+    return 0;
+}
+
+static void walk(gen *g, agent *a, double lo_x, double lo_y, double hi_x, double hi_y)
+{
+    /* A heading that turns a little each tick: paths look like walks, not noise. */
+    a->heading += uniform(&g->rng, -0.3, 0.3);
+    double nx = a->x + a->speed * cos(a->heading);
+    double ny = a->y + a->speed * sin(a->heading);
+    if (reflect(&nx, lo_x, hi_x))
+        a->heading = PI - a->heading;
+    if (reflect(&ny, lo_y, hi_y))
+        a->heading = -a->heading;
+    a->x = nx;
+    a->y = ny;
+}
+
+static int in_annulus(double x, double y, double cx, double cy, double r_in, double r_out)
+{
+    double d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy);
+    return d2 >= r_in * r_in && d2 <= r_out * r_out;
+}
+
+/* A small random step that keeps (ox, oy) + centre inside the annulus. */
+static void jitter(gen *g, double *ox, double *oy, double cx, double cy, double r_in, double r_out)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        double nx = *ox + uniform(&g->rng, -g->jitter, g->jitter);
+        double ny = *oy + uniform(&g->rng, -g->jitter, g->jitter);
+        if (in_annulus(nx, ny, cx, cy, r_in, r_out)) {
+            *ox = nx;
+            *oy = ny;
+            return;
+        }
+    }
+    /* Stuck at an edge: step along the radius, inwards or outwards. */
+    double dx = *ox - cx, dy = *oy - cy, d = sqrt(dx * dx + dy * dy);
+    double target = (r_in + r_out) / 2, step = d > target ? -g->jitter : g->jitter;
+    if (d > 0) {
+        *ox += step * dx / d;
+        *oy += step * dy / d;
+    } else {
+        *ox += g->jitter;
+    }
+}
+
+static void step_agent(gen *g, agent *a)
+{
+    const percept_bounds *b = &g->wl->bounds;
+    switch (a->role) {
+    case ROLE_WALK:
+        walk(g, a, b->min_x, b->min_y, b->max_x, b->max_y);
+        break;
+    case ROLE_JITTER:
+        jitter(g, &a->x, &a->y, a->cx, a->cy, a->r_in, a->r_out);
+        break;
+    case ROLE_CHARGE: {
+        double dx = a->cx - a->x, dy = a->cy - a->y, d = sqrt(dx * dx + dy * dy);
+        if (d > a->r_out) {
+            double step = a->speed < d - a->r_out / 2 ? a->speed : d - a->r_out / 2;
+            a->x += step * dx / d + uniform(&g->rng, -0.02, 0.02) * R;
+            a->y += step * dy / d + uniform(&g->rng, -0.02, 0.02) * R;
+        } else {
+            jitter(g, &a->x, &a->y, a->cx, a->cy, 0, a->r_out);
+        }
+        break;
+    }
+    case ROLE_CLUSTER: {
+        const group *gr = &g->groups[a->group];
+        jitter(g, &a->cx, &a->cy, 0, 0, 0, gr->radius);
+        a->x = gr->x + a->cx;
+        a->y = gr->y + a->cy;
+        break;
+    }
+    case ROLE_ROAD:
+        if (below(&g->rng, 50) == 0)
+            a->heading = -a->heading;
+        a->x += a->heading * a->speed;
+        if (reflect(&a->x, b->min_x, b->max_x))
+            a->heading = -a->heading;
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setting up each workload                                                  */
+
+static int populate_walkers(gen *g, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        double x, y;
+        random_point(g, &x, &y);
+        if (new_agent(g, ROLE_WALK, x, y) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int setup_walk(gen *g, size_t n, double neighbours)
+{
+    set_square(g->wl, side_for(n, neighbours, R * R * JITTER_F2));
+    return populate_walkers(g, n);
+}
+
+static int setup_town_square(gen *g, size_t n)
+{
+    /* Capped so that each member has hundreds in range at every size. */
+    size_t crowd = n / 2 < 1000 ? n / 2 : 1000;
+    double side = side_for(n - crowd, 20, R * R * JITTER_F2);
+    if (side < 8 * R)
+        side = 8 * R;
+    set_square(g->wl, side);
+    for (size_t i = 0; i < crowd; i++) {
+        double x, y;
+        annulus_point(g, side / 2, side / 2, 0, 1.5 * R, &x, &y);
+        long id = new_agent(g, ROLE_JITTER, x, y);
+        if (id < 0)
+            return -1;
+        agent *a = &g->agents[id];
+        a->cx = a->cy = side / 2;
+        a->r_out = 1.5 * R;
+    }
+    return populate_walkers(g, n - crowd);
+}
+
+static int setup_boss_fight(gen *g, size_t n, size_t ticks)
+{
+    size_t attackers = 200, onlookers = 1000;
+    if (n < 1 + attackers + onlookers) {
+        attackers = n * 200 / 1201;
+        onlookers = n > attackers + 1 ? (n - 1 - attackers) : 0;
+    }
+    size_t walkers = n - 1 - attackers - onlookers;
+    double side = side_for(walkers, 20, R * R * JITTER_F2);
+    if (side < 20 * R)
+        side = 20 * R;
+    set_square(g->wl, side);
+    double c = side / 2;
+    long boss = new_agent(g, ROLE_JITTER, c, c);
+    if (boss < 0)
+        return -1;
+    g->agents[boss].cx = g->agents[boss].cy = c;
+    g->agents[boss].r_out = 0.3 * R;
+    /* The charge reaches the boss halfway through the run. */
+    double half = ticks > 2 ? (double)(ticks / 2) : 1;
+    for (size_t i = 0; i < attackers; i++) {
+        double x, y;
+        annulus_point(g, c, c, 4 * R, 8 * R, &x, &y);
+        long id = new_agent(g, ROLE_CHARGE, x, y);
+        if (id < 0)
+            return -1;
+        agent *a = &g->agents[id];
+        a->cx = a->cy = c;
+        a->r_out = 0.5 * R;
+        a->speed = (sqrt((x - c) * (x - c) + (y - c) * (y - c)) - a->r_out) / half;
+    }
+    for (size_t i = 0; i < onlookers; i++) {
+        double x, y;
+        annulus_point(g, c, c, 1.5 * R, 4 * R, &x, &y);
+        long id = new_agent(g, ROLE_JITTER, x, y);
+        if (id < 0)
+            return -1;
+        agent *a = &g->agents[id];
+        a->cx = a->cy = c;
+        a->r_in = 1.5 * R;
+        a->r_out = 4 * R;
+    }
+    return populate_walkers(g, walkers);
+}
+
+static int setup_clusters(gen *g, size_t n)
+{
+    g->group_count = 32;
+    g->groups = calloc(g->group_count, sizeof *g->groups);
+    if (!g->groups)
+        return -1;
+    double side = side_for(n, 20, R * R * JITTER_F2);
+    /* Each group packs its members at about 60 neighbours apiece. */
+    double m = (double)n / (double)g->group_count;
+    double radius = R * sqrt(m / 60.0);
+    if (radius < 0.5 * R)
+        radius = 0.5 * R;
+    if (side < 6 * radius)
+        side = 6 * radius;
+    set_square(g->wl, side);
+    for (size_t k = 0; k < g->group_count; k++) {
+        group *gr = &g->groups[k];
+        gr->radius = radius;
+        gr->x = uniform(&g->rng, radius, side - radius);
+        gr->y = uniform(&g->rng, radius, side - radius);
+        gr->heading = uniform(&g->rng, 0, 2 * PI);
+        gr->speed = 0.1 * R;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i % g->group_count;
+        group *gr = &g->groups[k];
+        double ox, oy;
+        annulus_point(g, 0, 0, 0, radius, &ox, &oy);
+        long id = new_agent(g, ROLE_CLUSTER, gr->x + ox, gr->y + oy);
+        if (id < 0)
+            return -1;
+        g->agents[id].group = (uint32_t)k;
+        g->agents[id].cx = ox;
+        g->agents[id].cy = oy;
+    }
+    return 0;
+}
+
+static int setup_road(gen *g, size_t n)
+{
+    /* 10 entities per range of road: about 20 within reach on the line. */
+    double len = (double)n * R / 10.0;
+    if (len < 4 * R)
+        len = 4 * R;
+    g->wl->bounds = (percept_bounds){0, -R, len, R};
+    for (size_t i = 0; i < n; i++) {
+        long id = new_agent(g, ROLE_ROAD, uniform(&g->rng, 0, len), 0.0);
+        if (id < 0)
+            return -1;
+        g->agents[id].heading = below(&g->rng, 2) ? 1.0 : -1.0;
+    }
+    return 0;
+}
+
+static int setup_mostly_static(gen *g, size_t n)
+{
+    if (setup_walk(g, n, 20))
+        return -1;
+    for (size_t i = 0; i < g->agent_count; i++)
+        if (i % 10 != 0)
+            g->agents[i].role = ROLE_STATIC;
+    return 0;
+}
+
+static int setup(gen *g, const char *name, size_t n, size_t ticks)
+{
+    bench_workload *wl = g->wl;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        wl->typical_range[s] = R;
+    g->jitter = 0.05 * R;
+    if (strcmp(name, "uniform_walk") == 0)
+        return setup_walk(g, n, 20);
+    if (strcmp(name, "sparse_walk") == 0)
+        return setup_walk(g, n, 1);
+    if (strcmp(name, "town_square") == 0)
+        return setup_town_square(g, n);
+    if (strcmp(name, "boss_fight") == 0)
+        return setup_boss_fight(g, n, ticks);
+    if (strcmp(name, "clusters") == 0)
+        return setup_clusters(g, n);
+    if (strcmp(name, "road") == 0)
+        return setup_road(g, n);
+    if (strcmp(name, "teleport") == 0) {
+        g->teleport = 0.02;
+        return setup_walk(g, n, 20);
+    }
+    if (strcmp(name, "mixed_ranges") == 0) {
+        g->mixed = 1;
+        wl->typical_range[PERCEPT_HEARING] = 0.6 * R;
+        wl->typical_range[PERCEPT_SMELL] = 0.3 * R;
+        set_square(wl, side_for(n, 20, R * R));
+        return populate_walkers(g, n);
+    }
+    if (strcmp(name, "churn") == 0) {
+        g->churn = 0.05;
+        g->storm_tick = 1; /* in the first tick, which the reference always runs */
+        g->storm_size = n / 10;
+        return setup_walk(g, n, 20);
+    }
+    if (strcmp(name, "mostly_static") == 0)
+        return setup_mostly_static(g, n);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ticks                                                                     */
+
+static int churn_tick(gen *g, size_t n)
+{
+    size_t leave = (size_t)(g->churn * (double)n), enter = leave;
+    /* Leavers are drawn among the living; a few draws may hit the dead, fine. */
+    for (size_t i = 0; i < leave && g->alive > 1; i++) {
+        size_t id = below(&g->rng, g->agent_count);
+        agent *a = &g->agents[id];
+        if (!a->alive)
+            continue;
+        a->alive = 0;
+        g->alive--;
+        if (push_op(g, OP_REMOVE, (uint32_t)id, a->x, a->y))
+            return -1;
+    }
+    for (size_t i = 0; i < enter; i++) {
+        double x, y;
+        random_point(g, &x, &y);
+        long id = new_agent(g, ROLE_WALK, x, y);
+        if (id < 0 || add_agent(g, OP_ADD, (size_t)id))
+            return -1;
+    }
+    return 0;
+}
+
+static int storm(gen *g)
+{
+    double cx, cy;
+    random_point(g, &cx, &cy);
+    for (size_t i = 0; i < g->storm_size; i++) {
+        double x, y;
+        annulus_point(g, cx, cy, 0, 0.5 * R, &x, &y);
+        long id = new_agent(g, ROLE_WALK, x, y);
+        if (id < 0 || add_agent(g, OP_LOGIN, (size_t)id))
+            return -1;
+    }
+    return 0;
+}
+
+static int movement_tick(gen *g, size_t tick, size_t n)
+{
+    size_t movers = g->agent_count; /* the ones that entered this tick wait a tick */
+    if (g->churn > 0 && churn_tick(g, n))
+        return -1;
+    if (g->storm_size && tick == g->storm_tick && storm(g))
+        return -1;
+    for (size_t k = 0; k < g->group_count; k++) {
+        group *gr = &g->groups[k];
+        agent tmp = {.x = gr->x, .y = gr->y, .heading = gr->heading, .speed = gr->speed};
+        const percept_bounds *b = &g->wl->bounds;
+        walk(g, &tmp, b->min_x + gr->radius, b->min_y + gr->radius, b->max_x - gr->radius,
+             b->max_y - gr->radius);
+        gr->x = tmp.x;
+        gr->y = tmp.y;
+        gr->heading = tmp.heading;
+    }
+    /* Teleports come after the moves, as one block, so each kind is timed
+     * with few clock reads. */
+    size_t teleports = 0;
+    for (size_t id = 0; id < movers; id++) {
+        agent *a = &g->agents[id];
+        if (!a->alive || a->role == ROLE_STATIC)
+            continue;
+        if (g->teleport > 0 && uniform01(&g->rng) < g->teleport) {
+            g->jumpers[teleports++] = (uint32_t)id;
+            continue;
+        }
+        step_agent(g, a);
+        if (push_op(g, OP_MOVE, (uint32_t)id, a->x, a->y))
+            return -1;
+    }
+    for (size_t i = 0; i < teleports; i++) {
+        agent *a = &g->agents[g->jumpers[i]];
+        random_point(g, &a->x, &a->y);
+        if (push_op(g, OP_TELEPORT, g->jumpers[i], a->x, a->y))
+            return -1;
+    }
+    return 0;
+}
+
+int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size_t ticks,
+                            uint64_t seed)
+{
+    memset(wl, 0, sizeof *wl);
+    gen g = {.rng = seed ^ 0x5045524345505421ull, .wl = wl};
+    for (const char *p = name; *p; p++) /* a different stream per workload */
+        g.rng = g.rng * 31 + (unsigned char)*p;
+    wl->name = name;
+    wl->n = n;
+    wl->tick_end = calloc(ticks + 1, sizeof *wl->tick_end);
+    if (!wl->tick_end || setup(&g, name, n, ticks))
+        goto fail;
+    if (g.teleport > 0 && !(g.jumpers = malloc((g.agent_count + 1) * sizeof *g.jumpers)))
+        goto fail;
+    size_t initial = g.agent_count;
+    for (size_t id = 0; id < initial; id++)
+        if (add_agent(&g, OP_ADD, id))
+            goto fail;
+    wl->tick_end[0] = wl->op_count;
+    wl->tick_count = 1;
+    for (size_t t = 1; t <= ticks; t++) {
+        if (movement_tick(&g, t, n))
+            goto fail;
+        wl->tick_end[t] = wl->op_count;
+        wl->tick_count = t + 1;
+    }
+    free(g.agents);
+    free(g.groups);
+    free(g.jumpers);
+    return 0;
+fail:
+    free(g.agents);
+    free(g.groups);
+    free(g.jumpers);
+    bench_workload_free(wl);
+    return -1;
+}
+
+void bench_workload_free(bench_workload *wl)
+{
+    free(wl->ops);
+    free(wl->tick_end);
+    free(wl->profiles);
+    memset(wl, 0, sizeof *wl);
+}

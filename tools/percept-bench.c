@@ -1,0 +1,794 @@
+/*
+ * percept-bench - the reference benchmark of percept: named workloads
+ * replayed against every backend side by side, checked against brute force,
+ * written up as docs/BENCHMARKS.md with SVG charts.
+ *
+ * This file holds the command line and the plan of the run; the workloads,
+ * the replay, the checks and the report live in tools/bench/.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <percept.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench/machine.h"
+#include "bench/report.h"
+#include "bench/suite.h"
+#include "bench/targets.h"
+#include "bench/workload.h"
+
+#define PROGRAM "percept-bench"
+
+#ifndef PERCEPT_BENCH_PLUGIN_DIR
+#define PERCEPT_BENCH_PLUGIN_DIR "/usr/local/lib/percept"
+#endif
+
+enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
+
+#define MAX_SIZES 16
+#define MAX_CASES 256
+#define DEFAULT_SEED 20240611u
+#define DEFAULT_BUDGET 210.0
+#define DEFAULT_MAX_REPLAY 30.0
+#define DEFAULT_MOVE_LIMIT 50000
+
+/* The preferred order of the shipped backends in tables; others follow by name. */
+static const char *const known_order[] = {"bruteforce", "grid", "hashgrid", "tower", "crosslist"};
+
+typedef struct args {
+    int full, quick;
+    const char *workloads, *backends, *sizes, *sweep, *out, *svg_dir, *notes;
+    size_t rounds;     /* 0: by size */
+    double budget;     /* seconds for the whole run; < 0: the default */
+    double max_replay; /* seconds per replay; < 0: the default */
+    uint64_t seed;
+} args;
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+
+static void print_usage(FILE *out)
+{
+    fputs("Usage: " PROGRAM " [OPTION]...\n"
+          "\n"
+          "Replay named workloads against every percept backend side by side, check that\n"
+          "all of them deliver the same events as brute force, and write a Markdown report\n"
+          "with SVG charts.\n"
+          "\n"
+          "Options:\n"
+          "  --full             add 100k entities to every workload and a 1M-entity memory run\n"
+          "  --quick            tiny sizes and one round: a smoke test of a few seconds\n"
+          "  --workloads LIST   comma-separated workloads (default: all)\n"
+          "  --backends LIST    comma-separated backends (default: every NAME.so found in\n"
+          "                     PERCEPT_PLUGIN_PATH, else in " PERCEPT_BENCH_PLUGIN_DIR ")\n"
+          "  --sizes LIST       entity counts of the workload tables (default 1k,10k;\n"
+          "                     suffixes k and M)\n"
+          "  --sweep LIST       sizes of the constant-density sweep (default 1k,4k,16k,64k,256k;\n"
+          "                     'none' to skip it)\n"
+          "  --rounds N         measured rounds per case (default: 3 up to 20k entities, 2 up\n"
+          "                     to 300k, 1 above)\n"
+          "  --budget SECONDS   time for the whole run (default 210; 0: no limit, the default\n"
+          "                     with --full and --quick): every case gets a share in\n"
+          "                     proportion to its operations, and runs fewer rounds (at least\n"
+          "                     one) when a next round would overrun its share\n"
+          "  --max-replay SECONDS  stop a backend's replay after this long (default 30,\n"
+          "                     600 with --full; 0: no limit) and skip that backend at the\n"
+          "                     workload's larger sizes\n"
+          "  --seed N           the workloads' seed (default 20240611)\n"
+          "  --out FILE         write the Markdown report to FILE (default: standard output)\n"
+          "  --svg-dir DIR      write the charts to DIR (default: FILE's directory)\n"
+          "  --notes FILE       append FILE, a hand-written analysis, to the report\n"
+          "  --help             print this help and exit\n"
+          "\n"
+          "Workloads: uniform_walk sparse_walk town_square boss_fight clusters road teleport\n"
+          "mixed_ranges churn mostly_static.\n"
+          "\n"
+          "Environment: PERCEPT_PLUGIN_PATH, colon-separated directories of NAME.so\n"
+          "backends; PERCEPT_BENCH_NO_FORK=1 replays inside this process instead of a\n"
+          "child, for profilers that do not follow fork() (memory figures then cover the\n"
+          "whole process).\n"
+          "\n"
+          "Exit status: 0 when every backend's events match the reference, 1 when one does\n"
+          "not or a replay fails, 2 on bad usage.\n",
+          out);
+}
+
+static int usage_error(const char *fmt, const char *what)
+{
+    fprintf(stderr, PROGRAM ": ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see " PROGRAM " --help)\n");
+    return EXIT_USAGE;
+}
+
+static int option_value(int argc, char **argv, int *i, const char *opt, const char **value)
+{
+    size_t n = strlen(opt);
+    const char *arg = argv[*i];
+    if (strncmp(arg, opt, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[++*i];
+    return 1;
+}
+
+/* A count with an optional k or M suffix; 0 on error. */
+static size_t parse_count(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return 0;
+    if (*end == 'k' || *end == 'K') {
+        v *= 1000;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        v *= 1000000;
+        end++;
+    }
+    if (*end != '\0' || v > 100000000ull)
+        return 0;
+    return (size_t)v;
+}
+
+/* Splits a comma-separated list of counts; returns how many, or -1 on a bad one. */
+static int parse_counts(const char *list, size_t *out, size_t max)
+{
+    char buf[512];
+    size_t n = 0;
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    strcpy(buf, list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        size_t v = parse_count(tok);
+        if (!v || n == max)
+            return -1;
+        out[n++] = v;
+    }
+    return (int)n;
+}
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->seed = DEFAULT_SEED;
+    a->budget = -1;
+    a->max_replay = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v = NULL;
+        int r = 0;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_usage(stdout);
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+        } else if (strcmp(arg, "--full") == 0) {
+            a->full = 1;
+        } else if (strcmp(arg, "--quick") == 0) {
+            a->quick = 1;
+        } else if ((r = option_value(argc, argv, &i, "--workloads", &a->workloads)) ||
+                   (r = option_value(argc, argv, &i, "--backends", &a->backends)) ||
+                   (r = option_value(argc, argv, &i, "--sizes", &a->sizes)) ||
+                   (r = option_value(argc, argv, &i, "--sweep", &a->sweep)) ||
+                   (r = option_value(argc, argv, &i, "--out", &a->out)) ||
+                   (r = option_value(argc, argv, &i, "--svg-dir", &a->svg_dir)) ||
+                   (r = option_value(argc, argv, &i, "--notes", &a->notes))) {
+            if (r < 0)
+                return usage_error("option '%s' needs a value", arg);
+        } else if ((r = option_value(argc, argv, &i, "--rounds", &v)) != 0) {
+            size_t n = r > 0 ? parse_count(v) : 0;
+            if (!n || n > BENCH_MAX_ROUNDS)
+                return usage_error("--rounds needs a number from 1 to 16, not '%s'",
+                                   r > 0 ? v : "");
+            a->rounds = n;
+        } else if ((r = option_value(argc, argv, &i, "--budget", &v)) != 0 ||
+                   (r = option_value(argc, argv, &i, "--max-replay", &v)) != 0) {
+            char *end = NULL;
+            errno = 0;
+            double b = r > 0 ? strtod(v, &end) : -1;
+            if (r < 0 || errno || end == v || *end != '\0' || !(b >= 0) || b > 1e6)
+                return usage_error("option '%s' needs a number of seconds", arg);
+            if (strncmp(arg, "--budget", 8) == 0)
+                a->budget = b;
+            else
+                a->max_replay = b;
+        } else if ((r = option_value(argc, argv, &i, "--seed", &v)) != 0) {
+            char *end;
+            errno = 0;
+            unsigned long long s = r > 0 ? strtoull(v, &end, 0) : 0;
+            if (r < 0 || errno || end == v || *end != '\0')
+                return usage_error("--seed needs a number, not '%s'", r > 0 ? v : "");
+            a->seed = s;
+        } else {
+            return usage_error("unknown option '%s'", arg);
+        }
+    }
+    if (a->full && a->quick)
+        return usage_error("%s", "--full and --quick exclude each other");
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Backends                                                                  */
+
+typedef struct name_list {
+    char *names[BENCH_MAX_BACKENDS];
+    size_t count;
+} name_list;
+
+/* A backend name ends up in INI text: letters, digits, '_', '-' and '.' only. */
+static int valid_name(const char *name)
+{
+    if (!name[0])
+        return 0;
+    for (const char *p = name; *p; p++) {
+        int c = (unsigned char)*p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+static int list_add(name_list *l, const char *name, size_t len)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strlen(l->names[i]) == len && strncmp(l->names[i], name, len) == 0)
+            return 0;
+    if (l->count == BENCH_MAX_BACKENDS)
+        return -1;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    l->names[l->count++] = copy;
+    return 0;
+}
+
+static void scan_dir(name_list *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
+            char name[256];
+            if (len - 3 >= sizeof name)
+                continue;
+            memcpy(name, e->d_name, len - 3);
+            name[len - 3] = '\0';
+            if (valid_name(name))
+                list_add(l, name, len - 3);
+        }
+    }
+    closedir(d);
+}
+
+static int rank_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof known_order / sizeof known_order[0]; i++)
+        if (strcmp(known_order[i], name) == 0)
+            return (int)i;
+    return 100;
+}
+
+static int compare_backends(const void *pa, const void *pb)
+{
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int ra = rank_of(a), rb = rank_of(b);
+    return ra != rb ? ra - rb : strcmp(a, b);
+}
+
+static int find_backends(const args *a, name_list *l)
+{
+    memset(l, 0, sizeof *l);
+    if (a->backends) {
+        const char *p = a->backends;
+        while (*p) {
+            size_t len = strcspn(p, ",");
+            char name[256];
+            if (len == 0 || len >= sizeof name)
+                return usage_error("bad backend list '%s'", a->backends);
+            memcpy(name, p, len);
+            name[len] = '\0';
+            if (!valid_name(name))
+                return usage_error("bad backend name '%s'", name);
+            if (list_add(l, name, len))
+                return usage_error("%s", "too many backends");
+            p += len + (p[len] == ',');
+        }
+        return -1;
+    }
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env);
+        if (!copy)
+            return EXIT_USAGE;
+        for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":"))
+            scan_dir(l, dir);
+        free(copy);
+    } else {
+        scan_dir(l, PERCEPT_BENCH_PLUGIN_DIR);
+    }
+    if (l->count == 0) {
+        fprintf(stderr,
+                PROGRAM ": no backend plugins found in %s; set PERCEPT_PLUGIN_PATH to the "
+                        "directory holding NAME.so files, or name them with --backends\n",
+                env && *env ? "PERCEPT_PLUGIN_PATH" : PERCEPT_BENCH_PLUGIN_DIR);
+        return EXIT_USAGE;
+    }
+    qsort(l->names, l->count, sizeof l->names[0], compare_backends);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The plan                                                                  */
+
+/* Fewer ticks as worlds grow: every size replays a few hundred thousand operations at most. */
+static size_t ticks_for(size_t n, int quick)
+{
+    if (quick)
+        return 3;
+    return n <= 2000 ? 10 : n <= 5000 ? 5 : n <= 20000 ? 3 : n <= 70000 ? 2 : 1;
+}
+
+static size_t rounds_for(size_t n, const args *a)
+{
+    if (a->rounds)
+        return a->rounds;
+    if (a->quick)
+        return 1;
+    return n <= 20000 ? 3 : n <= 300000 ? 2 : 1;
+}
+
+typedef struct plan {
+    case_plan cases[MAX_CASES];
+    size_t count;
+} plan;
+
+static case_plan *plan_case(plan *p, const char *workload, size_t n, const args *a)
+{
+    for (size_t i = 0; i < p->count; i++)
+        if (p->cases[i].n == n && strcmp(p->cases[i].workload, workload) == 0)
+            return &p->cases[i];
+    if (p->count == MAX_CASES)
+        return NULL;
+    case_plan *c = &p->cases[p->count++];
+    memset(c, 0, sizeof *c);
+    c->workload = workload;
+    c->n = n;
+    c->ticks = ticks_for(n, a->quick);
+    c->rounds = rounds_for(n, a);
+    c->warmup = !a->quick && n <= 20000;
+    c->reference_full = a->quick ? 100000 : 2000;
+    c->reference_limit = 10000;
+    /* Large worlds: the populating tick and part of one movement tick, unless --full. */
+    c->move_limit = !a->full && n > 20000 ? DEFAULT_MOVE_LIMIT : 0;
+    c->max_replay = a->max_replay >= 0 ? a->max_replay : a->full ? 600 : DEFAULT_MAX_REPLAY;
+    return c;
+}
+
+static int selected(const args *a, const char *workload)
+{
+    if (!a->workloads)
+        return 1;
+    size_t len = strlen(workload);
+    for (const char *p = a->workloads; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, workload, len) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+static int check_workloads(const args *a)
+{
+    if (!a->workloads)
+        return -1;
+    char buf[512];
+    if (strlen(a->workloads) >= sizeof buf)
+        return usage_error("%s", "--workloads list too long");
+    strcpy(buf, a->workloads);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+        if (!bench_workload_known(tok))
+            return usage_error("unknown workload '%s'", tok);
+    return -1;
+}
+
+static size_t workload_rank(const char *name)
+{
+    for (size_t i = 0; i < bench_workload_count; i++)
+        if (strcmp(bench_workload_names[i], name) == 0)
+            return i;
+    return bench_workload_count;
+}
+
+static int compare_cases(const void *pa, const void *pb)
+{
+    const case_plan *a = pa, *b = pb;
+    size_t ra = workload_rank(a->workload), rb = workload_rank(b->workload);
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static int make_plan(const args *a, plan *p)
+{
+    size_t sizes[MAX_SIZES], sweep[MAX_SIZES];
+    int ns, nw;
+    memset(p, 0, sizeof *p);
+    if (a->sizes)
+        ns = parse_counts(a->sizes, sizes, MAX_SIZES);
+    else if (a->quick)
+        ns = parse_counts("300", sizes, MAX_SIZES);
+    else if (a->full)
+        ns = parse_counts("1k,10k,100k", sizes, MAX_SIZES);
+    else
+        ns = parse_counts("1k,10k", sizes, MAX_SIZES);
+    if (ns < 0)
+        return usage_error("bad size list '%s'", a->sizes);
+    if (a->sweep && strcmp(a->sweep, "none") == 0)
+        nw = 0;
+    else if (a->sweep)
+        nw = parse_counts(a->sweep, sweep, MAX_SIZES);
+    else if (a->quick)
+        nw = parse_counts("300,1200", sweep, MAX_SIZES);
+    else
+        nw = parse_counts("1k,4k,16k,64k,256k", sweep, MAX_SIZES);
+    if (nw < 0)
+        return usage_error("bad sweep list '%s'", a->sweep);
+
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        if (!selected(a, bench_workload_names[w]))
+            continue;
+        for (int i = 0; i < ns; i++) {
+            case_plan *c = plan_case(p, bench_workload_names[w], sizes[i], a);
+            if (!c)
+                return usage_error("%s", "too many cases");
+            c->flags |= CASE_TABLE;
+        }
+    }
+    if (selected(a, "uniform_walk")) {
+        for (int i = 0; i < nw; i++) {
+            case_plan *c = plan_case(p, "uniform_walk", sweep[i], a);
+            if (!c)
+                return usage_error("%s", "too many cases");
+            c->flags |= CASE_SWEEP;
+        }
+        if (a->full) {
+            case_plan *c = plan_case(p, "uniform_walk", 1000000, a);
+            if (!c)
+                return usage_error("%s", "too many cases");
+            c->flags |= CASE_MEMORY;
+            c->ticks = 1;
+            c->rounds = 1;
+            c->warmup = 0;
+        }
+    }
+    if (p->count == 0)
+        return usage_error("%s", "nothing to run");
+    /* Each workload's sizes in ascending order: a backend too slow at one size is
+     * skipped at the larger ones. */
+    qsort(p->cases, p->count, sizeof p->cases[0], compare_cases);
+    return -1;
+}
+
+/* How much of the time budget a case deserves: its replayed operations, and four
+ * times that for the cases the targets are measured on, so their medians have
+ * rounds to stand on. */
+static double case_weight(const case_plan *c)
+{
+    double moves = (double)c->ticks * (double)bench_workload_ops_per_tick(c->workload, c->n);
+    if (c->move_limit && moves > (double)c->move_limit)
+        moves = (double)c->move_limit;
+    double w = (double)c->n + moves;
+    if (c->n == 10000 &&
+        (strcmp(c->workload, "uniform_walk") == 0 || strcmp(c->workload, "teleport") == 0))
+        w *= 4;
+    return w;
+}
+
+/* The share of what is left of the budget that case i may spend: cases that
+ * overran leave less to the later ones, cases that finished early more. */
+static double case_budget(const args *a, const plan *p, size_t i, double elapsed)
+{
+    double budget = a->budget >= 0 ? a->budget : a->full || a->quick ? 0 : DEFAULT_BUDGET;
+    double rest = 0;
+    if (budget <= 0)
+        return 0;
+    for (size_t j = i; j < p->count; j++)
+        rest += case_weight(&p->cases[j]);
+    double left = budget - elapsed;
+    /* An exhausted budget still lets every case run its one round. */
+    return left > 0 ? left * case_weight(&p->cases[i]) / rest : 1e-9;
+}
+
+/* Whether backend b, judged by the same workload's two largest smaller sizes, would
+ * run far over the replay time limit: then it is skipped rather than stopped. */
+static const char *predicted_too_slow(const case_result *done, size_t count, const case_plan *next,
+                                      size_t b, char *buf, size_t size)
+{
+    const case_result *p1 = NULL, *p2 = NULL;
+    if (next->max_replay <= 0)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const case_result *c = &done[i];
+        if (c->plan.n >= next->n || strcmp(c->plan.workload, next->workload) != 0 ||
+            b >= c->backend_count || isnan(suite_replay_seconds(c, b)) || c->b[b].partial)
+            continue;
+        if (!p1 || c->plan.n > p1->plan.n) {
+            p2 = p1;
+            p1 = c;
+        } else if (!p2 || c->plan.n > p2->plan.n) {
+            p2 = c;
+        }
+    }
+    if (!p1)
+        return NULL;
+    double per_op1 = suite_replay_seconds(p1, b) / (double)suite_replay_ops(p1, b);
+    double growth = 1;
+    if (p2) {
+        double per_op2 = suite_replay_seconds(p2, b) / (double)suite_replay_ops(p2, b);
+        double e = log(per_op1 / per_op2) / log((double)p1->plan.n / (double)p2->plan.n);
+        if (e > 0)
+            growth = pow((double)next->n / (double)p1->plan.n, e);
+    }
+    double moves =
+        (double)next->ticks * (double)bench_workload_ops_per_tick(next->workload, next->n);
+    if (next->move_limit && moves > (double)next->move_limit)
+        moves = (double)next->move_limit;
+    double predicted = per_op1 * growth * ((double)next->n + moves);
+    if (predicted <= 1.5 * next->max_replay)
+        return NULL;
+    snprintf(buf, size,
+             "too slow: from its runs at N=%zu%s, a replay would take about %.0f s "
+             "(limit %.0f s)",
+             p1->plan.n, p2 ? " and smaller" : "", predicted, next->max_replay);
+    return buf;
+}
+
+/* Whether backend b was too slow at a smaller size of the same workload: then it is
+ * skipped, and *buf says why. */
+static const char *too_slow_before(const case_result *done, size_t count, const case_plan *next,
+                                   size_t b, char *buf, size_t size)
+{
+    for (size_t i = 0; i < count; i++) {
+        const case_result *c = &done[i];
+        if (c->plan.n < next->n && strcmp(c->plan.workload, next->workload) == 0 &&
+            b < c->backend_count && c->b[b].too_slow) {
+            snprintf(buf, size, "too slow: a replay of N=%zu did not finish within %.0f s",
+                     c->plan.n, c->plan.max_replay);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                    */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    while (s) {
+        size_t n = fread(s + len, 1, cap - len - 1, f);
+        len += n;
+        if (len < cap - 1)
+            break;
+        char *t = realloc(s, cap * 2);
+        if (!t) {
+            free(s);
+            s = NULL;
+            break;
+        }
+        s = t;
+        cap *= 2;
+    }
+    if (s)
+        s[len] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* The directory part of a path: "." when it has none. */
+static void dir_of(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, size, ".");
+    else if (slash == path)
+        snprintf(out, size, "/");
+    else
+        snprintf(out, size, "%.*s", (int)(slash - path), path);
+}
+
+/* The command line as the report shows it: options that name files are left out. */
+static void describe_command(int argc, char **argv, char *out, size_t size)
+{
+    size_t len = (size_t)snprintf(out, size, PROGRAM);
+    for (int i = 1; i < argc && len < size; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--out", 5) == 0 || strncmp(arg, "--svg-dir", 9) == 0 ||
+            strncmp(arg, "--notes", 7) == 0) {
+            if (!strchr(arg, '='))
+                i++;
+            continue;
+        }
+        len += (size_t)snprintf(out + len, size - len, " %s", arg);
+    }
+}
+
+static int write_report(const args *a, const bench_report *r)
+{
+    FILE *f = stdout;
+    char tmp[PATH_MAX];
+    int to_file = a->out && strcmp(a->out, "-") != 0;
+    if (to_file) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
+        f = fopen(tmp, "w");
+        if (!f) {
+            fprintf(stderr, PROGRAM ": cannot write %s: %s\n", tmp, strerror(errno));
+            return -1;
+        }
+    }
+    int bad = report_write_markdown(f, r);
+    if (to_file) {
+        bad |= fclose(f) != 0;
+        if (!bad && rename(tmp, a->out) != 0)
+            bad = 1;
+        if (bad) {
+            fprintf(stderr, PROGRAM ": cannot write %s: %s\n", a->out, strerror(errno));
+            remove(tmp);
+            return -1;
+        }
+    } else {
+        bad |= fflush(stdout) != 0;
+    }
+    return bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    args a;
+    name_list backends;
+    plan p;
+    int rc;
+
+    if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0 ||
+        (rc = find_backends(&a, &backends)) >= 0 || (rc = make_plan(&a, &p)) >= 0)
+        return rc;
+
+    char *notes = NULL;
+    if (a.notes && !(notes = read_text(a.notes))) {
+        fprintf(stderr, PROGRAM ": cannot read %s: %s\n", a.notes, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char svg_dir[PATH_MAX], svg_link[PATH_MAX + 1] = "";
+    int have_svg = 0;
+    if (a.svg_dir) {
+        snprintf(svg_dir, sizeof svg_dir, "%s", a.svg_dir);
+        have_svg = 1;
+        /* Charts beside the report are linked by name, others by the path given. */
+        char out_dir[PATH_MAX];
+        struct stat s1, s2;
+        if (a.out && strcmp(a.out, "-") != 0)
+            dir_of(a.out, out_dir, sizeof out_dir);
+        else
+            snprintf(out_dir, sizeof out_dir, ".");
+        if (stat(out_dir, &s1) != 0 || stat(svg_dir, &s2) != 0 || s1.st_dev != s2.st_dev ||
+            s1.st_ino != s2.st_ino)
+            snprintf(svg_link, sizeof svg_link, "%s/", svg_dir);
+    } else if (a.out && strcmp(a.out, "-") != 0) {
+        dir_of(a.out, svg_dir, sizeof svg_dir);
+        have_svg = 1;
+    }
+
+    bench_machine machine;
+    bench_machine_probe(&machine);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fprintf(stderr, PROGRAM ": %zu cases, backends:", p.count);
+    for (size_t b = 0; b < backends.count; b++)
+        fprintf(stderr, " %s", backends.names[b]);
+    fprintf(stderr, "\n");
+
+    case_result *results = calloc(p.count, sizeof *results);
+    if (!results) {
+        fprintf(stderr, PROGRAM ": out of memory\n");
+        return EXIT_MISMATCH;
+    }
+    size_t done = 0;
+    int failed = 0;
+    for (size_t i = 0; i < p.count; i++) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        fprintf(stderr, "[%4.0fs]",
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        char notes_buf[BENCH_MAX_BACKENDS][256];
+        const char *skip[BENCH_MAX_BACKENDS];
+        double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        p.cases[i].budget = case_budget(&a, &p, i, elapsed);
+        for (size_t b = 0; b < backends.count; b++) {
+            skip[b] =
+                too_slow_before(results, done, &p.cases[i], b, notes_buf[b], sizeof notes_buf[b]);
+            if (!skip[b])
+                skip[b] = predicted_too_slow(results, done, &p.cases[i], b, notes_buf[b],
+                                             sizeof notes_buf[b]);
+        }
+        if (suite_run_case(&results[done], &p.cases[i], (const char *const *)backends.names,
+                           backends.count, skip, a.seed, stderr) != 0) {
+            fprintf(stderr, PROGRAM ": cannot generate %s with %zu entities: out of memory\n",
+                    p.cases[i].workload, p.cases[i].n);
+            failed = 1;
+            continue;
+        }
+        for (size_t b = 0; b < results[done].backend_count; b++)
+            failed |= results[done].b[b].failed;
+        done++;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    bench_machine_load(machine.load_end);
+
+    char command[1024], date[64];
+    describe_command(argc, argv, command, sizeof command);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    bench_report report = {
+        .machine = &machine,
+        .cases = results,
+        .case_count = done,
+        .backends = (const char *const *)backends.names,
+        .backend_count = backends.count,
+        .command = command,
+        .date = date,
+        .seed = a.seed,
+        .seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+        .svg_dir = have_svg ? svg_dir : NULL,
+        .svg_link = svg_link,
+        .notes = notes,
+    };
+    if (report_write_charts(&report, stderr) || write_report(&a, &report))
+        failed = 1;
+
+    target_result t[TARGET_COUNT];
+    targets_evaluate(results, done, t);
+    fprintf(stderr, "\nTargets:\n");
+    for (int i = 0; i < TARGET_COUNT; i++)
+        fprintf(stderr, "  %-12s %s: %s\n", target_status_name(t[i].status), t[i].name,
+                t[i].measured);
+    fprintf(stderr, "%s in %.0f s%s%s\n",
+            failed ? PROGRAM ": FAILED: a replay failed or events differ"
+                   : PROGRAM ": every backend's events match the reference",
+            report.seconds, a.out ? ", report in " : "", a.out ? a.out : "");
+
+    free(results);
+    free(notes);
+    for (size_t b = 0; b < backends.count; b++)
+        free(backends.names[b]);
+    return failed ? EXIT_MISMATCH : EXIT_SUCCESS;
+}
