@@ -1,0 +1,779 @@
+/*
+ * fuzz_ops.c - libFuzzer target for the change algorithm and every backend:
+ * the input bytes become a sequence of add/move/remove/set_range/set_hidden
+ * calls, run on one world per backend plugin and on a brute-force model of
+ * the relation kept here, independent of src/. Any difference in a call's
+ * status, its events (kinds, order, positions) or, at check points and at
+ * the end, in the perceived sets aborts. Invalid calls (NaN, unknown ID,
+ * duplicate add, negative range, bad sense or mask) must fail and change
+ * nothing. Inside the event callback the world must read as already changed
+ * and refuse changes with PERCEPT_EBUSY.
+ *
+ * Input layout (every byte is optional; a short input reads zeros):
+ *   byte 0 bounds, 1 backend cell size, 2 observer_cell_size, 3 flags
+ *   then operations: an opcode byte and its arguments (see run_input).
+ * FUZZ_OPS_TRACE=1 prints the operations as trace lines on stderr, so that
+ * a finding can be replayed with percept-replay.
+ */
+#include <percept.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+
+/*
+ * The model's inner loops are the harness's own: their comparisons would
+ * only slow libFuzzer down and crowd its coverage with features of ours.
+ */
+#if defined(__clang__)
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Entities and the model                                                    */
+
+/* IDs 0..63 plus 16 far apart ones: collisions are likely, IDs still span 32 bits. */
+#define SMALL_IDS 64
+#define MAX_ENT (SMALL_IDS + 16)
+static const percept_id big_ids[16] = {
+    0xFFFFFFFFu, 0xFFFFFFFEu, 0x80000000u, 0x7FFFFFFFu, 1000000u, 64u,       65u,     4096u,
+    0x10000u,    0xDEADBEEFu, 100u,        255u,        256u,     12345678u, 0xFFFFu, 3000000000u};
+
+static percept_id id_of(int idx)
+{
+    return idx < SMALL_IDS ? (percept_id)idx : big_ids[idx - SMALL_IDS];
+}
+
+typedef struct ent {
+    int present;
+    double x, y;
+    double range[PERCEPT_SENSE_COUNT];
+    unsigned hidden;
+} ent;
+
+static ent model[MAX_ENT];
+static ent before[MAX_ENT];
+
+NO_COVERAGE static int perceives(const ent *st, int o, int t, int s)
+{
+    const ent *a = &st[o], *b = &st[t];
+    double dx, dy, r;
+
+    if (o == t || !a->present || !b->present || (b->hidden & PERCEPT_SENSE_BIT(s)))
+        return 0;
+    r = a->range[s];
+    dx = b->x - a->x;
+    dy = b->y - a->y;
+    return r > 0 && dx * dx + dy * dy <= r * r;
+}
+
+static int valid_coord(double v)
+{
+    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
+}
+
+static int valid_range(double r)
+{
+    return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
+}
+
+typedef struct event {
+    int kind, sense;
+    percept_id observer, target;
+    double x, y;
+} event;
+
+static int event_order(const void *pa, const void *pb)
+{
+    const event *a = pa, *b = pb;
+
+    if (a->observer != b->observer)
+        return a->observer < b->observer ? -1 : 1;
+    if (a->target != b->target)
+        return a->target < b->target ? -1 : 1;
+    return a->sense - b->sense;
+}
+
+static event expected[MAX_ENT * 2 * PERCEPT_SENSE_COUNT];
+static size_t expected_count;
+
+/*
+ * The events of a change to entity c from `before` to `model`. MOVE only
+ * for a target whose position changed and that stays perceived.
+ */
+NO_COVERAGE static void expect_events(int c, int moved, int move_events)
+{
+    expected_count = 0;
+    for (int k = 0; k < MAX_ENT; k++) {
+        if (k == c || (!before[k].present && !model[k].present))
+            continue;
+        for (int dir = 0; dir < 2; dir++) {
+            int o = dir ? k : c, t = dir ? c : k;
+            for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+                int was = perceives(before, o, t, s), is = perceives(model, o, t, s);
+                int kind = -1;
+                if (!was && is)
+                    kind = PERCEPT_ENTER;
+                else if (was && !is)
+                    kind = PERCEPT_LEAVE;
+                else if (was && is && moved && t == c && move_events)
+                    kind = PERCEPT_MOVE;
+                if (kind < 0)
+                    continue;
+                event *e = &expected[expected_count++];
+                const ent *pos = model[t].present ? &model[t] : &before[t];
+                *e = (event){kind, s, id_of(o), id_of(t), pos->x, pos->y};
+            }
+        }
+    }
+    qsort(expected, expected_count, sizeof expected[0], event_order);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Worlds, one per backend                                                   */
+
+typedef struct world {
+    percept_world *w;
+    const char *backend;
+    event *events;
+    size_t count, cap;
+    unsigned long op; /* the operation being run, for messages */
+} world;
+
+static world worlds[FUZZ_MAX_BACKENDS];
+static size_t world_count;
+static int trace_ops;
+
+static const char *kind_name(int kind)
+{
+    return kind == PERCEPT_ENTER ? "enter" : kind == PERCEPT_LEAVE ? "leave" : "move";
+}
+
+/* Reads are allowed in the callback and see the world after the change; changes are refused. */
+static void check_in_callback(world *wd, const percept_event *ev)
+{
+    percept_world *w = wd->w;
+    percept_entity_desc d;
+    int p = percept_perceives(w, ev->observer, ev->target, ev->sense);
+    int both = percept_contains(w, ev->observer) && percept_contains(w, ev->target);
+    int busy;
+
+    if (ev->kind == PERCEPT_LEAVE ? (both ? p != 0 : p >= 0) : p != 1)
+        fuzz_fail("%s, op %lu: inside the callback of %s %u->%u %s, percept_perceives gives %d",
+                  wd->backend, wd->op, kind_name(ev->kind), ev->observer, ev->target,
+                  percept_sense_name(ev->sense), p);
+    memset(&d, 0, sizeof d);
+    switch (wd->count % 5) {
+    case 0:
+        busy = percept_add(w, ev->target, &d);
+        break;
+    case 1:
+        busy = percept_move(w, ev->target, 1, 1);
+        break;
+    case 2:
+        busy = percept_remove(w, ev->observer);
+        break;
+    case 3:
+        busy = percept_set_range(w, ev->observer, ev->sense, 0);
+        break;
+    default:
+        busy = percept_set_hidden(w, ev->target, ev->sense, 1);
+        break;
+    }
+    if (busy != PERCEPT_EBUSY)
+        fuzz_fail("%s, op %lu: a change from inside the callback returned %d, not EBUSY",
+                  wd->backend, wd->op, busy);
+}
+
+static void on_event(void *user, const percept_event *ev)
+{
+    world *wd = user;
+
+    if (wd->count == wd->cap) {
+        size_t cap = wd->cap ? wd->cap * 2 : 256;
+        event *p = realloc(wd->events, cap * sizeof *p);
+        if (p == NULL)
+            fuzz_fail("out of memory in the harness");
+        wd->events = p;
+        wd->cap = cap;
+    }
+    check_in_callback(wd, ev);
+    wd->events[wd->count++] =
+        (event){(int)ev->kind, (int)ev->sense, ev->observer, ev->target, ev->x, ev->y};
+}
+
+/* The world's settings, decoded from the first input bytes. */
+typedef struct setup {
+    percept_bounds bounds;
+    double cell_size;          /* the backend's cell_size / tower_size; 0: default */
+    double observer_cell_size; /* 0: default */
+    int move_events;
+} setup;
+
+static const percept_bounds bounds_table[8] = {
+    {0, 0, 1024, 1024},         {-100, -100, 100, 100}, {0, 0, 10, 10},
+    {-1e6, -1e6, 1e6, 1e6},     {0, 0, 0, 0},           {5, 5, 5.5, 100},
+    {-1e15, -1e15, 1e15, 1e15}, {-50, 0, 50, 1},
+};
+/*
+ * Cell sizes as fractions of the longer side of the bounds (0: the
+ * default). A fixed size would give millions of cells for wide bounds and
+ * make every input slow; these span one cell larger than the world to a
+ * few hundred cells across, so ranges cross many cells and few.
+ */
+static const double cell_div[8] = {0, 1, 7, 64, 500, 0.5, 3.25, 0.01};
+static const double ocell_div[8] = {0, 1, 3, 16, 64, 8, 0.5, 0.01};
+
+static double cell_from(double span, double div)
+{
+    return div > 0 && span > 0 ? span / div : 0;
+}
+
+/* The backend's own size parameter, for the backends that have one. */
+static const char *size_key(const char *backend)
+{
+    if (strcmp(backend, "grid") == 0 || strcmp(backend, "hashgrid") == 0)
+        return "cell_size";
+    if (strcmp(backend, "tower") == 0)
+        return "tower_size";
+    return NULL;
+}
+
+static int open_world(world *wd, const char *backend, const setup *su)
+{
+    static const char *const sections[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
+    percept_options opt = PERCEPT_OPTIONS_INIT;
+    percept_error err;
+    char ini[1024];
+    const char *key = size_key(backend);
+    int n, st;
+
+    n = snprintf(ini, sizeof ini,
+                 "[percept]\nmove_events = %s\n[world]\nmin_x = %.17g\nmin_y = %.17g\n"
+                 "max_x = %.17g\nmax_y = %.17g\n",
+                 su->move_events ? "on" : "off", su->bounds.min_x, su->bounds.min_y,
+                 su->bounds.max_x, su->bounds.max_y);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        n += snprintf(ini + n, sizeof ini - (size_t)n, "[%s]\n", sections[s]);
+        if (su->observer_cell_size > 0)
+            n += snprintf(ini + n, sizeof ini - (size_t)n, "observer_cell_size = %.17g\n",
+                          su->observer_cell_size);
+        if (key != NULL && su->cell_size > 0)
+            n += snprintf(ini + n, sizeof ini - (size_t)n, "%s = %.17g\n", key, su->cell_size);
+    }
+    opt.backend = backend;
+    memset(wd, 0, sizeof *wd);
+    wd->backend = backend;
+    memset(&err, 0, sizeof err);
+    st = percept_world_open_string(&wd->w, ini, "fuzz_ops", &opt, &err);
+    if (st == 0) {
+        if (percept_set_event_callback(wd->w, on_event, wd) != 0)
+            fuzz_fail("%s: percept_set_event_callback failed", backend);
+        return 0;
+    }
+    /*
+     * A cell size too small for the bounds is refused by the backend's
+     * create(): as a bad parameter (ECONFIG) or, for a default that does
+     * not fit, as a failed plugin (EPLUGIN). Either is an answer, not a bug.
+     */
+    if ((st != PERCEPT_ECONFIG && st != PERCEPT_EPLUGIN) || err.text[0] == '\0')
+        fuzz_fail("%s: cannot open a world: %s (%s)\n%s", backend, err.text,
+                  percept_status_name(st), ini);
+    return -1;
+}
+
+static void close_worlds(void)
+{
+    for (size_t i = 0; i < world_count; i++) {
+        percept_world_close(worlds[i].w);
+        free(worlds[i].events);
+    }
+    world_count = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparing a world with the model                                          */
+
+static int ids_order(const void *pa, const void *pb)
+{
+    percept_id a = *(const percept_id *)pa, b = *(const percept_id *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The model's sets at a check point, computed once for every world. */
+static percept_id sets[MAX_ENT][PERCEPT_SENSE_COUNT][2][MAX_ENT];
+static size_t set_len[MAX_ENT][PERCEPT_SENSE_COUNT][2];
+
+/* [c][s][1]: whom c perceives by s; [c][s][0]: who perceives c by s. Sorted by ID. */
+NO_COVERAGE static void model_sets(void)
+{
+    memset(set_len, 0, sizeof set_len);
+    for (int o = 0; o < MAX_ENT; o++) {
+        if (!model[o].present)
+            continue;
+        for (int t = 0; t < MAX_ENT; t++) {
+            for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+                if (!perceives(model, o, t, s))
+                    continue;
+                sets[o][s][1][set_len[o][s][1]++] = id_of(t);
+                sets[t][s][0][set_len[t][s][0]++] = id_of(o);
+            }
+        }
+    }
+    for (int c = 0; c < MAX_ENT; c++)
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            for (int dir = 0; dir < 2; dir++)
+                qsort(sets[c][s][dir], set_len[c][s][dir], sizeof(percept_id), ids_order);
+}
+
+NO_COVERAGE static void check_world(const world *wd, unsigned long op)
+{
+    percept_id have[MAX_ENT];
+    size_t entities = 0;
+
+    for (int c = 0; c < MAX_ENT; c++) {
+        percept_id id = id_of(c);
+        percept_entity_desc d;
+        const ent *m = &model[c];
+
+        entities += (size_t)m->present;
+        if (percept_contains(wd->w, id) != m->present)
+            fuzz_fail("%s, after op %lu: percept_contains(%u) is %d, model says %d", wd->backend,
+                      op, id, !m->present, m->present);
+        if (!m->present) {
+            size_t count = 0;
+            if (percept_perceived(wd->w, id, PERCEPT_SIGHT, NULL, 0, &count) != PERCEPT_ENOENT)
+                fuzz_fail("%s, after op %lu: percept_perceived of absent %u is not ENOENT",
+                          wd->backend, op, id);
+            continue;
+        }
+        if (percept_get_entity(wd->w, id, &d) != 0 || d.x != m->x || d.y != m->y ||
+            d.hidden != m->hidden || d.range[0] != m->range[0] || d.range[1] != m->range[1] ||
+            d.range[2] != m->range[2])
+            fuzz_fail("%s, after op %lu: entity %u reads back (%.17g, %.17g) hidden %u, model "
+                      "(%.17g, %.17g) hidden %u",
+                      wd->backend, op, id, d.x, d.y, d.hidden, m->x, m->y, m->hidden);
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            for (int as_observer = 1; as_observer >= 0; as_observer--) {
+                const percept_id *want = sets[c][s][as_observer];
+                size_t nwant = set_len[c][s][as_observer], count = 0, total = 0;
+                int (*list)(const percept_world *, percept_id, percept_sense, percept_id *, size_t,
+                            size_t *) = as_observer ? percept_perceived : percept_perceived_by;
+                if (list(wd->w, id, (percept_sense)s, NULL, 0, &total) != 0 ||
+                    list(wd->w, id, (percept_sense)s, have, MAX_ENT, &count) != 0 ||
+                    total != count || count != nwant ||
+                    memcmp(have, want, count * sizeof *have) != 0) {
+                    fprintf(stderr, "model:");
+                    for (size_t i = 0; i < nwant; i++)
+                        fprintf(stderr, " %u", want[i]);
+                    fprintf(stderr, "\nworld:");
+                    for (size_t i = 0; i < count && i < MAX_ENT; i++)
+                        fprintf(stderr, " %u", have[i]);
+                    fuzz_fail("\n%s, after op %lu: %s set of %u by %s differs from the model "
+                              "(%zu/%zu vs %zu)",
+                              wd->backend, op, as_observer ? "perceived" : "perceived_by", id,
+                              percept_sense_name((percept_sense)s), count, total, nwant);
+                }
+            }
+        }
+    }
+    if (percept_entity_count(wd->w) != entities)
+        fuzz_fail("%s, after op %lu: %zu entities, model has %zu", wd->backend, op,
+                  percept_entity_count(wd->w), entities);
+}
+
+static void check_all(unsigned long op)
+{
+    model_sets();
+    for (size_t i = 0; i < world_count; i++)
+        check_world(&worlds[i], op);
+}
+
+static void dump_events(const char *what, const event *ev, size_t n)
+{
+    fprintf(stderr, "%s (%zu):\n", what, n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "  %u %u %s %s at (%.17g, %.17g)\n", ev[i].observer, ev[i].target,
+                percept_sense_name((percept_sense)ev[i].sense), kind_name(ev[i].kind), ev[i].x,
+                ev[i].y);
+}
+
+/* One call's status and events against the model's; `ok_mask` has bit -status of each accepted
+ * error. */
+NO_COVERAGE static void check_call(world *wd, int st, unsigned ok_mask, const char *what)
+{
+    int match = 1;
+
+    if (ok_mask != 0) {
+        if (st >= 0 || !(ok_mask & (1u << -st)))
+            fuzz_fail("%s, op %lu: %s returned %d (%s), expected an error (mask 0x%x)", wd->backend,
+                      wd->op, what, st, percept_status_name(st), ok_mask);
+        if (percept_errmsg(wd->w)[0] == '\0')
+            fuzz_fail("%s, op %lu: %s failed with an empty percept_errmsg", wd->backend, wd->op,
+                      what);
+        if (wd->count != 0)
+            fuzz_fail("%s, op %lu: %s failed but delivered %zu events", wd->backend, wd->op, what,
+                      wd->count);
+        return;
+    }
+    if (st != 0)
+        fuzz_fail("%s, op %lu: %s failed: %d %s", wd->backend, wd->op, what, st,
+                  percept_errmsg(wd->w));
+    if (wd->count != expected_count)
+        match = 0;
+    for (size_t i = 0; match && i < expected_count; i++) {
+        const event *a = &wd->events[i], *b = &expected[i];
+        match = a->kind == b->kind && a->sense == b->sense && a->observer == b->observer &&
+                a->target == b->target && a->x == b->x && a->y == b->y;
+    }
+    if (!match) {
+        dump_events("model", expected, expected_count);
+        dump_events("world", wd->events, wd->count);
+        fuzz_fail("%s, op %lu: %s: events differ from the model", wd->backend, wd->op, what);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decoding the input                                                        */
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t left;
+} reader;
+
+static unsigned next(reader *r)
+{
+    if (r->left == 0)
+        return 0;
+    r->left--;
+    return *r->p++;
+}
+
+static double raw_double(reader *r)
+{
+    uint64_t bits = 0;
+    double v;
+
+    for (int i = 0; i < 8; i++)
+        bits = bits << 8 | next(r);
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static int next_idx(reader *r)
+{
+    unsigned b = next(r);
+    return b < 0xF0 ? (int)(b % SMALL_IDS) : SMALL_IDS + (int)(b & 15);
+}
+
+/* Mostly small integers (exact boundaries are frequent), sometimes extremes. */
+static double next_coord(reader *r)
+{
+    unsigned b = next(r);
+
+    if (b < 0xE0)
+        return (double)b - 112.0;
+    if (b < 0xF0)
+        return ((double)next(r) - 128.0) / 8.0 + (double)(b - 0xE8) * 1000.0;
+    switch (b) {
+    case 0xF0:
+        return PERCEPT_COORD_LIMIT;
+    case 0xF1:
+        return -PERCEPT_COORD_LIMIT;
+    case 0xF2:
+        return nextafter(PERCEPT_COORD_LIMIT, INFINITY); /* invalid */
+    case 0xF3:
+        return NAN;
+    case 0xF4:
+        return INFINITY;
+    case 0xF5:
+        return -INFINITY;
+    case 0xF6:
+        return -0.0;
+    case 0xF7:
+        return 1e-310;
+    case 0xF8:
+        return 1e6;
+    case 0xF9:
+        return -3e9 + 0.5;
+    case 0xFA:
+        return 0.1;
+    case 0xFB:
+        return 1023.999;
+    case 0xFC:
+        return 1024;
+    case 0xFD:
+        return 5e14;
+    case 0xFE:
+        return -1e15 + 1;
+    default:
+        return raw_double(r);
+    }
+}
+
+static double next_range(reader *r)
+{
+    unsigned b = next(r);
+
+    if (b < 0xC0)
+        return (double)b / 4.0;
+    if (b < 0xE0)
+        return (double)(b - 0xC0) * 16.0;
+    if (b < 0xF0)
+        return (double)next(r) / 16.0 + 0.0625 * (b - 0xE0);
+    switch (b) {
+    case 0xF0:
+        return 0;
+    case 0xF1:
+        return PERCEPT_COORD_LIMIT;
+    case 0xF2:
+        return nextafter(PERCEPT_COORD_LIMIT, INFINITY); /* invalid */
+    case 0xF3:
+        return -1; /* invalid */
+    case 0xF4:
+        return -0.0;
+    case 0xF5:
+        return NAN;
+    case 0xF6:
+        return INFINITY;
+    case 0xF7:
+        return 1e-300; /* squares to 0 */
+    case 0xF8:
+        return 1e300; /* invalid */
+    case 0xF9:
+        return 2000;
+    case 0xFA:
+        return 1e7;
+    case 0xFB:
+        return 5;
+    case 0xFC:
+        return 0.5;
+    case 0xFD:
+        return 3e9;
+    case 0xFE:
+        return -INFINITY;
+    default:
+        return raw_double(r);
+    }
+}
+
+static int next_sense(reader *r)
+{
+    static const int bad[16] = {3, -1, 255, INT_MAX, INT_MIN, 4, 7, 8, 3, 3, 3, 3, 3, 3, 3, 3};
+    unsigned b = next(r);
+    return b < 0xF0 ? (int)(b % 3) : bad[b & 15];
+}
+
+static const char *sense_word(int s)
+{
+    const char *n = percept_sense_name((percept_sense)s);
+    return n != NULL ? n : "?";
+}
+
+/* The add option for a hidden mask, in trace syntax ("" when none). */
+static const char *hide_option(unsigned hidden)
+{
+    static char buf[64];
+    size_t n = 0;
+
+    if (hidden == 0)
+        return "";
+    n += (size_t)snprintf(buf, sizeof buf, " hide=");
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (hidden & PERCEPT_SENSE_BIT(s))
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n > 6 ? "," : "", sense_word(s));
+    if (hidden & ~7u)
+        snprintf(buf + n, sizeof buf - n, "%sbad-bits-0x%x", n > 6 ? "," : "", hidden & ~7u);
+    return buf;
+}
+
+/* Runs one call on every world and checks it; applies nothing to the model. */
+#define EACH_WORLD(call)                                                                           \
+    for (size_t i_ = 0; i_ < world_count; i_++) {                                                  \
+        world *wd = &worlds[i_];                                                                   \
+        percept_world *w = wd->w;                                                                  \
+        wd->count = 0;                                                                             \
+        wd->op = op;                                                                               \
+        check_call(wd, (call), bad, what);                                                         \
+    }
+
+#define BIT(st) (1u << -(st))
+
+static void run_input(reader *r, int move_events)
+{
+    unsigned long op = 0;
+    char what[256];
+
+    while (r->left > 0) {
+        unsigned code = next(r) % 10;
+        int c = next_idx(r);
+        percept_id id = id_of(c);
+        ent *m = &model[c];
+        unsigned bad = 0;
+        int moved = 0;
+
+        op++;
+        memcpy(before, model, sizeof model);
+        switch (code) {
+        case 0:
+        case 1: {
+            percept_entity_desc d;
+            unsigned hb;
+            memset(&d, 0, sizeof d);
+            d.x = next_coord(r);
+            d.y = next_coord(r);
+            for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+                d.range[s] = next_range(r);
+            hb = next(r);
+            d.hidden = (hb & 7u) | (hb >= 0xF8 ? 8u << (hb & 3u) : 0u);
+            if (m->present)
+                bad |= BIT(PERCEPT_EEXIST);
+            if (!valid_coord(d.x) || !valid_coord(d.y) || !valid_range(d.range[0]) ||
+                !valid_range(d.range[1]) || !valid_range(d.range[2]) || (d.hidden & ~7u))
+                bad |= BIT(PERCEPT_EINVAL);
+            snprintf(what, sizeof what,
+                     "add %u %.17g %.17g sight=%.17g hearing=%.17g smell=%.17g%s", id, d.x, d.y,
+                     d.range[0], d.range[1], d.range[2], hide_option(d.hidden));
+            if (!bad) {
+                *m = (ent){1, d.x, d.y, {d.range[0], d.range[1], d.range[2]}, d.hidden};
+                /* ranges are stored as given: -0 reads back as -0 == 0 */
+            }
+            expect_events(c, 0, move_events);
+            EACH_WORLD(percept_add(w, id, &d));
+            break;
+        }
+        case 2:
+        case 3:
+        case 4:
+        case 9: {
+            double x, y;
+            if (code == 9) { /* a short step from where it stands: boundaries get crossed */
+                x = (m->present ? m->x : 0) + ((double)next(r) - 128.0) / 4.0;
+                y = (m->present ? m->y : 0) + ((double)next(r) - 128.0) / 4.0;
+            } else {
+                x = next_coord(r);
+                y = next_coord(r);
+            }
+            if (!m->present)
+                bad |= BIT(PERCEPT_ENOENT);
+            if (!valid_coord(x) || !valid_coord(y))
+                bad |= BIT(PERCEPT_EINVAL);
+            snprintf(what, sizeof what, "move %u %.17g %.17g", id, x, y);
+            if (!bad) {
+                moved = !(m->x == x && m->y == y);
+                m->x = x;
+                m->y = y;
+            }
+            expect_events(c, moved, move_events);
+            EACH_WORLD(percept_move(w, id, x, y));
+            break;
+        }
+        case 5:
+            if (!m->present)
+                bad |= BIT(PERCEPT_ENOENT);
+            snprintf(what, sizeof what, "remove %u", id);
+            if (!bad)
+                m->present = 0;
+            expect_events(c, 0, move_events);
+            EACH_WORLD(percept_remove(w, id));
+            break;
+        case 6: {
+            int s = next_sense(r);
+            double range = next_range(r);
+            if (!m->present)
+                bad |= BIT(PERCEPT_ENOENT);
+            if (s < 0 || s >= PERCEPT_SENSE_COUNT || !valid_range(range))
+                bad |= BIT(PERCEPT_EINVAL);
+            snprintf(what, sizeof what, "range %u %s %.17g", id, sense_word(s), range);
+            if (!bad)
+                m->range[s] = range;
+            expect_events(c, 0, move_events);
+            EACH_WORLD(percept_set_range(w, id, (percept_sense)s, range));
+            break;
+        }
+        case 7: {
+            int s = next_sense(r);
+            unsigned hb = next(r);
+            int hidden = (hb & 1u) ? ((hb & 2u) ? INT_MIN : (int)hb) : 0;
+            if (!m->present)
+                bad |= BIT(PERCEPT_ENOENT);
+            if (s < 0 || s >= PERCEPT_SENSE_COUNT)
+                bad |= BIT(PERCEPT_EINVAL);
+            snprintf(what, sizeof what, "%s %u %s", hidden ? "hide" : "show", id, sense_word(s));
+            if (!bad) {
+                if (hidden)
+                    m->hidden |= PERCEPT_SENSE_BIT(s);
+                else
+                    m->hidden &= ~PERCEPT_SENSE_BIT(s);
+            }
+            expect_events(c, 0, move_events);
+            EACH_WORLD(percept_set_hidden(w, id, (percept_sense)s, hidden));
+            break;
+        }
+        default: /* 8: a check point */
+            snprintf(what, sizeof what, "# check");
+            check_all(op);
+            break;
+        }
+        if (trace_ops)
+            fprintf(stderr, "%s%s\n", bad ? "# invalid: " : "", what);
+        if ((op & 63) == 0)
+            check_all(op);
+    }
+    check_all(op);
+}
+
+/* ------------------------------------------------------------------------ */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_load_backends();
+    trace_ops = getenv("FUZZ_OPS_TRACE") != NULL;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size};
+    setup su;
+    size_t backends = fuzz_load_backends();
+    double span;
+
+    su.bounds = bounds_table[next(&r) & 7];
+    span = su.bounds.max_x - su.bounds.min_x;
+    if (su.bounds.max_y - su.bounds.min_y > span)
+        span = su.bounds.max_y - su.bounds.min_y;
+    su.cell_size = cell_from(span, cell_div[next(&r) & 7]);
+    su.observer_cell_size = cell_from(span, ocell_div[next(&r) & 7]);
+    su.move_events = !(next(&r) & 1);
+
+    world_count = 0;
+    for (size_t i = 0; i < backends; i++) {
+        const char *name = fuzz_backend_name(i);
+        if (open_world(&worlds[world_count], name, &su) == 0) {
+            world_count++;
+        } else if (strcmp(name, "bruteforce") == 0) {
+            close_worlds(); /* the core itself refused the settings: nothing to compare */
+            return 0;
+        }
+    }
+    if (trace_ops)
+        fprintf(stderr, "world %.17g %.17g %.17g %.17g\n", su.bounds.min_x, su.bounds.min_y,
+                su.bounds.max_x, su.bounds.max_y);
+    memset(model, 0, sizeof model);
+    run_input(&r, su.move_events);
+    close_worlds();
+    return 0;
+}
