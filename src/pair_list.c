@@ -3,17 +3,26 @@
  */
 #include "pair_list.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "alloc.h"
 
 int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t slot)
 {
     if (list->len == list->cap) {
-        size_t cap = list->cap;
-        void *items = list->items;
-        if (list->len == UINT32_MAX || pc_grow(a, &items, sizeof(uint32_t), &cap, list->len + 1))
+        /* Grow by half from 4, not double from 8: there are six lists per
+         * entity, so slack is most of an entity's memory. */
+        uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
+        if (cap > UINT32_MAX)
+            cap = UINT32_MAX;
+        if (list->len == UINT32_MAX || cap > SIZE_MAX / sizeof(uint32_t))
+            return -1;
+        uint32_t *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(uint32_t));
+        if (!items)
             return -1;
         list->items = items;
-        list->cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+        list->cap = (uint32_t)cap;
     }
     list->items[list->len++] = slot;
     return 0;
