@@ -146,7 +146,8 @@ static int cmp_change(const void *pa, const void *pb)
 
 static void flush_changes(void)
 {
-    qsort(changes, change_count, sizeof *changes, cmp_change);
+    if (change_count > 1) /* qsort's array may not be NULL, even when empty */
+        qsort(changes, change_count, sizeof *changes, cmp_change);
     for (size_t i = 0; i < change_count; i++)
         printf("%lu %lu %lu %s %s\n", line_no, (unsigned long)changes[i].observer,
                (unsigned long)changes[i].target, sense_names[changes[i].sense],
@@ -168,7 +169,8 @@ static void full_diff(void)
                     rel_new = grow(rel_new, &rel_new_cap, rel_new_count + 1, sizeof *rel_new);
                     rel_new[rel_new_count++] = (triple){ents[i].id, ents[j].id, s};
                 }
-    qsort(rel_new, rel_new_count, sizeof *rel_new, cmp_triple);
+    if (rel_new_count > 1)
+        qsort(rel_new, rel_new_count, sizeof *rel_new, cmp_triple);
 
     size_t a = 0, b = 0;
     while (a < rel_old_count || b < rel_new_count) {
