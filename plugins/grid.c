@@ -1,6 +1,7 @@
 /*
  * grid.c - the "grid" backend: a uniform grid over the world bounds (the
- * classic nine-square layout). Positions outside the bounds fall into the
+ * classic nine-square layout). Each cell keeps its entities in one array, so a
+ * query reads memory sequentially. Positions outside the bounds fall into the
  * edge cells, so no answer misses anyone; best when entities stay inside.
  */
 #include <percept/backend.h>
@@ -12,19 +13,33 @@
 
 #define NONE UINT32_MAX
 #define DEFAULT_CELL_SIZE 64.0
-/* 2^24 cells: 64 MiB of list heads, beyond which the grid is the wrong tool. */
+/* 2^24 cells: 128 MiB of cell pointers, beyond which the grid is the wrong tool. */
 #define MAX_CELLS 16777216.0
+/* Entries of a cell's first block; it doubles from there. */
+#define FIRST_CELL_CAP 4u
 
 /*
- * One 32-byte record per slot, so that visiting an entity touches one place:
- * its position (for the distance pre-filter) and its list links together.
- * cell == NONE means the slot is not in the index.
+ * What a query reads of one entity, stored in its cell's array so that a
+ * cell's candidates are one sequential read rather than a chain of misses.
+ */
+typedef struct grid_entry {
+    double x, y;
+    uint32_t slot;
+} grid_entry;
+
+/* A cell's entities: one block, the count and capacity in front of the entries. */
+typedef struct grid_cell {
+    uint32_t count, cap;
+    grid_entry items[];
+} grid_cell;
+
+/*
+ * Where a slot's entry is, for moves and removal. cell == NONE means the
+ * slot is not in the index.
  */
 typedef struct grid_slot {
-    double x, y;
-    uint32_t next, prev; /* intrusive doubly-linked list of the cell */
     uint32_t cell;
-    uint32_t unused;
+    uint32_t index; /* in cells[cell]->items */
 } grid_slot;
 
 struct percept_backend {
@@ -32,7 +47,8 @@ struct percept_backend {
     double min_x, min_y;
     double inv_cell; /* 1 / cell_size: a multiplication keeps cell_of monotone too */
     uint32_t nx, ny;
-    uint32_t *heads;     /* nx * ny list heads, NONE when the cell is empty */
+    grid_cell **cells;   /* nx * ny blocks, NULL until a cell first takes an entity */
+    size_t cell_bytes;   /* bytes of all blocks, for memory_usage */
     grid_slot *slots;    /* slot_cap records */
     uint32_t slot_cap;   /* records allocated */
     uint32_t slot_limit; /* 1 + the highest slot ever inserted: bounds a full scan */
@@ -190,14 +206,14 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     b->nx = (uint32_t)nxd;
     b->ny = (uint32_t)nyd;
     size_t ncells = (size_t)b->nx * b->ny;
-    b->heads = host_alloc(b->host, NULL, ncells * sizeof(*b->heads));
-    if (b->heads == NULL) {
+    b->cells = host_alloc(b->host, NULL, ncells * sizeof(*b->cells));
+    if (b->cells == NULL) {
         host_alloc(b->host, b, 0);
         set_error(error, -1, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < ncells; i++)
-        b->heads[i] = NONE;
+        b->cells[i] = NULL;
     return b;
 }
 
@@ -206,19 +222,18 @@ static void grid_destroy(percept_backend *b)
     if (b == NULL)
         return;
     const percept_backend_host *host = b->host;
+    size_t ncells = (size_t)b->nx * b->ny;
+    for (size_t i = 0; i < ncells; i++)
+        if (b->cells[i] != NULL)
+            host_alloc(host, b->cells[i], 0);
     if (b->slots != NULL)
         host_alloc(host, b->slots, 0);
-    host_alloc(host, b->heads, 0);
+    host_alloc(host, b->cells, 0);
     host_alloc(host, b, 0);
 }
 
-static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                        double y, double range)
+static int grow_slots(percept_backend *b, uint32_t slot_count)
 {
-    (void)slot;
-    (void)x;
-    (void)y;
-    (void)range;
     if (slot_count <= b->slot_cap)
         return 0;
     /* Geometric growth keeps reserve amortized O(1) when slots arrive one by one. */
@@ -237,27 +252,78 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     return 0;
 }
 
-static void link_slot(percept_backend *b, percept_slot slot, uint32_t cell)
+/* Room for one more entry in `cell`: doubles its block (or makes the first one) when full. */
+static int grow_cell(percept_backend *b, uint32_t cell)
 {
-    grid_slot *s = &b->slots[slot];
-    uint32_t head = b->heads[cell];
-    s->cell = cell;
-    s->prev = NONE;
-    s->next = head;
-    if (head != NONE)
-        b->slots[head].prev = slot;
-    b->heads[cell] = slot;
+    grid_cell *c = b->cells[cell];
+    uint32_t old = c != NULL ? c->cap : 0;
+    if (c != NULL && c->count < old)
+        return 0;
+    if (old == UINT32_MAX)
+        return -1;
+    uint32_t cap = old == 0 ? FIRST_CELL_CAP : old > UINT32_MAX / 2 ? UINT32_MAX : old * 2;
+    if ((uint64_t)cap * sizeof(grid_entry) > SIZE_MAX - sizeof(grid_cell))
+        return -1;
+    size_t old_bytes = c != NULL ? sizeof(grid_cell) + (size_t)old * sizeof(grid_entry) : 0;
+    size_t bytes = sizeof(grid_cell) + (size_t)cap * sizeof(grid_entry);
+    grid_cell *grown = host_alloc(b->host, c, bytes);
+    if (grown == NULL)
+        return -1; /* the old block is still ours and unchanged */
+    if (c == NULL)
+        grown->count = 0;
+    grown->cap = cap;
+    b->cells[cell] = grown;
+    b->cell_bytes += bytes - old_bytes;
+    return 0;
 }
 
+/*
+ * Room for slot_count slots, and for `slot` in the cell of (x, y) unless it
+ * is there already. Each step either succeeds or changes only capacity.
+ */
+static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                        double y, double range)
+{
+    (void)range;
+    if (slot >= slot_count)
+        slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
+    if (grow_slots(b, slot_count) != 0)
+        return -1;
+    uint32_t cell = cell_index(b, x, y);
+    if (slot < b->slot_cap && b->slots[slot].cell == cell)
+        return 0; /* a move within the cell rewrites the entry in place */
+    return grow_cell(b, cell);
+}
+
+/* Whether `cell` can take one more entry without allocating. */
+static int cell_has_room(const percept_backend *b, uint32_t cell)
+{
+    const grid_cell *c = b->cells[cell];
+    return c != NULL && c->count < c->cap;
+}
+
+/* Appends slot's entry to `cell`, which reserve() made room in. */
+static void link_slot(percept_backend *b, percept_slot slot, uint32_t cell, double x, double y)
+{
+    grid_cell *c = b->cells[cell];
+    uint32_t i = c->count++;
+    c->items[i].x = x;
+    c->items[i].y = y;
+    c->items[i].slot = slot;
+    b->slots[slot].cell = cell;
+    b->slots[slot].index = i;
+}
+
+/* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     grid_slot *s = &b->slots[slot];
-    if (s->prev != NONE)
-        b->slots[s->prev].next = s->next;
-    else
-        b->heads[s->cell] = s->next;
-    if (s->next != NONE)
-        b->slots[s->next].prev = s->prev;
+    grid_cell *c = b->cells[s->cell];
+    uint32_t last = --c->count;
+    if (s->index != last) {
+        c->items[s->index] = c->items[last];
+        b->slots[c->items[s->index].slot].index = s->index;
+    }
     s->cell = NONE;
 }
 
@@ -271,9 +337,10 @@ static void grid_insert(percept_backend *b, percept_slot slot, double x, double 
         grid_update(b, slot, x, y, range);
         return;
     }
-    b->slots[slot].x = x;
-    b->slots[slot].y = y;
-    link_slot(b, slot, cell_index(b, x, y));
+    uint32_t cell = cell_index(b, x, y);
+    if (!cell_has_room(b, cell))
+        return; /* the host skipped reserve() */
+    link_slot(b, slot, cell, x, y);
     b->count++;
     if (slot >= b->slot_limit)
         b->slot_limit = slot + 1;
@@ -290,12 +357,15 @@ static void grid_update(percept_backend *b, percept_slot slot, double x, double 
         return;
     }
     uint32_t cell = cell_index(b, x, y);
-    s->x = x;
-    s->y = y;
-    if (cell != s->cell) {
+    if (cell == s->cell) {
+        grid_entry *e = &b->cells[cell]->items[s->index];
+        e->x = x;
+        e->y = y;
+    } else if (cell_has_room(b, cell)) {
         unlink_slot(b, slot);
-        link_slot(b, slot, cell);
+        link_slot(b, slot, cell, x, y);
     }
+    /* else the host skipped reserve(): the entity stays where it was, still found there */
 }
 
 static void grid_remove(percept_backend *b, percept_slot slot)
@@ -320,7 +390,6 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         return; /* NaN: no distance compares <= with it */
     if (r < 0)
         r = -r;
-    const grid_slot *slots = b->slots;
     /*
      * The host's test dx*dx + dy*dy <= r*r is rounded; it may accept a point a
      * few ulps beyond r (or, below 1e-154, where the squares underflow, any
@@ -340,11 +409,15 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
             for (uint32_t cy = y0; cy <= y1; cy++) {
-                const uint32_t *row = &b->heads[(size_t)cy * b->nx];
+                grid_cell *const *row = &b->cells[(size_t)cy * b->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {
-                    for (uint32_t s = row[cx]; s != NONE; s = slots[s].next) {
-                        if (maybe_within(slots[s].x, slots[s].y, x, y, limit))
-                            visit(ctx, s);
+                    const grid_cell *c = row[cx];
+                    if (c == NULL)
+                        continue;
+                    const grid_entry *e = c->items, *end = e + c->count;
+                    for (; e < end; e++) {
+                        if (maybe_within(e->x, e->y, x, y, limit))
+                            visit(ctx, e->slot);
                     }
                 }
             }
@@ -352,16 +425,20 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         }
     }
     /* More cells than slots (or an infinite query): scanning the slots is cheaper. */
+    const grid_slot *slots = b->slots;
     for (uint32_t s = 0; s < b->slot_limit; s++) {
-        if (slots[s].cell != NONE && (!finite || maybe_within(slots[s].x, slots[s].y, x, y, limit)))
+        if (slots[s].cell == NONE)
+            continue;
+        const grid_entry *e = &b->cells[slots[s].cell]->items[slots[s].index];
+        if (!finite || maybe_within(e->x, e->y, x, y, limit))
             visit(ctx, s);
     }
 }
 
 static size_t grid_memory_usage(const percept_backend *b)
 {
-    return sizeof(*b) + (size_t)b->nx * b->ny * sizeof(*b->heads) +
-           (size_t)b->slot_cap * sizeof(grid_slot);
+    return sizeof(*b) + (size_t)b->nx * b->ny * sizeof(*b->cells) +
+           (size_t)b->slot_cap * sizeof(grid_slot) + b->cell_bytes;
 }
 
 static const percept_backend_ops grid_ops = {

@@ -1,7 +1,8 @@
 /*
  * hashgrid.c - the "hashgrid" backend: a sparse grid whose cells exist only
  * where entities stand, found through an open-addressing hash table. Memory
- * follows the entities, not the world, and coordinates are unbounded.
+ * follows the entities, not the world, and coordinates are unbounded. Each
+ * cell keeps its entities in one array, so a query reads memory sequentially.
  */
 #include <percept/backend.h>
 
@@ -21,22 +22,39 @@
 /* The table holds at most half its capacity: short probes, also for misses. */
 #define MIN_TABLE 16u
 #define MAX_TABLE 2147483648u
+/* Entries of a cell's first block; it doubles from there. */
+#define FIRST_CELL_CAP 4u
 
-/* One 32-byte record per slot: position and list links are read together. */
-typedef struct hg_slot {
+/*
+ * What a query reads of one entity, stored in its cell's array so that a
+ * cell's candidates are one sequential read rather than a chain of misses.
+ */
+typedef struct hg_item {
     double x, y;
-    uint32_t next, prev; /* intrusive doubly-linked list of the cell */
-    uint32_t cell;       /* NONE when the slot is not in the index */
-    uint32_t unused;
+    uint32_t slot;
+} hg_item;
+
+/* A cell's entities: one block, the count and capacity in front of the entries. */
+typedef struct hg_block {
+    uint32_t count, cap;
+    hg_item items[];
+} hg_block;
+
+/* Where a slot's entry is, for moves and removal. */
+typedef struct hg_slot {
+    uint32_t cell;  /* NONE when the slot is not in the index */
+    uint32_t index; /* in cells[cell].block->items */
 } hg_slot;
 
-/* A live cell, or a free one whose head links the pool's free list. */
+/*
+ * A live cell, or a free one linked into the pool's free list. A cell keeps
+ * its block while free, so a cell taken from the pool already has room.
+ */
 typedef struct hg_cell {
     int64_t cx, cy;
-    uint32_t head;  /* first slot in the cell (next free cell while free) */
-    uint32_t count; /* entities in the cell */
-    uint32_t dense; /* position in the occupied list */
-    uint32_t hash;  /* hash of (cx, cy), kept for deletion and rehashing */
+    hg_block *block; /* at least one entry of capacity */
+    uint32_t dense;  /* position in the occupied list (next free cell while free) */
+    uint32_t hash;   /* hash of (cx, cy), kept for deletion and rehashing */
 } hg_cell;
 
 /* Table entry: the hash lets probes skip most key compares and cell loads. */
@@ -55,7 +73,9 @@ struct percept_backend {
     hg_cell *cells; /* the pool: [0, cell_used) handed out at least once */
     uint32_t cell_cap;
     uint32_t cell_used;
-    uint32_t free_cell; /* head of the pool's free list */
+    uint32_t cell_ready; /* [0, cell_ready) have a block: cell_used <= cell_ready <= cell_cap */
+    uint32_t free_cell;  /* head of the pool's free list */
+    size_t block_bytes;  /* bytes of all blocks, for memory_usage */
 
     uint32_t *occupied; /* live cells, dense, so a full scan costs what is there */
     uint32_t occupied_cap;
@@ -249,6 +269,8 @@ static void hashgrid_destroy(percept_backend *b)
     const percept_backend_host *host = b->host;
     if (b->slots != NULL)
         host_alloc(host, b->slots, 0);
+    for (uint32_t i = 0; i < b->cell_ready; i++)
+        host_alloc(host, b->cells[i].block, 0);
     if (b->cells != NULL)
         host_alloc(host, b->cells, 0);
     if (b->occupied != NULL)
@@ -268,30 +290,44 @@ static uint32_t grown(uint32_t cap, uint32_t need)
     return cap;
 }
 
-/* Whether one more cell fits without growing anything. */
+/* Whether one more live cell fits without growing anything. */
 static int has_room(const percept_backend *b)
 {
     uint32_t need = b->ncells + 1;
-    return (b->free_cell != NONE || b->cell_used < b->cell_cap) && need <= b->occupied_cap &&
+    return (b->free_cell != NONE || b->cell_used < b->cell_ready) && need <= b->occupied_cap &&
            (uint64_t)need * 2 <= b->table_cap;
 }
 
 /*
- * Whether the change reserve() prepares for can take a cell from the pool.
- * Asked only when the pool or the table is full, so that a move within a
- * cell, a remove, or a step into an occupied cell still works when memory
- * has run out.
+ * Whether slot can enter cell c (NONE: a cell not yet live) without
+ * allocating. A slot alone in its cell releases that cell, block included,
+ * before it takes the new one, so it needs no room of its own.
  */
-static int needs_new_cell(const percept_backend *b, percept_slot slot, double x, double y)
+static int can_enter(const percept_backend *b, percept_slot slot, uint32_t c)
 {
-    int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
-    if (find_cell(b, cx, cy, hash_cell(cx, cy)) != NONE)
-        return 0;
-    /* A slot alone in its cell releases that cell before it takes the new one. */
-    if (slot < b->slot_cap && b->slots[slot].cell != NONE &&
-        b->cells[b->slots[slot].cell].count == 1)
-        return 0;
-    return 1;
+    if (c != NONE)
+        return b->cells[c].block->count < b->cells[c].block->cap;
+    if (has_room(b))
+        return 1;
+    return slot < b->slot_cap && b->slots[slot].cell != NONE &&
+           b->cells[b->slots[slot].cell].block->count == 1;
+}
+
+/* A block of `cap` entries replacing `old` (NULL: none); the old one is kept on failure. */
+static hg_block *grow_block(percept_backend *b, hg_block *old, uint32_t cap)
+{
+    size_t old_bytes = old != NULL ? sizeof(hg_block) + (size_t)old->cap * sizeof(hg_item) : 0;
+    if ((uint64_t)cap * sizeof(hg_item) > SIZE_MAX - sizeof(hg_block))
+        return NULL;
+    size_t bytes = sizeof(hg_block) + (size_t)cap * sizeof(hg_item);
+    hg_block *block = host_alloc(b->host, old, bytes);
+    if (block == NULL)
+        return NULL;
+    if (old == NULL)
+        block->count = 0;
+    block->cap = cap;
+    b->block_bytes += bytes - old_bytes;
+    return block;
 }
 
 /*
@@ -313,17 +349,39 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
         b->slot_cap = cap;
     }
 
-    /* One more cell may be needed: a free one in the pool, a place in the list. */
-    uint32_t need = b->ncells + 1;
-    if (has_room(b) || !needs_new_cell(b, slot, x, y))
-        return 0;
-    if (b->free_cell == NONE && b->cell_used == b->cell_cap) {
-        uint32_t cap = grown(b->cell_cap, b->cell_used + 1);
-        hg_cell *cells = host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
-        if (cells == NULL)
+    int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
+    uint32_t target = find_cell(b, cx, cy, hash_cell(cx, cy));
+    if (target != NONE) {
+        /* A live cell: room for one more entry, unless the slot is in it already. */
+        hg_block *block = b->cells[target].block;
+        if ((slot < b->slot_cap && b->slots[slot].cell == target) || block->count < block->cap)
+            return 0;
+        if (block->cap == UINT32_MAX)
             return -1;
-        b->cells = cells;
-        b->cell_cap = cap;
+        block = grow_block(b, block, block->cap > UINT32_MAX / 2 ? UINT32_MAX : block->cap * 2);
+        if (block == NULL)
+            return -1;
+        b->cells[target].block = block;
+        return 0;
+    }
+
+    /* One more cell may be needed: a free one in the pool with its block, a place in the list. */
+    uint32_t need = b->ncells + 1;
+    if (can_enter(b, slot, NONE))
+        return 0;
+    if (b->free_cell == NONE && b->cell_used == b->cell_ready) {
+        if (b->cell_ready == b->cell_cap) {
+            uint32_t cap = grown(b->cell_cap, b->cell_ready + 1);
+            hg_cell *cells = host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
+            if (cells == NULL)
+                return -1;
+            b->cells = cells;
+            b->cell_cap = cap;
+        }
+        hg_block *block = grow_block(b, NULL, FIRST_CELL_CAP);
+        if (block == NULL)
+            return -1;
+        b->cells[b->cell_ready++].block = block;
     }
     if (need > b->occupied_cap) {
         uint32_t cap = grown(b->occupied_cap, need);
@@ -358,24 +416,24 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     return 0;
 }
 
-/* The cell at (cx, cy), made live if it was not; reserve() guaranteed the room. */
-static uint32_t acquire_cell(percept_backend *b, int64_t cx, int64_t cy)
+/*
+ * The cell at (cx, cy): c when it is live already (find_cell's answer), else
+ * a cell from the pool made live; reserve() guaranteed the room.
+ */
+static uint32_t acquire_cell(percept_backend *b, int64_t cx, int64_t cy, uint32_t hash, uint32_t c)
 {
-    uint32_t hash = hash_cell(cx, cy);
-    uint32_t c = find_cell(b, cx, cy, hash);
     if (c != NONE)
         return c;
     if (b->free_cell != NONE) {
         c = b->free_cell;
-        b->free_cell = b->cells[c].head;
+        b->free_cell = b->cells[c].dense;
     } else {
         c = b->cell_used++;
     }
+    /* Its block is empty already: fresh from reserve(), or emptied before the release. */
     hg_cell *cell = &b->cells[c];
     cell->cx = cx;
     cell->cy = cy;
-    cell->head = NONE;
-    cell->count = 0;
     cell->hash = hash;
     cell->dense = b->ncells;
     b->occupied[b->ncells++] = c;
@@ -391,36 +449,35 @@ static void release_cell(percept_backend *b, uint32_t c)
     uint32_t last = b->occupied[--b->ncells];
     b->occupied[pos] = last;
     b->cells[last].dense = pos;
-    b->cells[c].head = b->free_cell;
+    b->cells[c].dense = b->free_cell;
     b->free_cell = c;
 }
 
-static void link_slot(percept_backend *b, percept_slot slot, uint32_t c)
+/* Appends slot's entry to cell c, which has room (can_enter). */
+static void link_slot(percept_backend *b, percept_slot slot, uint32_t c, double x, double y)
 {
-    hg_slot *s = &b->slots[slot];
-    hg_cell *cell = &b->cells[c];
-    s->cell = c;
-    s->prev = NONE;
-    s->next = cell->head;
-    if (cell->head != NONE)
-        b->slots[cell->head].prev = slot;
-    cell->head = slot;
-    cell->count++;
+    hg_block *block = b->cells[c].block;
+    uint32_t i = block->count++;
+    block->items[i].x = x;
+    block->items[i].y = y;
+    block->items[i].slot = slot;
+    b->slots[slot].cell = c;
+    b->slots[slot].index = i;
 }
 
+/* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     hg_slot *s = &b->slots[slot];
     uint32_t c = s->cell;
-    hg_cell *cell = &b->cells[c];
-    if (s->prev != NONE)
-        b->slots[s->prev].next = s->next;
-    else
-        cell->head = s->next;
-    if (s->next != NONE)
-        b->slots[s->next].prev = s->prev;
+    hg_block *block = b->cells[c].block;
+    uint32_t last = --block->count;
+    if (s->index != last) {
+        block->items[s->index] = block->items[last];
+        b->slots[block->items[s->index].slot].index = s->index;
+    }
     s->cell = NONE;
-    if (--cell->count == 0)
+    if (last == 0)
         release_cell(b, c);
 }
 
@@ -435,11 +492,12 @@ static void hashgrid_insert(percept_backend *b, percept_slot slot, double x, dou
         hashgrid_update(b, slot, x, y, range);
         return;
     }
-    if (!has_room(b) && needs_new_cell(b, slot, x, y))
-        return;
-    b->slots[slot].x = x;
-    b->slots[slot].y = y;
-    link_slot(b, slot, acquire_cell(b, coord_of(x, b->inv_cell), coord_of(y, b->inv_cell)));
+    int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
+    uint32_t hash = hash_cell(cx, cy);
+    uint32_t c = find_cell(b, cx, cy, hash);
+    if (!can_enter(b, slot, c))
+        return; /* the host skipped reserve() */
+    link_slot(b, slot, acquire_cell(b, cx, cy, hash, c), x, y);
 }
 
 static void hashgrid_update(percept_backend *b, percept_slot slot, double x, double y, double range)
@@ -452,16 +510,24 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
         return;
     }
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
-    s->x = x;
-    s->y = y;
     const hg_cell *cell = &b->cells[s->cell];
-    if (cell->cx == cx && cell->cy == cy)
-        return; /* the common small move: nothing to relink */
-    if (!has_room(b) && needs_new_cell(b, slot, x, y))
+    if (cell->cx == cx && cell->cy == cy) {
+        /* The common small move: rewrite the entry in place. */
+        hg_item *e = &cell->block->items[s->index];
+        e->x = x;
+        e->y = y;
+        return;
+    }
+    uint32_t hash = hash_cell(cx, cy);
+    uint32_t c = find_cell(b, cx, cy, hash);
+    if (!can_enter(b, slot, c))
         return; /* the host skipped reserve(); the entity stays where it was */
-    /* Unlink first: a released cell goes back to the pool before we take one. */
+    /*
+     * Unlink first: a released cell goes back to the pool before we take one.
+     * A live target is another cell than the one left, so c stays valid.
+     */
     unlink_slot(b, slot);
-    link_slot(b, slot, acquire_cell(b, cx, cy));
+    link_slot(b, slot, acquire_cell(b, cx, cy, hash, c), x, y);
 }
 
 static void hashgrid_remove(percept_backend *b, percept_slot slot)
@@ -478,13 +544,14 @@ static int maybe_within(double sx, double sy, double x, double y, double limit)
     return !(dx * dx + dy * dy > limit);
 }
 
-static void visit_cell(const percept_backend *b, const hg_cell *cell, double x, double y,
-                       double limit, int filter, percept_backend_visit visit, void *ctx)
+static void visit_cell(const hg_cell *cell, double x, double y, double limit, int filter,
+                       percept_backend_visit visit, void *ctx)
 {
-    const hg_slot *slots = b->slots;
-    for (uint32_t s = cell->head; s != NONE; s = slots[s].next) {
-        if (!filter || maybe_within(slots[s].x, slots[s].y, x, y, limit))
-            visit(ctx, s);
+    const hg_block *block = cell->block;
+    const hg_item *e = block->items, *end = e + block->count;
+    for (; e < end; e++) {
+        if (!filter || maybe_within(e->x, e->y, x, y, limit))
+            visit(ctx, e->slot);
     }
 }
 
@@ -498,7 +565,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r < 1e300)) {
         /* Infinite input: every entity may qualify; a superset is allowed. */
         for (uint32_t i = 0; i < b->ncells; i++)
-            visit_cell(b, &b->cells[b->occupied[i]], x, y, 0, 0, visit, ctx);
+            visit_cell(&b->cells[b->occupied[i]], x, y, 0, 0, visit, ctx);
         return;
     }
     /*
@@ -520,7 +587,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
                 if (c != NONE)
-                    visit_cell(b, &b->cells[c], x, y, limit, 1, visit, ctx);
+                    visit_cell(&b->cells[c], x, y, limit, 1, visit, ctx);
             }
         }
         return;
@@ -529,7 +596,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     for (uint32_t i = 0; i < b->ncells; i++) {
         const hg_cell *cell = &b->cells[b->occupied[i]];
         if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
-            visit_cell(b, cell, x, y, limit, 1, visit, ctx);
+            visit_cell(cell, x, y, limit, 1, visit, ctx);
     }
 }
 
@@ -537,7 +604,7 @@ static size_t hashgrid_memory_usage(const percept_backend *b)
 {
     return sizeof(*b) + (size_t)b->slot_cap * sizeof(hg_slot) +
            (size_t)b->cell_cap * sizeof(hg_cell) + (size_t)b->occupied_cap * sizeof(uint32_t) +
-           (size_t)b->table_cap * sizeof(hg_entry);
+           (size_t)b->table_cap * sizeof(hg_entry) + b->block_bytes;
 }
 
 static const percept_backend_ops hashgrid_ops = {

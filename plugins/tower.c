@@ -2,7 +2,8 @@
  * tower.c - the "tower" backend (lighthouses): square tower regions over the
  * world bounds; each tower lists the entities inside it and the observers
  * whose range square overlaps it. Queries read the towers under the query
- * square and filter by exact distance.
+ * square, whose entities lie in one array per tower, and filter by exact
+ * distance.
  */
 #include <percept/backend.h>
 
@@ -12,19 +13,36 @@
 
 #define NONE UINT32_MAX
 #define DEFAULT_TOWER_SIZE 64.0
-/* 2^22 towers: 32 MiB of list heads (entities and watchers); beyond that towers are too small. */
+/*
+ * 2^22 towers: 48 MiB of entity block pointers and watcher list heads; beyond
+ * that towers are too small.
+ */
 #define MAX_TOWERS 4194304.0
+/* Entries of a tower's first entity block; it doubles from there. */
+#define FIRST_TOWER_CAP 4u
 
 /*
- * Hot per-slot record: a query walking a tower list touches the position and
- * the next link of each entity, so they share one 32-byte record.
+ * What a query reads of one entity, stored in its tower's array so that a
+ * tower's candidates are one sequential read rather than a chain of misses.
+ */
+typedef struct tower_entry {
+    double x, y;
+    uint32_t slot;
+} tower_entry;
+
+/* A tower's entities: one block, the count and capacity in front of the entries. */
+typedef struct tower_block {
+    uint32_t count, cap;
+    tower_entry items[];
+} tower_block;
+
+/*
+ * Where a slot's entry is, for moves and removal.
  * tower == NONE means the slot is not in the index.
  */
 typedef struct tower_slot {
-    double x, y;
-    uint32_t next, prev; /* intrusive doubly-linked entity list of the tower */
     uint32_t tower;
-    uint32_t unused;
+    uint32_t index; /* in blocks[tower]->items */
 } tower_slot;
 
 /*
@@ -59,10 +77,11 @@ struct percept_backend {
     double inv_size; /* 1 / tower_size: multiplying keeps tower_of monotone */
     double tower_size;
     uint32_t nx, ny;
-    uint32_t *heads;    /* nx * ny entity list heads, NONE when empty */
-    uint32_t *watchers; /* nx * ny watcher list heads (subscription nodes), NONE when none */
-    tower_slot *slots;  /* slot_cap records */
-    tower_watch *watch; /* slot_cap records */
+    tower_block **blocks; /* nx * ny entity blocks, NULL until a tower first takes an entity */
+    size_t block_bytes;   /* bytes of all entity blocks, for memory_usage */
+    uint32_t *watchers;   /* nx * ny watcher list heads (subscription nodes), NONE when none */
+    tower_slot *slots;    /* slot_cap records */
+    tower_watch *watch;   /* slot_cap records */
     uint32_t slot_cap;
     uint32_t slot_limit; /* 1 + the highest slot ever inserted: bounds a full scan */
     uint32_t count;      /* entities in the index */
@@ -276,17 +295,19 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
     b->ny = (uint32_t)nyd;
     b->sub_free = NONE;
     size_t n = (size_t)b->nx * b->ny;
-    b->heads = host_alloc(b->host, NULL, n * sizeof(uint32_t));
-    b->watchers = b->heads == NULL ? NULL : host_alloc(b->host, NULL, n * sizeof(uint32_t));
+    b->blocks = host_alloc(b->host, NULL, n * sizeof(*b->blocks));
+    b->watchers = b->blocks == NULL ? NULL : host_alloc(b->host, NULL, n * sizeof(uint32_t));
     if (b->watchers == NULL) {
-        if (b->heads != NULL)
-            host_alloc(b->host, b->heads, 0);
+        if (b->blocks != NULL)
+            host_alloc(b->host, b->blocks, 0);
         host_alloc(b->host, b, 0);
         set_error(error, -1, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        b->heads[i] = b->watchers[i] = NONE;
+    for (size_t i = 0; i < n; i++) {
+        b->blocks[i] = NULL;
+        b->watchers[i] = NONE;
+    }
     return b;
 }
 
@@ -295,6 +316,10 @@ static void tower_destroy(percept_backend *b)
     if (b == NULL)
         return;
     const percept_backend_host *host = b->host;
+    size_t n = (size_t)b->nx * b->ny;
+    for (size_t i = 0; i < n; i++)
+        if (b->blocks[i] != NULL)
+            host_alloc(host, b->blocks[i], 0);
     if (b->subs != NULL)
         host_alloc(host, b->subs, 0);
     if (b->watch != NULL)
@@ -302,7 +327,7 @@ static void tower_destroy(percept_backend *b)
     if (b->slots != NULL)
         host_alloc(host, b->slots, 0);
     host_alloc(host, b->watchers, 0);
-    host_alloc(host, b->heads, 0);
+    host_alloc(host, b->blocks, 0);
     host_alloc(host, b, 0);
 }
 
@@ -359,8 +384,34 @@ static int grow_subs(percept_backend *b, uint32_t need)
     return 0;
 }
 
+/* Room for one more entry in tower t: doubles its block (or makes the first one) when full. */
+static int grow_block(percept_backend *b, uint32_t t)
+{
+    tower_block *blk = b->blocks[t];
+    uint32_t old = blk != NULL ? blk->cap : 0;
+    if (blk != NULL && blk->count < old)
+        return 0;
+    if (old == UINT32_MAX)
+        return -1;
+    uint32_t cap = old == 0 ? FIRST_TOWER_CAP : old > UINT32_MAX / 2 ? UINT32_MAX : old * 2;
+    if ((uint64_t)cap * sizeof(tower_entry) > SIZE_MAX - sizeof(tower_block))
+        return -1;
+    size_t old_bytes = blk != NULL ? sizeof(tower_block) + (size_t)old * sizeof(tower_entry) : 0;
+    size_t bytes = sizeof(tower_block) + (size_t)cap * sizeof(tower_entry);
+    tower_block *grown = host_alloc(b->host, blk, bytes);
+    if (grown == NULL)
+        return -1; /* the old block is still ours and unchanged */
+    if (blk == NULL)
+        grown->count = 0;
+    grown->cap = cap;
+    b->blocks[t] = grown;
+    b->block_bytes += bytes - old_bytes;
+    return 0;
+}
+
 /*
- * The next change needs at most: per-slot room for slot_count slots, and
+ * The next change needs at most: per-slot room for slot_count slots, room in
+ * the entity block of slot's new tower unless it is there already, and
  * enough free subscription nodes for slot's new rectangle. update() releases
  * the towers it leaves before taking the ones it enters, so the worst case is
  * the new area minus the nodes the slot already holds.
@@ -372,34 +423,44 @@ static int tower_reserve(percept_backend *b, uint32_t slot_count, percept_slot s
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
     if (grow_slots(b, slot_count) != 0)
         return -1;
+    uint32_t t = tower_index(b, x, y);
+    int in_index = slot < b->slot_cap && b->slots[slot].tower != NONE;
+    if (!(in_index && b->slots[slot].tower == t) && grow_block(b, t) != 0)
+        return -1;
     uint32_t area = rect_area(rect_of(b, x, y, range));
-    uint32_t held = 0;
-    if (slot < b->slot_cap && b->slots[slot].tower != NONE)
-        held = b->watch[slot].count;
+    uint32_t held = in_index ? b->watch[slot].count : 0;
     return area > held ? grow_subs(b, area - held) : 0;
 }
 
-static void link_slot(percept_backend *b, percept_slot slot, uint32_t tower)
+/* Whether tower t can take one more entity without allocating. */
+static int tower_has_room(const percept_backend *b, uint32_t t)
 {
-    tower_slot *s = &b->slots[slot];
-    uint32_t head = b->heads[tower];
-    s->tower = tower;
-    s->prev = NONE;
-    s->next = head;
-    if (head != NONE)
-        b->slots[head].prev = slot;
-    b->heads[tower] = slot;
+    const tower_block *blk = b->blocks[t];
+    return blk != NULL && blk->count < blk->cap;
 }
 
+/* Appends slot's entry to tower t, which reserve() made room in. */
+static void link_slot(percept_backend *b, percept_slot slot, uint32_t t, double x, double y)
+{
+    tower_block *blk = b->blocks[t];
+    uint32_t i = blk->count++;
+    blk->items[i].x = x;
+    blk->items[i].y = y;
+    blk->items[i].slot = slot;
+    b->slots[slot].tower = t;
+    b->slots[slot].index = i;
+}
+
+/* Swap-remove: the tower's last entry fills the hole, so the array stays dense. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     tower_slot *s = &b->slots[slot];
-    if (s->prev != NONE)
-        b->slots[s->prev].next = s->next;
-    else
-        b->heads[s->tower] = s->next;
-    if (s->next != NONE)
-        b->slots[s->next].prev = s->prev;
+    tower_block *blk = b->blocks[s->tower];
+    uint32_t last = --blk->count;
+    if (s->index != last) {
+        blk->items[s->index] = blk->items[last];
+        b->slots[blk->items[s->index].slot].index = s->index;
+    }
     s->tower = NONE;
 }
 
@@ -502,10 +563,10 @@ static void tower_insert(percept_backend *b, percept_slot slot, double x, double
         tower_update(b, slot, x, y, range);
         return;
     }
-    tower_slot *s = &b->slots[slot];
-    s->x = x;
-    s->y = y;
-    link_slot(b, slot, tower_index(b, x, y));
+    uint32_t t = tower_index(b, x, y);
+    if (!tower_has_room(b, t))
+        return; /* the host skipped reserve() */
+    link_slot(b, slot, t, x, y);
     tower_watch *w = &b->watch[slot];
     w->x0 = w->y0 = 1; /* empty: resubscribe() adds the whole new rectangle */
     w->x1 = w->y1 = 0;
@@ -527,11 +588,15 @@ static void tower_update(percept_backend *b, percept_slot slot, double x, double
         return;
     }
     uint32_t t = tower_index(b, x, y);
-    s->x = x;
-    s->y = y;
-    if (t != s->tower) {
+    if (t == s->tower) {
+        tower_entry *e = &b->blocks[t]->items[s->index];
+        e->x = x;
+        e->y = y;
+    } else if (tower_has_room(b, t)) {
         unlink_slot(b, slot);
-        link_slot(b, slot, t);
+        link_slot(b, slot, t, x, y);
+    } else {
+        return; /* the host skipped reserve(): the entity stays where it was, still found there */
     }
     resubscribe(b, slot, rect_of(b, x, y, range));
 }
@@ -557,23 +622,30 @@ static void tower_query(const percept_backend *b, double x, double y, double r,
 {
     if (!(r >= 0) || x != x || y != y || b->count == 0)
         return; /* NaN compares false with everything: nothing is within it */
-    const tower_slot *slots = b->slots;
     double r2 = r * r;
     tower_rect rc = rect_of(b, x, y, r > 0 ? r : 1e-300);
     /* More towers than slots (or an unbounded square): scanning the slots is cheaper. */
     if (rect_area(rc) > b->slot_limit) {
+        const tower_slot *slots = b->slots;
         for (uint32_t s = 0; s < b->slot_limit; s++) {
-            if (slots[s].tower != NONE && within(slots[s].x, slots[s].y, x, y, r2))
+            if (slots[s].tower == NONE)
+                continue;
+            const tower_entry *e = &b->blocks[slots[s].tower]->items[slots[s].index];
+            if (within(e->x, e->y, x, y, r2))
                 visit(ctx, s);
         }
         return;
     }
     for (uint32_t ty = rc.y0; ty <= rc.y1; ty++) {
-        const uint32_t *row = &b->heads[(size_t)ty * b->nx];
+        tower_block *const *row = &b->blocks[(size_t)ty * b->nx];
         for (uint32_t tx = rc.x0; tx <= rc.x1; tx++) {
-            for (uint32_t s = row[tx]; s != NONE; s = slots[s].next) {
-                if (within(slots[s].x, slots[s].y, x, y, r2))
-                    visit(ctx, s);
+            const tower_block *blk = row[tx];
+            if (blk == NULL)
+                continue;
+            const tower_entry *e = blk->items, *end = e + blk->count;
+            for (; e < end; e++) {
+                if (within(e->x, e->y, x, y, r2))
+                    visit(ctx, e->slot);
             }
         }
     }
@@ -581,9 +653,9 @@ static void tower_query(const percept_backend *b, double x, double y, double r,
 
 static size_t tower_memory_usage(const percept_backend *b)
 {
-    return sizeof(*b) + (size_t)b->nx * b->ny * 2 * sizeof(uint32_t) +
+    return sizeof(*b) + (size_t)b->nx * b->ny * (sizeof(*b->blocks) + sizeof(uint32_t)) +
            (size_t)b->slot_cap * (sizeof(tower_slot) + sizeof(tower_watch)) +
-           (size_t)b->sub_cap * sizeof(tower_sub);
+           (size_t)b->sub_cap * sizeof(tower_sub) + b->block_bytes;
 }
 
 static const percept_backend_ops tower_ops = {
