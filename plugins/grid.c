@@ -6,6 +6,8 @@
  */
 #include <percept/backend.h>
 
+#include "backend_util.h"
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,68 +57,6 @@ struct percept_backend {
     uint32_t count;      /* entities in the index */
 };
 
-static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
-{
-    return host->alloc(host->user, ptr, size);
-}
-
-static void set_error(percept_backend_error *error, int param_index, const char *text)
-{
-    if (error == NULL)
-        return;
-    error->param_index = param_index;
-    snprintf(error->text, sizeof(error->text), "%s", text);
-}
-
-/*
- * A plain decimal number (digits, optional fraction and exponent), so that
- * "inf", "nan" and hex forms, which strtod would take, are refused.
- */
-static int parse_positive(const char *text, double *out)
-{
-    const char *p = text;
-    int digits = 0;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    const char *start = p;
-    if (*p == '+')
-        p++;
-    while (*p >= '0' && *p <= '9') {
-        p++;
-        digits++;
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            p++;
-            digits++;
-        }
-    }
-    if (digits == 0)
-        return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return -1;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    const char *end = p;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '\0')
-        return -1;
-    char *stop;
-    double v = strtod(start, &stop);
-    /* Also refuse sizes whose inverse overflows: cell_of() multiplies by it. */
-    if (stop != end || !(v > 0) || !(v <= DBL_MAX) || !(1.0 / v <= DBL_MAX))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Clamped, monotone in v: a query rectangle built from it never misses a cell. */
 static uint32_t cell_of(double v, double min, double inv, uint32_t n)
 {
@@ -157,16 +97,16 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
         const percept_backend_param *p = &setup->params[i];
         if (p->key != NULL && strcmp(p->key, "cell_size") == 0) {
             if (cell_param >= 0) {
-                set_error(error, (int)i, "given more than once");
+                backend_set_error(error, (int)i, "given more than once");
                 return NULL;
             }
-            if (p->value == NULL || parse_positive(p->value, &cell_size) != 0) {
-                set_error(error, (int)i, "must be a number greater than 0");
+            if (p->value == NULL || backend_parse_positive(p->value, &cell_size) != 0) {
+                backend_set_error(error, (int)i, "must be a number greater than 0");
                 return NULL;
             }
             cell_param = (int)i;
         } else {
-            set_error(error, (int)i, "unknown parameter (grid takes: cell_size)");
+            backend_set_error(error, (int)i, "unknown parameter (grid takes: cell_size)");
             return NULL;
         }
     }
@@ -175,7 +115,7 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     double h = setup->max_y - setup->min_y;
     /* The comparisons also reject NaN and infinite bounds. */
     if (!(w >= 0 && w <= 1.0e300 && h >= 0 && h <= 1.0e300)) {
-        set_error(error, -1, "world bounds must be finite with min <= max");
+        backend_set_error(error, -1, "world bounds must be finite with min <= max");
         return NULL;
     }
     double nxd = cells_along(w, cell_size), nyd = cells_along(h, cell_size);
@@ -189,13 +129,13 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
                      "cell_size %g (the default) is too small for the world bounds: "
                      "%.0f x %.0f cells (at most %.0f)",
                      cell_size, nxd, nyd, MAX_CELLS);
-        set_error(error, cell_param, text);
+        backend_set_error(error, cell_param, text);
         return NULL;
     }
 
-    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
     if (b == NULL) {
-        set_error(error, -1, "out of memory");
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     memset(b, 0, sizeof(*b));
@@ -206,10 +146,10 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     b->nx = (uint32_t)nxd;
     b->ny = (uint32_t)nyd;
     size_t ncells = (size_t)b->nx * b->ny;
-    b->cells = host_alloc(b->host, NULL, ncells * sizeof(*b->cells));
+    b->cells = backend_host_alloc(b->host, NULL, ncells * sizeof(*b->cells));
     if (b->cells == NULL) {
-        host_alloc(b->host, b, 0);
-        set_error(error, -1, "out of memory");
+        backend_host_alloc(b->host, b, 0);
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < ncells; i++)
@@ -225,11 +165,11 @@ static void grid_destroy(percept_backend *b)
     size_t ncells = (size_t)b->nx * b->ny;
     for (size_t i = 0; i < ncells; i++)
         if (b->cells[i] != NULL)
-            host_alloc(host, b->cells[i], 0);
+            backend_host_alloc(host, b->cells[i], 0);
     if (b->slots != NULL)
-        host_alloc(host, b->slots, 0);
-    host_alloc(host, b->cells, 0);
-    host_alloc(host, b, 0);
+        backend_host_alloc(host, b->slots, 0);
+    backend_host_alloc(host, b->cells, 0);
+    backend_host_alloc(host, b, 0);
 }
 
 static int grow_slots(percept_backend *b, uint32_t slot_count)
@@ -242,7 +182,7 @@ static int grow_slots(percept_backend *b, uint32_t slot_count)
         cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
     if ((uint64_t)cap * sizeof(grid_slot) > SIZE_MAX)
         return -1;
-    grid_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(grid_slot));
+    grid_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(grid_slot));
     if (slots == NULL)
         return -1; /* the old block is still ours and unchanged */
     for (uint32_t i = b->slot_cap; i < cap; i++)
@@ -266,7 +206,7 @@ static int grow_cell(percept_backend *b, uint32_t cell)
         return -1;
     size_t old_bytes = c != NULL ? sizeof(grid_cell) + (size_t)old * sizeof(grid_entry) : 0;
     size_t bytes = sizeof(grid_cell) + (size_t)cap * sizeof(grid_entry);
-    grid_cell *grown = host_alloc(b->host, c, bytes);
+    grid_cell *grown = backend_host_alloc(b->host, c, bytes);
     if (grown == NULL)
         return -1; /* the old block is still ours and unchanged */
     if (c == NULL)

@@ -6,6 +6,8 @@
  */
 #include <percept/backend.h>
 
+#include "backend_util.h"
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,68 +86,6 @@ struct percept_backend {
     hg_entry *table;
     uint32_t table_cap; /* a power of two, or 0 before the first reserve */
 };
-
-static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
-{
-    return host->alloc(host->user, ptr, size);
-}
-
-static void set_error(percept_backend_error *error, int param_index, const char *text)
-{
-    if (error == NULL)
-        return;
-    error->param_index = param_index;
-    snprintf(error->text, sizeof(error->text), "%s", text);
-}
-
-/*
- * A plain decimal number (digits, optional fraction and exponent), so that
- * "inf", "nan" and hex forms, which strtod would take, are refused.
- */
-static int parse_positive(const char *text, double *out)
-{
-    const char *p = text;
-    int digits = 0;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    const char *start = p;
-    if (*p == '+')
-        p++;
-    while (*p >= '0' && *p <= '9') {
-        p++;
-        digits++;
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            p++;
-            digits++;
-        }
-    }
-    if (digits == 0)
-        return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return -1;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    const char *end = p;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '\0')
-        return -1;
-    char *stop;
-    double v = strtod(start, &stop);
-    /* Also refuse sizes whose inverse overflows: coord_of() multiplies by it. */
-    if (stop != end || !(v > 0) || !(v <= DBL_MAX) || !(1.0 / v <= DBL_MAX))
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* floor(v / cell_size), clamped; monotone in v, without libm. */
 static int64_t coord_of(double v, double inv)
@@ -235,24 +175,24 @@ static percept_backend *hashgrid_create(const percept_backend_setup *setup,
         const percept_backend_param *p = &setup->params[i];
         if (p->key != NULL && strcmp(p->key, "cell_size") == 0) {
             if (cell_param >= 0) {
-                set_error(error, (int)i, "given more than once");
+                backend_set_error(error, (int)i, "given more than once");
                 return NULL;
             }
-            if (p->value == NULL || parse_positive(p->value, &cell_size) != 0) {
-                set_error(error, (int)i, "must be a number greater than 0");
+            if (p->value == NULL || backend_parse_positive(p->value, &cell_size) != 0) {
+                backend_set_error(error, (int)i, "must be a number greater than 0");
                 return NULL;
             }
             cell_param = (int)i;
         } else {
-            set_error(error, (int)i, "unknown parameter (hashgrid takes: cell_size)");
+            backend_set_error(error, (int)i, "unknown parameter (hashgrid takes: cell_size)");
             return NULL;
         }
     }
 
     /* The world bounds do not matter: the grid covers every coordinate. */
-    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
     if (b == NULL) {
-        set_error(error, -1, "out of memory");
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     memset(b, 0, sizeof(*b));
@@ -268,16 +208,16 @@ static void hashgrid_destroy(percept_backend *b)
         return;
     const percept_backend_host *host = b->host;
     if (b->slots != NULL)
-        host_alloc(host, b->slots, 0);
+        backend_host_alloc(host, b->slots, 0);
     for (uint32_t i = 0; i < b->cell_ready; i++)
-        host_alloc(host, b->cells[i].block, 0);
+        backend_host_alloc(host, b->cells[i].block, 0);
     if (b->cells != NULL)
-        host_alloc(host, b->cells, 0);
+        backend_host_alloc(host, b->cells, 0);
     if (b->occupied != NULL)
-        host_alloc(host, b->occupied, 0);
+        backend_host_alloc(host, b->occupied, 0);
     if (b->table != NULL)
-        host_alloc(host, b->table, 0);
-    host_alloc(host, b, 0);
+        backend_host_alloc(host, b->table, 0);
+    backend_host_alloc(host, b, 0);
 }
 
 /* The next capacity at least `need`, doubling from `cap`. */
@@ -320,7 +260,7 @@ static hg_block *grow_block(percept_backend *b, hg_block *old, uint32_t cap)
     if ((uint64_t)cap * sizeof(hg_item) > SIZE_MAX - sizeof(hg_block))
         return NULL;
     size_t bytes = sizeof(hg_block) + (size_t)cap * sizeof(hg_item);
-    hg_block *block = host_alloc(b->host, old, bytes);
+    hg_block *block = backend_host_alloc(b->host, old, bytes);
     if (block == NULL)
         return NULL;
     if (old == NULL)
@@ -340,7 +280,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     (void)range;
     if (slot_count > b->slot_cap) {
         uint32_t cap = grown(b->slot_cap, slot_count);
-        hg_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(hg_slot));
+        hg_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(hg_slot));
         if (slots == NULL)
             return -1;
         for (uint32_t i = b->slot_cap; i < cap; i++)
@@ -372,7 +312,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     if (b->free_cell == NONE && b->cell_used == b->cell_ready) {
         if (b->cell_ready == b->cell_cap) {
             uint32_t cap = grown(b->cell_cap, b->cell_ready + 1);
-            hg_cell *cells = host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
+            hg_cell *cells = backend_host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
             if (cells == NULL)
                 return -1;
             b->cells = cells;
@@ -385,7 +325,8 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     }
     if (need > b->occupied_cap) {
         uint32_t cap = grown(b->occupied_cap, need);
-        uint32_t *occupied = host_alloc(b->host, b->occupied, (size_t)cap * sizeof(uint32_t));
+        uint32_t *occupied =
+            backend_host_alloc(b->host, b->occupied, (size_t)cap * sizeof(uint32_t));
         if (occupied == NULL)
             return -1;
         b->occupied = occupied;
@@ -399,7 +340,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
             cap *= 2;
         if (cap > MAX_TABLE)
             return -1;
-        hg_entry *table = host_alloc(b->host, NULL, (size_t)cap * sizeof(hg_entry));
+        hg_entry *table = backend_host_alloc(b->host, NULL, (size_t)cap * sizeof(hg_entry));
         if (table == NULL)
             return -1;
         for (uint64_t i = 0; i < cap; i++)
@@ -409,7 +350,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
             table_put(table, (uint32_t)cap, c, b->cells[c].hash);
         }
         if (b->table != NULL)
-            host_alloc(b->host, b->table, 0);
+            backend_host_alloc(b->host, b->table, 0);
         b->table = table;
         b->table_cap = (uint32_t)cap;
     }

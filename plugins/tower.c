@@ -7,6 +7,8 @@
  */
 #include <percept/backend.h>
 
+#include "backend_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,62 +92,6 @@ struct percept_backend {
     uint32_t sub_free;       /* head of the free node list */
     uint32_t sub_free_count; /* nodes on it */
 };
-
-static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
-{
-    return host->alloc(host->user, ptr, size);
-}
-
-static void set_error(percept_backend_error *error, int param_index, const char *text)
-{
-    if (error == NULL)
-        return;
-    error->param_index = param_index;
-    snprintf(error->text, sizeof(error->text), "%s", text);
-}
-
-/*
- * A plain decimal number greater than 0 (digits, optional fraction and
- * exponent); strtod alone would also take "inf", "nan" and hex forms.
- */
-static int parse_positive(const char *text, double *out)
-{
-    const char *p = text;
-    int digits = 0;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    const char *start = p;
-    if (*p == '+')
-        p++;
-    for (; *p >= '0' && *p <= '9'; p++)
-        digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            digits++;
-    if (digits == 0)
-        return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return -1;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    const char *end = p;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '\0')
-        return -1;
-    char *stop;
-    double v = strtod(start, &stop);
-    /* tower_of() multiplies by the inverse, which must stay finite as well. */
-    if (stop != end || !(v > 0) || !(v <= 1e300) || !(1.0 / v <= 1e300))
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* ceil(len / size), at least 1, without libm (plugins link nothing but libc). */
 static double towers_along(double len, double size)
@@ -244,16 +190,18 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
         const percept_backend_param *p = &setup->params[i];
         if (p->key != NULL && strcmp(p->key, "tower_size") == 0) {
             if (size_param >= 0) {
-                set_error(error, (int)i, "given more than once");
+                backend_set_error(error, (int)i, "given more than once");
                 return NULL;
             }
-            if (p->value == NULL || parse_positive(p->value, &size) != 0) {
-                set_error(error, (int)i, "must be a number greater than 0");
+            /* Tower arithmetic keeps well inside double's range: 1e300 at most. */
+            if (p->value == NULL || backend_parse_positive(p->value, &size) != 0 || size > 1e300 ||
+                1.0 / size > 1e300) {
+                backend_set_error(error, (int)i, "must be a number greater than 0");
                 return NULL;
             }
             size_param = (int)i;
         } else {
-            set_error(error, (int)i, "unknown parameter (tower takes: tower_size)");
+            backend_set_error(error, (int)i, "unknown parameter (tower takes: tower_size)");
             return NULL;
         }
     }
@@ -262,7 +210,7 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
     double h = setup->max_y - setup->min_y;
     /* The comparisons also reject NaN and infinite bounds. */
     if (!(w >= 0 && w <= 1.0e300 && h >= 0 && h <= 1.0e300)) {
-        set_error(error, -1, "world bounds must be finite with min <= max");
+        backend_set_error(error, -1, "world bounds must be finite with min <= max");
         return NULL;
     }
     double nxd = towers_along(w, size), nyd = towers_along(h, size);
@@ -276,13 +224,13 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
                      "tower_size %g (the default) is too small for the world bounds: "
                      "%.0f x %.0f towers (at most %.0f)",
                      size, nxd, nyd, MAX_TOWERS);
-        set_error(error, size_param, text);
+        backend_set_error(error, size_param, text);
         return NULL;
     }
 
-    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
     if (b == NULL) {
-        set_error(error, -1, "out of memory");
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     memset(b, 0, sizeof(*b));
@@ -295,13 +243,14 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
     b->ny = (uint32_t)nyd;
     b->sub_free = NONE;
     size_t n = (size_t)b->nx * b->ny;
-    b->blocks = host_alloc(b->host, NULL, n * sizeof(*b->blocks));
-    b->watchers = b->blocks == NULL ? NULL : host_alloc(b->host, NULL, n * sizeof(uint32_t));
+    b->blocks = backend_host_alloc(b->host, NULL, n * sizeof(*b->blocks));
+    b->watchers =
+        b->blocks == NULL ? NULL : backend_host_alloc(b->host, NULL, n * sizeof(uint32_t));
     if (b->watchers == NULL) {
         if (b->blocks != NULL)
-            host_alloc(b->host, b->blocks, 0);
-        host_alloc(b->host, b, 0);
-        set_error(error, -1, "out of memory");
+            backend_host_alloc(b->host, b->blocks, 0);
+        backend_host_alloc(b->host, b, 0);
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -319,16 +268,16 @@ static void tower_destroy(percept_backend *b)
     size_t n = (size_t)b->nx * b->ny;
     for (size_t i = 0; i < n; i++)
         if (b->blocks[i] != NULL)
-            host_alloc(host, b->blocks[i], 0);
+            backend_host_alloc(host, b->blocks[i], 0);
     if (b->subs != NULL)
-        host_alloc(host, b->subs, 0);
+        backend_host_alloc(host, b->subs, 0);
     if (b->watch != NULL)
-        host_alloc(host, b->watch, 0);
+        backend_host_alloc(host, b->watch, 0);
     if (b->slots != NULL)
-        host_alloc(host, b->slots, 0);
-    host_alloc(host, b->watchers, 0);
-    host_alloc(host, b->blocks, 0);
-    host_alloc(host, b, 0);
+        backend_host_alloc(host, b->slots, 0);
+    backend_host_alloc(host, b->watchers, 0);
+    backend_host_alloc(host, b->blocks, 0);
+    backend_host_alloc(host, b, 0);
 }
 
 /* Grow the per-slot arrays to hold slot_count slots. Capacity is not state: a failure leaks none.
@@ -343,11 +292,11 @@ static int grow_slots(percept_backend *b, uint32_t slot_count)
         cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
     if ((uint64_t)cap * sizeof(tower_slot) > SIZE_MAX)
         return -1;
-    tower_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(tower_slot));
+    tower_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(tower_slot));
     if (slots == NULL)
         return -1; /* the old block is still ours and unchanged */
     b->slots = slots;
-    tower_watch *watch = host_alloc(b->host, b->watch, (size_t)cap * sizeof(tower_watch));
+    tower_watch *watch = backend_host_alloc(b->host, b->watch, (size_t)cap * sizeof(tower_watch));
     if (watch == NULL)
         return -1; /* slot_cap unchanged: the larger slots block is only spare room */
     b->watch = watch;
@@ -370,7 +319,7 @@ static int grow_subs(percept_backend *b, uint32_t need)
         cap = NONE - 1;
     if (cap < want || cap * sizeof(tower_sub) > SIZE_MAX)
         return -1;
-    tower_sub *subs = host_alloc(b->host, b->subs, (size_t)cap * sizeof(tower_sub));
+    tower_sub *subs = backend_host_alloc(b->host, b->subs, (size_t)cap * sizeof(tower_sub));
     if (subs == NULL)
         return -1;
     b->subs = subs;
@@ -398,7 +347,7 @@ static int grow_block(percept_backend *b, uint32_t t)
         return -1;
     size_t old_bytes = blk != NULL ? sizeof(tower_block) + (size_t)old * sizeof(tower_entry) : 0;
     size_t bytes = sizeof(tower_block) + (size_t)cap * sizeof(tower_entry);
-    tower_block *grown = host_alloc(b->host, blk, bytes);
+    tower_block *grown = backend_host_alloc(b->host, blk, bytes);
     if (grown == NULL)
         return -1; /* the old block is still ours and unchanged */
     if (blk == NULL)
