@@ -49,6 +49,7 @@ void og_free(const percept_allocator *a, observer_grid *g)
         }
     }
     pc_free(a, g->cells);
+    pc_free(a, g->wide.obs);
     pc_free(a, g->slots);
     memset(g, 0, sizeof *g);
 }
@@ -94,7 +95,15 @@ og_registration og_registration_for(const observer_grid *g, double x, double y, 
     r.x1 = clamp_index(x + range, g->min_x, g->inv_cell, g->cols);
     r.y0 = clamp_index(y - range, g->min_y, g->inv_cell, g->rows);
     r.y1 = clamp_index(y + range, g->min_y, g->inv_cell, g->rows);
+    if ((int64_t)(r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) > OG_WIDE_CELLS)
+        r = (og_registration){OG_WIDE, 0, 0, -1, -1}; /* an empty rectangle: no reach entries */
     return r;
+}
+
+/* The observer array a registration's observer stands in. */
+static og_cell *home_of(observer_grid *g, uint32_t cell)
+{
+    return cell == OG_WIDE ? &g->wide : &g->cells[cell];
 }
 
 /* Adds one to `source`'s count in `cell`'s reach list. */
@@ -143,7 +152,7 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 {
     if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
         return 0;
-    og_cell *home = &g->cells[next->cell];
+    og_cell *home = home_of(g, next->cell);
     if (next->cell != g->slots[slot].reg.cell && home->obs_len == home->obs_cap) {
         /* Room for the observer in its new cell; spare capacity is invisible. */
         void *obs = home->obs;
@@ -177,7 +186,7 @@ void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next)
 
 static void leave_cell(observer_grid *g, uint32_t slot)
 {
-    og_cell *c = &g->cells[g->slots[slot].reg.cell];
+    og_cell *c = home_of(g, g->slots[slot].reg.cell);
     uint32_t i = g->slots[slot].index;
     c->obs[i] = c->obs[--c->obs_len];
     if (i < c->obs_len)
@@ -187,7 +196,7 @@ static void leave_cell(observer_grid *g, uint32_t slot)
 
 static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
 {
-    og_cell *c = &g->cells[cell]; /* og_stage() made the room */
+    og_cell *c = home_of(g, cell); /* og_stage() made the room */
     g->slots[slot].index = c->obs_len;
     c->obs[c->obs_len++].slot = slot;
 }
@@ -207,7 +216,7 @@ void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, dou
         s->reg = *next;
     }
     if (s->reg.cell != OG_NONE) {
-        og_observer *o = &g->cells[s->reg.cell].obs[s->index];
+        og_observer *o = &home_of(g, s->reg.cell)->obs[s->index];
         o->x = x;
         o->y = y;
         o->r2 = range * range;
@@ -219,8 +228,9 @@ void og_query(const observer_grid *g, double x, double y, og_visit visit, void *
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     const og_cell *cell = &g->cells[(size_t)cy * (size_t)g->cols + (size_t)cx];
-    for (uint32_t i = 0; i < cell->reach_len; i++) {
-        const og_cell *source = &g->cells[cell->reach[i].cell];
+    for (uint32_t i = 0; i <= cell->reach_len; i++) {
+        /* The cells whose observers reach this one, then the wide list. */
+        const og_cell *source = i < cell->reach_len ? &g->cells[cell->reach[i].cell] : &g->wide;
         for (uint32_t k = 0; k < source->obs_len; k++) {
             const og_observer *o = &source->obs[k];
             double dx = x - o->x, dy = y - o->y;
@@ -234,6 +244,7 @@ size_t og_memory(const observer_grid *g)
 {
     size_t n = (size_t)g->cols * (size_t)g->rows, bytes = n * sizeof(og_cell);
     for (size_t i = 0; i < n; i++)
-        bytes += g->cells[i].reach_cap * sizeof(og_reach) + g->cells[i].obs_cap * sizeof(og_observer);
-    return bytes + g->slot_cap * sizeof(og_slot);
+        bytes +=
+            g->cells[i].reach_cap * sizeof(og_reach) + g->cells[i].obs_cap * sizeof(og_observer);
+    return bytes + g->wide.obs_cap * sizeof(og_observer) + g->slot_cap * sizeof(og_slot);
 }

@@ -25,6 +25,16 @@
 #include "percept.h"
 
 #define OG_NONE UINT32_MAX
+/* The registration of a wide observer: see OG_WIDE_CELLS. */
+#define OG_WIDE (UINT32_MAX - 1)
+/*
+ * An observer whose reach covers more cells than this is "wide": instead of
+ * one reach entry per cell (paid again on every registration change), it
+ * goes on one flat list that every target query scans. Long-range observers
+ * are few, so the list stays short, and a tiny observer cell can no longer
+ * make one observer cost thousands of updates per move.
+ */
+#define OG_WIDE_CELLS 64
 
 typedef struct og_reach {
     uint32_t cell;  /* a cell holding observers that reach here */
@@ -46,19 +56,20 @@ typedef struct og_cell {
 
 /* Where one observer is registered: its cell and the cells it reaches. */
 typedef struct og_registration {
-    uint32_t cell; /* OG_NONE: not registered (range 0) */
+    uint32_t cell; /* OG_NONE: not registered (range 0); OG_WIDE: on the wide list */
     int32_t x0, y0, x1, y1;
 } og_registration;
 
 typedef struct og_slot {
     og_registration reg;
-    uint32_t index; /* its place in its cell's obs array */
+    uint32_t index; /* its place in its cell's (or the wide list's) obs array */
 } og_slot;
 
 typedef struct observer_grid {
     double min_x, min_y, cell_size, inv_cell;
     int32_t cols, rows;
     og_cell *cells;
+    og_cell wide;   /* the wide observers (only its obs array is used) */
     og_slot *slots; /* indexed by entity slot */
     size_t slot_cap;
 } observer_grid;
