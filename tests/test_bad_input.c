@@ -7,7 +7,6 @@
  */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -22,33 +21,6 @@
 #define SB(s) PERCEPT_SENSE_BIT(s)
 #define BIG UINT32_MAX
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ------------------------------------------------------------------------ */
-/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
-
-static void default_backends(void)
-{
-    const char *set = getenv("PERCEPT_TEST_BACKENDS");
-    const char *path = getenv("PERCEPT_PLUGIN_PATH");
-    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
-        return;
-    char dir[4096], list[1024] = "";
-    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    size_t used = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
-                                     (int)(n - 3), e->d_name);
-    }
-    closedir(d);
-    if (used > 0)
-        setenv("PERCEPT_TEST_BACKENDS", list, 1);
-}
 
 /* ------------------------------------------------------------------------ */
 /* A populated world and the check that a refused call changed nothing       */
@@ -675,6 +647,5 @@ int main(void)
         tu_backend_test(test_inside_callback),       cmocka_unit_test(test_options_plugin_dir),
         tu_backend_test(test_backend_params),        cmocka_unit_test(test_observer_grid_too_fine),
     };
-    default_backends();
     return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
 }

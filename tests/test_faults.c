@@ -18,7 +18,6 @@
  */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,33 +105,6 @@ static void expect_no_leak(const fault_alloc *fa, const char *what)
                     fa->live_blocks, fa->live_bytes, fa->foreign_frees);
         fail();
     }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
-
-static void default_backends(void)
-{
-    const char *set = getenv("PERCEPT_TEST_BACKENDS");
-    const char *path = getenv("PERCEPT_PLUGIN_PATH");
-    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
-        return;
-    char dir[4096], list[1024] = "";
-    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    size_t used = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
-                                     (int)(n - 3), e->d_name);
-    }
-    closedir(d);
-    if (used > 0)
-        setenv("PERCEPT_TEST_BACKENDS", list, 1);
 }
 
 /* The first directory of PERCEPT_PLUGIN_PATH, or NULL. */
@@ -889,6 +861,5 @@ int main(void)
         tu_backend_test(test_world_open_file),   tu_backend_test(test_calls_crowd),
         tu_backend_test(test_calls_reach),       tu_backend_test(test_calls_shared_cell),
     };
-    default_backends();
     return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
 }

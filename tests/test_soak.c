@@ -12,7 +12,6 @@
  */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,33 +52,6 @@ static void parse_setting(const char *arg)
         fprintf(stderr, "test_soak: unknown argument '%s'\n", arg);
         exit(2);
     }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
-
-static void default_backends(void)
-{
-    const char *set = getenv("PERCEPT_TEST_BACKENDS");
-    const char *path = getenv("PERCEPT_PLUGIN_PATH");
-    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
-        return;
-    char dir[4096], list[1024] = "";
-    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    size_t used = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
-                                     (int)(n - 3), e->d_name);
-    }
-    closedir(d);
-    if (used > 0)
-        setenv("PERCEPT_TEST_BACKENDS", list, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -851,7 +823,6 @@ int main(int argc, char **argv)
         parse_setting("full");
     for (int i = 1; i < argc; i++)
         parse_setting(argv[i]);
-    default_backends();
     print_message("soak: %zu IDs, %zu calls, full check every %zu, seed %llu\n", settings.entities,
                   settings.ops, settings.every, (unsigned long long)settings.seed);
     return cmocka_run_group_tests(tests, NULL, NULL);

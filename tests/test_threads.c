@@ -10,7 +10,6 @@
  */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,33 +19,6 @@
 #define THREADS 4
 #define SEQ_ENTITIES 300
 #define SEQ_CALLS 20000
-
-/* ------------------------------------------------------------------------ */
-/* Backends: PERCEPT_TEST_BACKENDS, else every NAME.so of the plugin path's first directory */
-
-static void default_backends(void)
-{
-    const char *set = getenv("PERCEPT_TEST_BACKENDS");
-    const char *path = getenv("PERCEPT_PLUGIN_PATH");
-    if ((set != NULL && strspn(set, " \t\n") != strlen(set)) || path == NULL || *path == '\0')
-        return;
-    char dir[4096], list[1024] = "";
-    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    size_t used = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.*s", used ? " " : "",
-                                     (int)(n - 3), e->d_name);
-    }
-    closedir(d);
-    if (used > 0)
-        setenv("PERCEPT_TEST_BACKENDS", list, 1);
-}
 
 /* ------------------------------------------------------------------------ */
 /* One call sequence, generated once and shared read-only by every thread      */
@@ -353,7 +325,6 @@ int main(void)
         cmocka_unit_test(test_parallel_worlds_all_backends),
         cmocka_unit_test(test_open_close_while_running),
     };
-    default_backends();
     make_sequence();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  */
 #include "testutil.h"
 
+#include <dirent.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,30 @@ static const char *backend_names[TU_MAX_BACKENDS];
 static size_t backend_total;
 static int backends_parsed;
 
+/* Every NAME.so in the first directory of PERCEPT_PLUGIN_PATH, space separated, into
+ * backend_text; 0 when there is none. */
+static size_t plugins_in_path(void)
+{
+    const char *path = getenv("PERCEPT_PLUGIN_PATH");
+    if (path == NULL || *path == '\0')
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    size_t used = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof backend_text)
+            used += (size_t)snprintf(backend_text + used, sizeof backend_text - used, "%s%.*s",
+                                     used ? " " : "", (int)(n - 3), e->d_name);
+    }
+    closedir(d);
+    return used;
+}
+
 static void parse_backends(void)
 {
     const char *env = getenv("PERCEPT_TEST_BACKENDS");
@@ -26,9 +52,10 @@ static void parse_backends(void)
     if (backends_parsed)
         return;
     backends_parsed = 1;
-    if (env == NULL || strspn(env, " \t\n") == strlen(env))
-        env = "bruteforce";
-    snprintf(backend_text, sizeof backend_text, "%s", env);
+    if (env != NULL && strspn(env, " \t\n") != strlen(env))
+        snprintf(backend_text, sizeof backend_text, "%s", env);
+    else if (plugins_in_path() == 0)
+        snprintf(backend_text, sizeof backend_text, "%s", "bruteforce");
     p = backend_text;
     while (*p != '\0' && backend_total < TU_MAX_BACKENDS) {
         p += strspn(p, " \t\n");

@@ -17,7 +17,8 @@
 /* ------------------------------------------------------------------------ */
 /* Backends under test                                                       */
 
-/* The backends named by PERCEPT_TEST_BACKENDS (space separated); default "bruteforce". */
+/* The backends named by PERCEPT_TEST_BACKENDS (space separated); by default every NAME.so
+ * in the first directory of PERCEPT_PLUGIN_PATH, else "bruteforce". */
 size_t tu_backend_count(void);
 const char *tu_backend_name(size_t index);
 
