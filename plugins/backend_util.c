@@ -6,6 +6,7 @@
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t size)
 {
@@ -61,5 +62,33 @@ int backend_parse_positive(const char *text, double *out)
     if (stop != end || !(v > 0) || !(v <= DBL_MAX) || !(1.0 / v <= DBL_MAX))
         return -1;
     *out = v;
+    return 0;
+}
+
+int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
+                       double limit, double *value, int *index, percept_backend_error *error)
+{
+    *index = -1;
+    for (size_t i = 0; i < setup->param_count; i++) {
+        const percept_backend_param *p = &setup->params[i];
+        if (p->key == NULL || strcmp(p->key, key) != 0) {
+            char text[128];
+            snprintf(text, sizeof text, "unknown parameter (%s takes: %s)", backend, key);
+            backend_set_error(error, (int)i, text);
+            return -1;
+        }
+        if (*index >= 0) {
+            backend_set_error(error, (int)i, "given more than once");
+            return -1;
+        }
+        double v;
+        if (p->value == NULL || backend_parse_positive(p->value, &v) != 0 || v > limit ||
+            1.0 / v > limit) {
+            backend_set_error(error, (int)i, "must be a number greater than 0");
+            return -1;
+        }
+        *value = v;
+        *index = (int)i;
+    }
     return 0;
 }

@@ -24,4 +24,14 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
  */
 int backend_parse_positive(const char *text, double *out);
 
+/*
+ * The parameters of a backend that takes one size, `key` (cell_size,
+ * tower_size): a positive number no larger than `limit` whose inverse is
+ * no larger either. Any other key, a repeat or a bad value fills *error and
+ * returns -1. On success *value holds the size (left as the caller's
+ * default when the key is absent), *index the parameter's index or -1.
+ */
+int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
+                       double limit, double *value, int *index, percept_backend_error *error);
+
 #endif

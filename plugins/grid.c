@@ -90,26 +90,12 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
                                     percept_backend_error *error)
 {
     double cell_size = DEFAULT_CELL_SIZE;
-    int cell_param = -1;
+    int cell_param;
     char text[256];
 
-    for (size_t i = 0; i < setup->param_count; i++) {
-        const percept_backend_param *p = &setup->params[i];
-        if (p->key != NULL && strcmp(p->key, "cell_size") == 0) {
-            if (cell_param >= 0) {
-                backend_set_error(error, (int)i, "given more than once");
-                return NULL;
-            }
-            if (p->value == NULL || backend_parse_positive(p->value, &cell_size) != 0) {
-                backend_set_error(error, (int)i, "must be a number greater than 0");
-                return NULL;
-            }
-            cell_param = (int)i;
-        } else {
-            backend_set_error(error, (int)i, "unknown parameter (grid takes: cell_size)");
-            return NULL;
-        }
-    }
+    if (backend_size_param(setup, "grid", "cell_size", DBL_MAX, &cell_size, &cell_param, error) !=
+        0)
+        return NULL;
 
     double w = setup->max_x - setup->min_x;
     double h = setup->max_y - setup->min_y;

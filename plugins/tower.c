@@ -183,28 +183,12 @@ static percept_backend *tower_create(const percept_backend_setup *setup,
                                      percept_backend_error *error)
 {
     double size = DEFAULT_TOWER_SIZE;
-    int size_param = -1;
+    int size_param;
     char text[256];
 
-    for (size_t i = 0; i < setup->param_count; i++) {
-        const percept_backend_param *p = &setup->params[i];
-        if (p->key != NULL && strcmp(p->key, "tower_size") == 0) {
-            if (size_param >= 0) {
-                backend_set_error(error, (int)i, "given more than once");
-                return NULL;
-            }
-            /* Tower arithmetic keeps well inside double's range: 1e300 at most. */
-            if (p->value == NULL || backend_parse_positive(p->value, &size) != 0 || size > 1e300 ||
-                1.0 / size > 1e300) {
-                backend_set_error(error, (int)i, "must be a number greater than 0");
-                return NULL;
-            }
-            size_param = (int)i;
-        } else {
-            backend_set_error(error, (int)i, "unknown parameter (tower takes: tower_size)");
-            return NULL;
-        }
-    }
+    /* Tower arithmetic stays well inside double's range: 1e300 at most. */
+    if (backend_size_param(setup, "tower", "tower_size", 1e300, &size, &size_param, error) != 0)
+        return NULL;
 
     double w = setup->max_x - setup->min_x;
     double h = setup->max_y - setup->min_y;
