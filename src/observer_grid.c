@@ -8,9 +8,13 @@
 
 #include "alloc.h"
 
-int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size)
+_Static_assert(PERCEPT_SENSE_COUNT == 3, "og_query() tests three senses in its inner loop");
+
+int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
+            unsigned senses)
 {
     memset(g, 0, sizeof *g);
+    g->senses = senses;
     double w = b->max_x - b->min_x, h = b->max_y - b->min_y;
     if (cell_size <= 0) {
         /* 32 cells along the longer side: coarse enough that a long-sighted
@@ -80,9 +84,14 @@ static int32_t clamp_index(double v, double origin, double inv, int32_t n)
     return (int32_t)f;
 }
 
-og_registration og_registration_for(const observer_grid *g, double x, double y, double range)
+og_registration og_registration_for(const observer_grid *g, double x, double y,
+                                    const double ranges[PERCEPT_SENSE_COUNT])
 {
     og_registration r = {OG_NONE, 0, 0, -1, -1};
+    double range = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if ((g->senses & PERCEPT_SENSE_BIT(s)) && ranges[s] > range)
+            range = ranges[s];
     if (!(range > 0))
         return r;
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
@@ -202,7 +211,7 @@ static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
 }
 
 void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
-               double range)
+               const double range[PERCEPT_SENSE_COUNT])
 {
     og_slot *s = &g->slots[slot];
     if (!og_same(&s->reg, next)) {
@@ -219,12 +228,20 @@ void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, dou
         og_observer *o = &home_of(g, s->reg.cell)->obs[s->index];
         o->x = x;
         o->y = y;
-        o->r2 = range * range;
+        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
+            o->r2[k] =
+                (g->senses & PERCEPT_SENSE_BIT(k)) && range[k] > 0 ? range[k] * range[k] : -1;
     }
 }
 
-void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx)
+void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,
+              void *ctx)
 {
+    /* A sense left out of the query tests against -1, which no squared
+     * distance reaches: the loop stays branch-free. */
+    double use[PERCEPT_SENSE_COUNT];
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        use[s] = senses & PERCEPT_SENSE_BIT(s) ? 0 : -INFINITY;
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     const og_cell *cell = &g->cells[(size_t)cy * (size_t)g->cols + (size_t)cx];
@@ -233,8 +250,8 @@ void og_query(const observer_grid *g, double x, double y, og_visit visit, void *
         const og_cell *source = i < cell->reach_len ? &g->cells[cell->reach[i].cell] : &g->wide;
         for (uint32_t k = 0; k < source->obs_len; k++) {
             const og_observer *o = &source->obs[k];
-            double dx = x - o->x, dy = y - o->y;
-            if (dx * dx + dy * dy <= o->r2)
+            double dx = x - o->x, dy = y - o->y, d2 = dx * dx + dy * dy;
+            if ((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) | (d2 <= o->r2[2] + use[2]))
                 visit(ctx, o->slot);
         }
     }

@@ -1,12 +1,12 @@
 /*
- * observer_grid.h - the reverse index of one sense: "who perceives a target
- * standing here?". A coarse grid over the world bounds; each cell keeps the
- * observers standing in it (a flat array of their positions and squared
- * ranges, scanned contiguously) and a reach list: the cells holding
- * observers whose range can reach this cell, each with the number of such
- * observers. A moving target looks up its cell's reach list and checks only
- * the observers of those cells, whatever the mix of ranges, instead of
- * scanning the world.
+ * observer_grid.h - the reverse index of the senses that share an observer
+ * cell size: "who perceives a target standing here?". A coarse grid over the
+ * world bounds; each cell keeps the observers standing in it (a flat array of
+ * their positions and squared ranges per sense, scanned contiguously) and a
+ * reach list: the cells holding
+ * observers whose largest range among the grid's senses can reach this cell,
+ * each with the number of such observers. A moving target looks up its cell's reach list and checks
+ * only the observers of those cells, whatever the mix of ranges, instead of scanning the world.
  *
  * Positions outside the bounds fall into the edge cells; since that clamping
  * is monotone, an observer's clamped reach still covers every clamped cell
@@ -43,7 +43,10 @@ typedef struct og_reach {
 
 /* An observer standing in a cell: what the exact test needs, together. */
 typedef struct og_observer {
-    double x, y, r2; /* r2: the range squared, exactly as the core's test squares it */
+    double x, y;
+    /* Each sense's range squared, exactly as the core's test squares it; -1
+     * (never reached) for a range of 0 or a sense of another grid. */
+    double r2[PERCEPT_SENSE_COUNT];
     uint32_t slot;
 } og_observer;
 
@@ -66,6 +69,7 @@ typedef struct og_slot {
 } og_slot;
 
 typedef struct observer_grid {
+    unsigned senses; /* PERCEPT_SENSE_BIT()s of the senses it indexes */
     double min_x, min_y, cell_size, inv_cell;
     int32_t cols, rows;
     og_cell *cells;
@@ -78,16 +82,18 @@ typedef struct observer_grid {
 #define OG_MAX_CELLS (1u << 22)
 
 /* cell_size 0 picks one from the bounds. Returns 0, -1 out of memory, -2 too many cells. */
-int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b,
-            double cell_size);
+int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
+            unsigned senses);
 void og_free(const percept_allocator *a, observer_grid *g);
 /* Make the per-slot table hold `slot_count` slots. */
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);
 /* A slot's starting state (not registered); call before its first og_stage(). */
 void og_clear_slot(observer_grid *g, uint32_t slot);
 
-/* The registration an observer at (x, y) with `range` needs (cell OG_NONE for range 0). */
-og_registration og_registration_for(const observer_grid *g, double x, double y, double range);
+/* The registration an observer at (x, y) with these ranges needs (cell
+ * OG_NONE when every range of the grid's senses is 0). */
+og_registration og_registration_for(const observer_grid *g, double x, double y,
+                                    const double range[PERCEPT_SENSE_COUNT]);
 static inline int og_same(const og_registration *a, const og_registration *b)
 {
     return a->cell == b->cell && (a->cell == OG_NONE || (a->x0 == b->x0 && a->y0 == b->y0 &&
@@ -104,14 +110,16 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 /* Take back a successful og_stage(). */
 void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next);
 /* Make a staged `next` the slot's registration, dropping the old one, and
- * record the observer's position and range. */
+ * record the observer's position and ranges. */
 void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
-               double range);
+               const double range[PERCEPT_SENSE_COUNT]);
 
-/* Call visit(ctx, observer) for exactly the observers whose range reaches
- * (x, y): dx*dx + dy*dy <= r*r, the relation's own test. */
+/* Call visit(ctx, observer) for exactly the observers whose range in one of
+ * the senses in `senses` reaches (x, y): dx*dx + dy*dy <= r*r, the relation's
+ * own test. */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
-void og_query(const observer_grid *g, double x, double y, og_visit visit, void *ctx);
+void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,
+              void *ctx);
 
 size_t og_memory(const observer_grid *g);
 

@@ -1,5 +1,6 @@
 /*
- * pair_list.c - unordered slot lists holding the core's pair state.
+ * pair_list.c - unordered lists of packed (slot, sense mask) entries holding
+ * the core's pair state.
  */
 #include "pair_list.h"
 
@@ -8,11 +9,11 @@
 
 #include "alloc.h"
 
-int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t slot)
+int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry)
 {
     if (list->len == list->cap) {
-        /* Grow by half from 4, not double from 8: there are six lists per
-         * entity, so slack is most of an entity's memory. */
+        /* Grow by half from 4, not double from 8: there are two lists per
+         * entity, and slack is much of an entity's memory. */
         uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
         if (cap > UINT32_MAX)
             cap = UINT32_MAX;
@@ -24,29 +25,36 @@ int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t slot)
         list->items = items;
         list->cap = (uint32_t)cap;
     }
-    list->items[list->len++] = slot;
+    list->items[list->len++] = entry;
     return 0;
 }
 
-int pair_list_remove(pair_list *list, uint32_t slot)
-{
-    /* Search from the end: the pair just added, the one undone first on a
-     * failure, is found at once. */
-    for (uint32_t i = list->len; i-- > 0;) {
-        if (list->items[i] == slot) {
-            list->items[i] = list->items[--list->len];
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int pair_list_contains(const pair_list *list, uint32_t slot)
+uint32_t pair_list_find(const pair_list *list, uint32_t slot)
 {
     for (uint32_t i = 0; i < list->len; i++)
-        if (list->items[i] == slot)
-            return 1;
-    return 0;
+        if (pair_slot(list->items[i]) == slot)
+            return i;
+    return PAIR_NONE;
+}
+
+void pair_list_set(pair_list *list, uint32_t slot, unsigned mask)
+{
+    uint32_t i = pair_list_find(list, slot);
+    if (i == PAIR_NONE)
+        return;
+    if (mask)
+        list->items[i] = pair_entry(slot, mask);
+    else
+        list->items[i] = list->items[--list->len];
+}
+
+void pair_list_compact(pair_list *list)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < list->len; i++)
+        if (pair_mask(list->items[i]))
+            list->items[kept++] = list->items[i];
+    list->len = kept;
 }
 
 void pair_list_free(const percept_allocator *a, pair_list *list)

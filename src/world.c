@@ -47,23 +47,24 @@ static void *host_alloc(void *user, void *ptr, size_t size)
 static void free_world(percept_world *w)
 {
     const percept_allocator *a = &w->alloc;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        sense_state *ss = &w->sense[s];
-        if (ss->backend)
-            ss->plugin.ops.destroy(ss->backend);
-        plugin_unload(a, &ss->plugin);
-        og_free(a, &ss->grid);
-        for (uint32_t i = 0; i < w->slot_count; i++) {
-            if (ss->seen)
-                pair_list_free(a, &ss->seen[i]);
-            if (ss->seen_by)
-                pair_list_free(a, &ss->seen_by[i]);
-        }
-        pc_free(a, ss->seen);
-        pc_free(a, ss->seen_by);
+    for (int g = 0; g < w->backend_count; g++) {
+        backend_group *bg = &w->backends[g];
+        if (bg->backend)
+            bg->plugin.ops.destroy(bg->backend);
+        plugin_unload(a, &bg->plugin);
     }
+    for (int g = 0; g < w->grid_count; g++)
+        og_free(a, &w->grids[g]);
+    for (uint32_t i = 0; i < w->slot_count; i++) {
+        if (w->seen)
+            pair_list_free(a, &w->seen[i]);
+        if (w->seen_by)
+            pair_list_free(a, &w->seen_by[i]);
+    }
+    pc_free(a, w->seen);
+    pc_free(a, w->seen_by);
     id_map_free(a, &w->ids);
-    event_buffer_free(a, &w->events);
+    change_buffer_free(a, &w->changes);
     pc_free(a, w->ents);
     pc_free(a, w->mark);
     pc_free(a, w->free_slots);
@@ -99,46 +100,85 @@ static void describe_origin(char *out, size_t size, const pc_config *cfg, const 
     }
 }
 
-static int open_sense(percept_world *w, const pc_config *cfg, const percept_options *opt,
-                      const plugin_search *search, int s, percept_error *err)
+/* The backend a sense uses and the parameters it gets. */
+typedef struct sense_backend {
+    const char *name;
+    const percept_backend_param *params;
+    size_t param_count;
+} sense_backend;
+
+static sense_backend backend_of_sense(const pc_config *cfg, const percept_options *opt, int s)
 {
-    sense_state *ss = &w->sense[s];
     const sense_config *sc = &cfg->sense[s];
     const char *override = opt ? opt->backend : NULL;
-    const char *name = override ? override : sc->backend ? sc->backend : cfg->backend;
-    if (!name) {
+    sense_backend sb = {override ? override : sc->backend ? sc->backend : cfg->backend, NULL, 0};
+    /* The section's parameters belong to the backend it names; with another
+     * backend forced by the options they would only be rejected as unknown. */
+    const char *configured = sc->backend ? sc->backend : cfg->backend;
+    if (!override || (configured && !strcmp(configured, override))) {
+        sb.params = sc->params;
+        sb.param_count = sc->param_count;
+    }
+    return sb;
+}
+
+/* Same backend, same parameters in the same order: one instance serves both. */
+static int same_backend(const sense_backend *a, const sense_backend *b)
+{
+    if (strcmp(a->name, b->name) || a->param_count != b->param_count)
+        return 0;
+    for (size_t i = 0; i < a->param_count; i++)
+        if (strcmp(a->params[i].key, b->params[i].key) ||
+            strcmp(a->params[i].value, b->params[i].value))
+            return 0;
+    return 1;
+}
+
+/* Give sense s a backend: the instance of an earlier sense configured alike, or a new one. */
+static int open_backend(percept_world *w, const pc_config *cfg, const percept_options *opt,
+                        const plugin_search *search, int s, percept_error *err)
+{
+    sense_backend sb = backend_of_sense(cfg, opt, s);
+    if (!sb.name) {
         pc_error_set(err, PERCEPT_ECONFIG, 0,
                      "%s: no backend for sense '%s': set 'backend' in [%s] or in [percept]",
                      cfg->source, section_names[s], section_names[s]);
         return PERCEPT_ECONFIG;
     }
+    for (int t = 0; t < s; t++) {
+        sense_backend other = backend_of_sense(cfg, opt, t);
+        if (same_backend(&sb, &other)) {
+            w->backend_of[s] = w->backend_of[t];
+            w->backends[w->backend_of[t]].senses |= PERCEPT_SENSE_BIT(s);
+            return PERCEPT_OK;
+        }
+    }
+
     char origin[256], why[1536];
     int line;
-    describe_origin(origin, sizeof origin, cfg, override, s, &line);
-
-    int rc = plugin_load(&w->alloc, search, name, &ss->plugin, why, sizeof why);
+    describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, &line);
+    backend_group *bg = &w->backends[w->backend_count];
+    w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
+    bg->senses = PERCEPT_SENSE_BIT(s);
+    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, sizeof why);
     if (rc) {
         pc_error_set(err, rc, line, "%s: %s", origin, why);
         return rc;
     }
 
-    /* The section's parameters belong to the backend it names; with another
-     * backend forced by the options they would only be rejected as unknown. */
-    const char *configured = sc->backend ? sc->backend : cfg->backend;
-    int keep_params = !override || (configured && !strcmp(configured, override));
-    ss->host = (percept_backend_host){host_alloc, &w->alloc};
+    bg->host = (percept_backend_host){host_alloc, &w->alloc};
     percept_backend_setup setup = {
-        .host = &ss->host,
+        .host = &bg->host,
         .min_x = w->bounds.min_x,
         .min_y = w->bounds.min_y,
         .max_x = w->bounds.max_x,
         .max_y = w->bounds.max_y,
-        .params = keep_params ? sc->params : NULL,
-        .param_count = keep_params ? sc->param_count : 0,
+        .params = sb.params,
+        .param_count = sb.param_count,
     };
     percept_backend_error berr = {.param_index = -1};
-    ss->backend = ss->plugin.ops.create(&setup, &berr);
-    if (!ss->backend) {
+    bg->backend = bg->plugin.ops.create(&setup, &berr);
+    if (!bg->backend) {
         berr.text[sizeof berr.text - 1] = '\0';
         const char *text = berr.text[0] ? berr.text : "creation failed (out of memory?)";
         if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
@@ -147,12 +187,27 @@ static int open_sense(percept_world *w, const pc_config *cfg, const percept_opti
                          p->line, p->key, section_names[s], text);
             return PERCEPT_ECONFIG;
         }
-        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, name,
-                     ss->plugin.path, text);
+        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, sb.name,
+                     bg->plugin.path, text);
         return PERCEPT_EPLUGIN;
     }
+    return PERCEPT_OK;
+}
 
-    rc = og_init(&w->alloc, &ss->grid, &w->bounds, sc->observer_cell_size);
+/* Give sense s an observer grid: that of an earlier sense with the same cell size, or a new one. */
+static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_error *err)
+{
+    const sense_config *sc = &cfg->sense[s];
+    for (int t = 0; t < s; t++) {
+        if (cfg->sense[t].observer_cell_size == sc->observer_cell_size) {
+            for (int g = 0; g < w->grid_count; g++)
+                if (w->grids[g].senses & PERCEPT_SENSE_BIT(t))
+                    w->grids[g].senses |= PERCEPT_SENSE_BIT(s);
+            return PERCEPT_OK;
+        }
+    }
+    int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
+                     PERCEPT_SENSE_BIT(s));
     if (rc == -2) {
         pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
                      "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "
@@ -165,7 +220,15 @@ static int open_sense(percept_world *w, const pc_config *cfg, const percept_opti
         pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
         return PERCEPT_ENOMEM;
     }
+    w->grid_count++;
     return PERCEPT_OK;
+}
+
+static int open_sense(percept_world *w, const pc_config *cfg, const percept_options *opt,
+                      const plugin_search *search, int s, percept_error *err)
+{
+    int rc = open_backend(w, cfg, opt, search, s, err);
+    return rc ? rc : open_grid(w, cfg, s, err);
 }
 
 /* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
@@ -296,10 +359,21 @@ const char *percept_errmsg(const percept_world *w)
 /* ====================================================================== */
 /* Computing a call's events                                              */
 
-static inline int reaches(double ox, double oy, double r, double tx, double ty)
+/*
+ * The relation's definition, for the senses in `senses`: the ones in which
+ * `o` perceives `t`. One squared distance serves every sense; each compare
+ * is the same dx*dx + dy*dy <= r*r as the specification's.
+ */
+static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned senses)
 {
-    double dx = tx - ox, dy = ty - oy;
-    return r > 0 && dx * dx + dy * dy <= r * r;
+    double dx = t->x - o->x, dy = t->y - o->y, d2 = dx * dx + dy * dy;
+    unsigned mask = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        double r = o->range[s];
+        if (r > 0 && d2 <= r * r)
+            mask |= PERCEPT_SENSE_BIT(s);
+    }
+    return mask & senses & ~(unsigned)t->hidden;
 }
 
 static uint32_t next_epoch(percept_world *w)
@@ -319,32 +393,36 @@ typedef struct change {
     int adding, removing, moved;
 } change;
 
+/* One of a call's two passes: the changing entity as observer, or as target. */
 typedef struct pass {
     percept_world *w;
     const change *ch;
-    int sense;
+    unsigned senses; /* the senses whose relation the call can change */
     uint32_t epoch;
     int failed;
 } pass;
 
-static void push_event(pass *p, uint32_t observer, uint32_t target, percept_event_kind kind)
+static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t index,
+                        unsigned before, unsigned after, int moved)
 {
     percept_world *w = p->w;
     const change *ch = p->ch;
     percept_id observer_id = observer == ch->slot ? ch->next.id : w->ents[observer].id;
     percept_id target_id = target == ch->slot ? ch->next.id : w->ents[target].id;
-    pending_event ev = {
+    pair_change c = {
         .key = (uint64_t)observer_id << 32 | target_id,
         .observer = observer,
         .target = target,
-        .sense = (uint8_t)p->sense,
-        .kind = (uint8_t)kind,
+        .index = index,
+        .before = (uint8_t)before,
+        .after = (uint8_t)after,
+        .moved = (uint8_t)moved,
     };
-    if (event_buffer_push(&w->alloc, &w->events, &ev))
+    if (change_buffer_push(&w->alloc, &w->changes, &c))
         p->failed = 1;
 }
 
-/* A candidate target of the changing entity, from the backend. */
+/* A candidate target of the changing entity, from a backend. */
 static void visit_target(void *ctx, percept_slot t)
 {
     pass *p = ctx;
@@ -353,104 +431,147 @@ static void visit_target(void *ctx, percept_slot t)
     if (t == p->ch->slot || t >= w->slot_count || w->mark[t] == p->epoch || !w->ents[t].alive)
         return;
     w->mark[t] = p->epoch;
-    const entity *e = &w->ents[t];
-    const entity *me = &p->ch->next;
-    if (!(e->hidden & PERCEPT_SENSE_BIT(p->sense)) &&
-        reaches(me->x, me->y, me->range[p->sense], e->x, e->y))
-        push_event(p, p->ch->slot, t, PERCEPT_ENTER);
+    unsigned after = perceive_mask(&p->ch->next, &w->ents[t], p->senses);
+    if (after)
+        push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
 }
 
-/* An observer that reaches the changing entity, from the observer grid,
- * which has applied the exact test already; those perceiving it before the
- * call are marked. Each observer stands in one cell, so none comes twice. */
+/* A candidate observer of the changing entity, from an observer grid. */
 static void visit_observer(void *ctx, uint32_t o)
 {
     pass *p = ctx;
-    if (o != p->ch->slot && p->w->mark[o] != p->epoch)
-        push_event(p, o, p->ch->slot, PERCEPT_ENTER);
+    percept_world *w = p->w;
+    if (o == p->ch->slot || w->mark[o] == p->epoch)
+        return;
+    w->mark[o] = p->epoch;
+    unsigned after = perceive_mask(&w->ents[o], &p->ch->next, p->senses);
+    if (after)
+        push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
 }
 
-/* The changing entity as observer: what it stops and starts perceiving. */
+/*
+ * The changing entity as observer: its pairs re-tested, then each backend
+ * asked once for the candidates of its senses. Every entity met is marked,
+ * so one met twice (in the list, from two backends) is tested once.
+ */
 static void observer_pass(pass *p)
 {
     percept_world *w = p->w;
     const change *ch = p->ch;
     const entity *me = &ch->next;
-    double r = ch->removing ? 0 : me->range[p->sense];
-    const pair_list *seen = &w->sense[p->sense].seen[ch->slot];
+    const pair_list *seen = &w->seen[ch->slot];
     p->epoch = next_epoch(w);
     for (uint32_t i = 0; i < seen->len; i++) {
-        uint32_t t = seen->items[i];
+        uint32_t t = pair_slot(seen->items[i]);
+        unsigned before = pair_mask(seen->items[i]);
         w->mark[t] = p->epoch;
-        if (!reaches(me->x, me->y, r, w->ents[t].x, w->ents[t].y))
-            push_event(p, ch->slot, t, PERCEPT_LEAVE);
+        unsigned after =
+            ch->removing ? 0 : (before & ~p->senses) | perceive_mask(me, &w->ents[t], p->senses);
+        if (after != before)
+            push_change(p, ch->slot, t, i, before, after, 0);
     }
-    if (r > 0) {
-        const sense_state *ss = &w->sense[p->sense];
-        ss->plugin.ops.query(ss->backend, me->x, me->y, r, visit_target, p);
+    if (ch->removing)
+        return;
+    for (int g = 0; g < w->backend_count; g++) {
+        const backend_group *bg = &w->backends[g];
+        double r = 0;
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            if ((bg->senses & p->senses & PERCEPT_SENSE_BIT(s)) && me->range[s] > r)
+                r = me->range[s];
+        if (r > 0)
+            bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_target, p);
     }
 }
 
-/* The changing entity as target: who stops and starts perceiving it. */
+/* The changing entity as target: who stops, keeps and starts perceiving it. */
 static void target_pass(pass *p)
 {
     percept_world *w = p->w;
     const change *ch = p->ch;
     const entity *me = &ch->next;
-    int visible = !ch->removing && !(me->hidden & PERCEPT_SENSE_BIT(p->sense));
-    const pair_list *seen_by = &w->sense[p->sense].seen_by[ch->slot];
+    const pair_list *seen_by = &w->seen_by[ch->slot];
+    int notify_moves = ch->moved && w->move_events;
     p->epoch = next_epoch(w);
     for (uint32_t i = 0; i < seen_by->len; i++) {
-        uint32_t o = seen_by->items[i];
-        const entity *e = &w->ents[o];
+        uint32_t o = pair_slot(seen_by->items[i]);
+        unsigned before = pair_mask(seen_by->items[i]);
         w->mark[o] = p->epoch;
-        if (!visible || !reaches(e->x, e->y, e->range[p->sense], me->x, me->y))
-            push_event(p, o, ch->slot, PERCEPT_LEAVE);
-        else if (ch->moved && w->move_events)
-            push_event(p, o, ch->slot, PERCEPT_MOVE);
+        unsigned after =
+            ch->removing ? 0 : (before & ~p->senses) | perceive_mask(&w->ents[o], me, p->senses);
+        int moved = notify_moves && (before & after);
+        if (after != before || moved)
+            push_change(p, o, ch->slot, i, before, after, moved);
     }
-    if (visible)
-        og_query(&w->sense[p->sense].grid, me->x, me->y, visit_observer, p);
+    unsigned visible = p->senses & ~(unsigned)me->hidden;
+    if (ch->removing || !visible)
+        return;
+    for (int g = 0; g < w->grid_count; g++)
+        if (w->grids[g].senses & visible)
+            og_query(&w->grids[g], me->x, me->y, w->grids[g].senses & visible, visit_observer, p);
 }
 
-static int compute_events(percept_world *w, const change *ch, unsigned observe_mask,
-                          unsigned target_mask)
+static int compute_changes(percept_world *w, const change *ch, unsigned observe_mask,
+                           unsigned target_mask)
 {
-    w->events.len = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        pass p = {w, ch, s, 0, 0};
-        if (observe_mask & PERCEPT_SENSE_BIT(s))
-            observer_pass(&p);
-        if (target_mask & PERCEPT_SENSE_BIT(s))
-            target_pass(&p);
-        if (p.failed)
-            return PERCEPT_ENOMEM;
-    }
-    return PERCEPT_OK;
+    w->changes.len = 0;
+    pass p = {w, ch, observe_mask, 0, 0};
+    if (observe_mask)
+        observer_pass(&p);
+    p.senses = target_mask;
+    if (target_mask)
+        target_pass(&p);
+    return p.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
 
 /* ====================================================================== */
 /* Applying a change                                                       */
 
-static void undo_enters(percept_world *w, size_t done)
+/* The changing entity's own list a pair is in, and its partner's. */
+static pair_list *own_list(percept_world *w, const change *ch, const pair_change *c)
+{
+    return c->observer == ch->slot ? &w->seen[ch->slot] : &w->seen_by[ch->slot];
+}
+
+static pair_list *partner_list(percept_world *w, const change *ch, const pair_change *c)
+{
+    return c->observer == ch->slot ? &w->seen_by[c->target] : &w->seen[c->observer];
+}
+
+static uint32_t partner_of(const change *ch, const pair_change *c)
+{
+    return c->observer == ch->slot ? c->target : c->observer;
+}
+
+/* Take back the first `done` changes' new pairs (each was appended last). */
+static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
 {
     while (done-- > 0) {
-        const pending_event *ev = &w->events.items[done];
-        if (ev->kind != PERCEPT_ENTER)
-            continue;
-        sense_state *ss = &w->sense[ev->sense];
-        pair_list_remove(&ss->seen[ev->observer], ev->target);
-        pair_list_remove(&ss->seen_by[ev->target], ev->observer);
+        const pair_change *c = &w->changes.items[done];
+        if (c->before == 0) {
+            own_list(w, ch, c)->len--;
+            partner_list(w, ch, c)->len--;
+        }
     }
 }
 
-/* Whether a sense's backend must hear of the change, and how. */
-static int backend_touched(const percept_world *w, const change *ch, int s)
+/* The largest of an entity's ranges among `senses`: what an index must cover. */
+static double reach_of(const entity *e, unsigned senses)
+{
+    double r = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if ((senses & PERCEPT_SENSE_BIT(s)) && e->range[s] > r)
+            r = e->range[s];
+    return r;
+}
+
+/* Whether a backend must hear of the change. */
+static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg)
 {
     if (ch->adding || ch->removing)
         return 1;
     const entity *old = &w->ents[ch->slot];
-    return old->x != ch->next.x || old->y != ch->next.y || old->range[s] != ch->next.range[s];
+    return old->x != ch->next.x || old->y != ch->next.y ||
+           reach_of(old, bg->senses) != reach_of(&ch->next, bg->senses);
 }
 
 static int apply_change(percept_world *w, const change *ch)
@@ -458,57 +579,68 @@ static int apply_change(percept_world *w, const change *ch)
     const percept_allocator *a = &w->alloc;
     uint32_t slot = ch->slot;
     og_registration reg[PERCEPT_SENSE_COUNT];
+    static const double no_range[PERCEPT_SENSE_COUNT];
+    const double *ranges = ch->removing ? no_range : ch->next.range;
     int staged = 0;
 
     /* Phase 1: every allocation, each undoable; nothing observable yet. */
     if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
         return PERCEPT_ENOMEM;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        sense_state *ss = &w->sense[s];
-        if (!ch->removing && backend_touched(w, ch, s) &&
-            ss->plugin.ops.reserve(ss->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
-                                   ch->next.x, ch->next.y, ch->next.range[s]))
+    for (int g = 0; g < w->backend_count; g++) {
+        backend_group *bg = &w->backends[g];
+        if (!ch->removing && backend_touched(w, ch, bg) &&
+            bg->plugin.ops.reserve(bg->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
+                                   ch->next.x, ch->next.y, reach_of(&ch->next, bg->senses)))
             return PERCEPT_ENOMEM;
     }
-    for (; staged < PERCEPT_SENSE_COUNT; staged++) {
-        observer_grid *g = &w->sense[staged].grid;
-        double r = ch->removing ? 0 : ch->next.range[staged];
-        reg[staged] = og_registration_for(g, ch->next.x, ch->next.y, r);
+    for (; staged < w->grid_count; staged++) {
+        observer_grid *g = &w->grids[staged];
+        reg[staged] = og_registration_for(g, ch->next.x, ch->next.y, ranges);
         if (og_stage(a, g, slot, &reg[staged]))
             goto undo_grid;
     }
     size_t pushed = 0;
-    for (; pushed < w->events.len; pushed++) {
-        const pending_event *ev = &w->events.items[pushed];
-        if (ev->kind != PERCEPT_ENTER)
+    for (; pushed < w->changes.len; pushed++) {
+        const pair_change *c = &w->changes.items[pushed];
+        if (c->before != 0)
             continue;
-        sense_state *ss = &w->sense[ev->sense];
-        if (pair_list_push(a, &ss->seen[ev->observer], ev->target))
+        pair_list *own = own_list(w, ch, c);
+        if (pair_list_push(a, own, pair_entry(partner_of(ch, c), c->after)))
             goto undo_pairs;
-        if (pair_list_push(a, &ss->seen_by[ev->target], ev->observer)) {
-            pair_list_remove(&ss->seen[ev->observer], ev->target);
+        if (pair_list_push(a, partner_list(w, ch, c), pair_entry(slot, c->after))) {
+            own->len--;
             goto undo_pairs;
         }
     }
 
-    /* Phase 2: apply; nothing here can fail. */
-    for (size_t i = 0; i < w->events.len; i++) {
-        const pending_event *ev = &w->events.items[i];
-        if (ev->kind != PERCEPT_LEAVE)
+    /* Phase 2: apply; nothing here can fail. Entries that end with no sense
+     * are zeroed in the entity's own lists, then dropped in one pass. */
+    int dropped = 0;
+    for (size_t i = 0; i < w->changes.len; i++) {
+        const pair_change *c = &w->changes.items[i];
+        if (c->before == 0 || c->before == c->after)
             continue;
-        sense_state *ss = &w->sense[ev->sense];
-        pair_list_remove(&ss->seen[ev->observer], ev->target);
-        pair_list_remove(&ss->seen_by[ev->target], ev->observer);
+        uint32_t partner = partner_of(ch, c);
+        own_list(w, ch, c)->items[c->index] = pair_entry(partner, c->after);
+        pair_list_set(partner_list(w, ch, c), slot, c->after);
+        dropped |= c->after == 0;
     }
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        sense_state *ss = &w->sense[s];
-        og_commit(&ss->grid, slot, &reg[s], ch->next.x, ch->next.y, ch->next.range[s]);
+    if (dropped) {
+        pair_list_compact(&w->seen[slot]);
+        pair_list_compact(&w->seen_by[slot]);
+    }
+    for (int g = 0; g < w->grid_count; g++)
+        og_commit(&w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
+    for (int g = 0; g < w->backend_count; g++) {
+        backend_group *bg = &w->backends[g];
         if (ch->adding)
-            ss->plugin.ops.insert(ss->backend, slot, ch->next.x, ch->next.y, ch->next.range[s]);
+            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y,
+                                  reach_of(&ch->next, bg->senses));
         else if (ch->removing)
-            ss->plugin.ops.remove(ss->backend, slot);
-        else if (backend_touched(w, ch, s))
-            ss->plugin.ops.update(ss->backend, slot, ch->next.x, ch->next.y, ch->next.range[s]);
+            bg->plugin.ops.remove(bg->backend, slot);
+        else if (backend_touched(w, ch, bg))
+            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y,
+                                  reach_of(&ch->next, bg->senses));
     }
     if (ch->adding) {
         id_map_insert(&w->ids, ch->next.id, slot);
@@ -518,10 +650,8 @@ static int apply_change(percept_world *w, const change *ch)
             w->free_count--; /* the slot was the top of the free stack */
     }
     if (ch->removing) {
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-            pair_list_free(a, &w->sense[s].seen[slot]);
-            pair_list_free(a, &w->sense[s].seen_by[slot]);
-        }
+        pair_list_free(a, &w->seen[slot]);
+        pair_list_free(a, &w->seen_by[slot]);
         id_map_erase(&w->ids, w->ents[slot].id);
         w->ents[slot].alive = 0;
         w->free_slots[w->free_count++] = slot;
@@ -531,32 +661,37 @@ static int apply_change(percept_world *w, const change *ch)
     return PERCEPT_OK;
 
 undo_pairs:
-    undo_enters(w, pushed);
+    undo_new_pairs(w, ch, pushed);
 undo_grid:
     while (staged-- > 0)
-        og_unstage(&w->sense[staged].grid, slot, &reg[staged]);
+        og_unstage(&w->grids[staged], slot, &reg[staged]);
     return PERCEPT_ENOMEM;
 }
 
 static void deliver(percept_world *w, const change *ch)
 {
-    if (!w->on_event || w->events.len == 0)
+    if (!w->on_event || w->changes.len == 0)
         return;
-    event_buffer_sort(&w->events);
+    change_buffer_sort(&w->changes);
     w->in_callback = 1;
-    for (size_t i = 0; i < w->events.len; i++) {
-        const pending_event *ev = &w->events.items[i];
+    for (size_t i = 0; i < w->changes.len; i++) {
+        const pair_change *c = &w->changes.items[i];
         /* After a removal the target's record is gone: take the last position from ch. */
-        const entity *t = ev->target == ch->slot ? &ch->next : &w->ents[ev->target];
+        const entity *t = c->target == ch->slot ? &ch->next : &w->ents[c->target];
         percept_event out = {
-            .kind = (percept_event_kind)ev->kind,
-            .sense = (percept_sense)ev->sense,
-            .observer = (percept_id)(ev->key >> 32),
-            .target = (percept_id)ev->key,
+            .observer = (percept_id)(c->key >> 32),
+            .target = (percept_id)c->key,
             .x = t->x,
             .y = t->y,
         };
-        w->on_event(w->on_event_user, &out);
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            unsigned bit = PERCEPT_SENSE_BIT(s), was = c->before & bit, is = c->after & bit;
+            if (was == is && !(is && c->moved))
+                continue;
+            out.kind = was == is ? PERCEPT_MOVE : is ? PERCEPT_ENTER : PERCEPT_LEAVE;
+            out.sense = (percept_sense)s;
+            w->on_event(w->on_event_user, &out);
+        }
     }
     w->in_callback = 0;
 }
@@ -565,15 +700,15 @@ static void deliver(percept_world *w, const change *ch)
 static int run_change(percept_world *w, const char *fn, const change *ch, unsigned observe_mask,
                       unsigned target_mask)
 {
-    int rc = compute_events(w, ch, observe_mask, target_mask);
+    int rc = compute_changes(w, ch, observe_mask, target_mask);
     if (rc == PERCEPT_OK)
         rc = apply_change(w, ch);
     if (rc != PERCEPT_OK) {
-        w->events.len = 0;
+        w->changes.len = 0;
         return set_error(w, rc, "%s: out of memory; the world is unchanged", fn);
     }
     deliver(w, ch);
-    w->events.len = 0;
+    w->changes.len = 0;
     return PERCEPT_OK;
 }
 
@@ -627,35 +762,31 @@ static int reserve_slots(percept_world *w, size_t need)
     struct slot_array {
         void **array;
         size_t elem;
-    } arrays[3 + 2 * PERCEPT_SENSE_COUNT] = {
+    } arrays[] = {
         {(void **)&w->ents, sizeof *w->ents},
         {(void **)&w->mark, sizeof *w->mark},
         {(void **)&w->free_slots, sizeof *w->free_slots},
+        {(void **)&w->seen, sizeof *w->seen},
+        {(void **)&w->seen_by, sizeof *w->seen_by},
     };
-    size_t n = 3;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        arrays[n++] = (struct slot_array){(void **)&w->sense[s].seen, sizeof(pair_list)};
-        arrays[n++] = (struct slot_array){(void **)&w->sense[s].seen_by, sizeof(pair_list)};
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         void *p = a->alloc(a->user, *arrays[i].array, cap * arrays[i].elem);
         if (!p)
             return -1;
         *arrays[i].array = p;
     }
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if (og_reserve_slots(a, &w->sense[s].grid, cap))
+    for (int g = 0; g < w->grid_count; g++)
+        if (og_reserve_slots(a, &w->grids[g], cap))
             return -1;
     /* Only now are all arrays at least `cap` long. */
     size_t old = w->slot_cap;
     memset(w->mark + old, 0, (cap - old) * sizeof *w->mark);
     memset(w->ents + old, 0, (cap - old) * sizeof *w->ents);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        memset(w->sense[s].seen + old, 0, (cap - old) * sizeof(pair_list));
-        memset(w->sense[s].seen_by + old, 0, (cap - old) * sizeof(pair_list));
+    memset(w->seen + old, 0, (cap - old) * sizeof *w->seen);
+    memset(w->seen_by + old, 0, (cap - old) * sizeof *w->seen_by);
+    for (int g = 0; g < w->grid_count; g++)
         for (size_t i = old; i < cap; i++)
-            og_clear_slot(&w->sense[s].grid, (uint32_t)i);
-    }
+            og_clear_slot(&w->grids[g], (uint32_t)i);
     w->slot_cap = cap;
     return 0;
 }
@@ -685,7 +816,7 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
                          "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
                          "senses",
                          fn, id, desc->hidden);
-    if (w->slot_count == UINT32_MAX - 1 && w->free_count == 0)
+    if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
         return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", fn);
     if (w->free_count == 0 && reserve_slots(w, (size_t)w->slot_count + 1))
         return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; the world is unchanged", fn);
@@ -823,8 +954,12 @@ int percept_perceives(const percept_world *w, percept_id observer, percept_id ta
     if (find(w, observer, &o) || find(w, target, &t))
         return PERCEPT_ENOENT;
     /* Scan the shorter side of the pair state. */
-    const pair_list *seen = &w->sense[sense].seen[o], *seen_by = &w->sense[sense].seen_by[t];
-    return seen->len <= seen_by->len ? pair_list_contains(seen, t) : pair_list_contains(seen_by, o);
+    const pair_list *seen = &w->seen[o], *seen_by = &w->seen_by[t];
+    uint32_t i = seen->len <= seen_by->len ? pair_list_find(seen, t) : pair_list_find(seen_by, o);
+    if (i == PAIR_NONE)
+        return 0;
+    uint32_t entry = seen->len <= seen_by->len ? seen->items[i] : seen_by->items[i];
+    return (pair_mask(entry) & PERCEPT_SENSE_BIT(sense)) != 0;
 }
 
 /* Heapsort: in place and allocation-free (qsort may call malloc behind the
@@ -863,13 +998,18 @@ static int list_ids(const percept_world *w, percept_id id, percept_sense sense, 
         return PERCEPT_EINVAL;
     if (find(w, id, &slot))
         return PERCEPT_ENOENT;
-    const pair_list *list = reverse ? &w->sense[sense].seen_by[slot] : &w->sense[sense].seen[slot];
-    *count = list->len;
-    if (capacity < list->len)
-        return PERCEPT_OK;
+    const pair_list *list = reverse ? &w->seen_by[slot] : &w->seen[slot];
+    size_t n = 0;
     for (uint32_t i = 0; i < list->len; i++)
-        ids[i] = w->ents[list->items[i]].id;
-    sort_ids(ids, list->len);
+        n += (pair_mask(list->items[i]) & PERCEPT_SENSE_BIT(sense)) != 0;
+    *count = n;
+    if (capacity < n)
+        return PERCEPT_OK;
+    n = 0;
+    for (uint32_t i = 0; i < list->len; i++)
+        if (pair_mask(list->items[i]) & PERCEPT_SENSE_BIT(sense))
+            ids[n++] = w->ents[pair_slot(list->items[i])].id;
+    sort_ids(ids, n);
     return PERCEPT_OK;
 }
 
@@ -889,5 +1029,5 @@ const char *percept_backend_name(const percept_world *w, percept_sense sense)
 {
     if (!w || (unsigned)sense >= PERCEPT_SENSE_COUNT)
         return NULL;
-    return w->sense[sense].plugin.ops.name;
+    return w->backends[w->backend_of[sense]].plugin.ops.name;
 }

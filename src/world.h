@@ -1,7 +1,10 @@
 /*
  * world.h - the world's private layout: entity records by slot, the pair
- * state of each sense (the single source of truth for who perceives whom),
- * each sense's backend and observer grid.
+ * state (the single source of truth for who perceives whom, in which
+ * senses), the backend instances and the observer grids. Senses configured
+ * with the same backend and parameters share one instance, and senses with
+ * the same observer cell size share one grid: every instance would hold the
+ * same positions, and one query then serves them all.
  */
 #ifndef PERCEPT_WORLD_H
 #define PERCEPT_WORLD_H
@@ -9,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event_buffer.h"
+#include "change_buffer.h"
 #include "id_map.h"
 #include "observer_grid.h"
 #include "pair_list.h"
@@ -25,14 +28,13 @@ typedef struct entity {
     uint8_t alive;
 } entity;
 
-typedef struct sense_state {
+/* One backend instance and the senses it indexes. */
+typedef struct backend_group {
     plugin plugin;
     percept_backend *backend;
     percept_backend_host host;
-    observer_grid grid;
-    pair_list *seen;    /* [slot]: the targets the entity perceives */
-    pair_list *seen_by; /* [slot]: the observers that perceive it */
-} sense_state;
+    unsigned senses; /* PERCEPT_SENSE_BIT()s */
+} backend_group;
 
 struct percept_world {
     percept_allocator alloc;
@@ -44,8 +46,14 @@ struct percept_world {
     uint32_t free_count;
     uint32_t epoch;
     id_map ids;
-    sense_state sense[PERCEPT_SENSE_COUNT];
-    event_buffer events;
+    pair_list *seen;    /* [slot_cap]: the targets the entity perceives, with their senses */
+    pair_list *seen_by; /* [slot_cap]: the observers that perceive it, with their senses */
+    backend_group backends[PERCEPT_SENSE_COUNT];
+    int backend_count;
+    uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
+    observer_grid grids[PERCEPT_SENSE_COUNT];
+    int grid_count;
+    change_buffer changes;
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;

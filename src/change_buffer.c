@@ -1,0 +1,98 @@
+/*
+ * change_buffer.c - growth and ordering of a call's pending pair changes.
+ */
+#include "change_buffer.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "alloc.h"
+
+int change_buffer_push(const percept_allocator *a, change_buffer *buf, const pair_change *c)
+{
+    if (buf->len == buf->cap) {
+        /* Grow both buffers before the call commits, so sorting cannot fail. */
+        size_t cap = buf->cap ? buf->cap * 2 : 64;
+        if (cap > SIZE_MAX / sizeof *c)
+            return -1;
+        pair_change *items = a->alloc(a->user, buf->items, cap * sizeof *c);
+        if (!items)
+            return -1;
+        buf->items = items;
+        pair_change *scratch = a->alloc(a->user, buf->scratch, cap * sizeof *c);
+        if (!scratch)
+            return -1; /* items grew; cap stays, so the next push grows both again */
+        buf->scratch = scratch;
+        buf->cap = cap;
+    }
+    buf->items[buf->len++] = *c;
+    return 0;
+}
+
+static void insertion_sort(pair_change *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        pair_change c = a[i];
+        size_t j = i;
+        while (j > 0 && c.key < a[j - 1].key) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = c;
+    }
+}
+
+/*
+ * LSD radix sort on the key's bytes: a crowd can give one move hundreds of
+ * changes (MOVE notifications above all), where comparison sorts dominate the
+ * call. IDs are often small, so bytes that are the same in every key are
+ * found in one pass and skipped.
+ */
+static void radix_sort(change_buffer *buf)
+{
+    size_t n = buf->len;
+    pair_change *src = buf->items, *dst = buf->scratch;
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= src[i].key;
+        all_and &= src[i].key;
+    }
+    uint64_t varies = all_or ^ all_and;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!((varies >> shift) & 0xffu))
+            continue;
+        uint32_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(src[i].key >> shift) & 0xffu]++;
+        uint32_t sum = 0;
+        for (int v = 0; v < 256; v++) {
+            uint32_t c = count[v];
+            count[v] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i].key >> shift) & 0xffu]++] = src[i];
+        pair_change *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != buf->items)
+        memcpy(buf->items, src, n * sizeof *src);
+}
+
+void change_buffer_sort(change_buffer *buf)
+{
+    /* Most calls yield a handful of changes: insertion sort is fastest there. */
+    if (buf->len <= 48)
+        insertion_sort(buf->items, buf->len);
+    else
+        radix_sort(buf);
+}
+
+void change_buffer_free(const percept_allocator *a, change_buffer *buf)
+{
+    pc_free(a, buf->items);
+    pc_free(a, buf->scratch);
+    buf->items = buf->scratch = NULL;
+    buf->len = buf->cap = 0;
+}
