@@ -9,22 +9,32 @@
 
 #include "alloc.h"
 
+int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra)
+{
+    uint64_t need = (uint64_t)list->len + extra;
+    if (need <= list->cap)
+        return 0;
+    /* Grow by half from 4, not double from 8: there are two lists per
+     * entity, and slack is much of an entity's memory. */
+    uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
+    if (cap < need)
+        cap = need;
+    if (need > UINT32_MAX || cap > SIZE_MAX / sizeof(uint32_t))
+        return -1;
+    if (cap > UINT32_MAX)
+        cap = UINT32_MAX;
+    uint32_t *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(uint32_t));
+    if (!items)
+        return -1;
+    list->items = items;
+    list->cap = (uint32_t)cap;
+    return 0;
+}
+
 int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry)
 {
-    if (list->len == list->cap) {
-        /* Grow by half from 4, not double from 8: there are two lists per
-         * entity, and slack is much of an entity's memory. */
-        uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
-        if (cap > UINT32_MAX)
-            cap = UINT32_MAX;
-        if (list->len == UINT32_MAX || cap > SIZE_MAX / sizeof(uint32_t))
-            return -1;
-        uint32_t *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(uint32_t));
-        if (!items)
-            return -1;
-        list->items = items;
-        list->cap = (uint32_t)cap;
-    }
+    if (list->len == list->cap && pair_list_reserve(a, list, 1))
+        return -1;
     list->items[list->len++] = entry;
     return 0;
 }

@@ -40,6 +40,9 @@ typedef struct pair_list {
     uint32_t len, cap;
 } pair_list;
 
+/* Make room for `extra` more entries at once (spare room is invisible);
+ * fails (-1) only when out of memory, leaving the list as it was. */
+int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra);
 /* Append; fails (-1) only when out of memory, leaving the list as it was. */
 int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry);
 /* The index of `slot`'s entry, or PAIR_NONE. */

@@ -599,6 +599,17 @@ static int apply_change(percept_world *w, const change *ch)
         if (og_stage(a, g, slot, &reg[staged]))
             goto undo_grid;
     }
+    /* The entity's own lists take all their new pairs at once: one growth, not
+     * one per pair, when an entity arrives in a crowd. */
+    uint32_t new_seen = 0, new_seen_by = 0;
+    for (size_t i = 0; i < w->changes.len; i++) {
+        const pair_change *c = &w->changes.items[i];
+        if (c->before == 0)
+            *(c->observer == slot ? &new_seen : &new_seen_by) += 1;
+    }
+    if (pair_list_reserve(a, &w->seen[slot], new_seen) ||
+        pair_list_reserve(a, &w->seen_by[slot], new_seen_by))
+        goto undo_grid;
     size_t pushed = 0;
     for (; pushed < w->changes.len; pushed++) {
         const pair_change *c = &w->changes.items[pushed];
