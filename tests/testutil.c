@@ -145,15 +145,6 @@ void tu_record(void *user, const percept_event *event)
     tu_recorder_push((tu_recorder *)user, event);
 }
 
-void tu_recorder_drop_moves(tu_recorder *rec)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < rec->count; i++)
-        if (rec->events[i].kind != PERCEPT_MOVE)
-            rec->events[kept++] = rec->events[i];
-    rec->count = kept;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Worlds                                                                    */
 

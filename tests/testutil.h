@@ -52,8 +52,6 @@ void tu_recorder_free(tu_recorder *rec);
 void tu_recorder_push(tu_recorder *rec, const percept_event *event);
 /* A percept_event_fn whose user pointer is a tu_recorder. */
 void tu_record(void *user, const percept_event *event);
-/* Remove the MOVE events, keeping the others in order. */
-void tu_recorder_drop_moves(tu_recorder *rec);
 
 /* ------------------------------------------------------------------------ */
 /* Worlds                                                                    */
