@@ -19,11 +19,11 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
     uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
     if (cap < need)
         cap = need;
-    if (need > UINT32_MAX || cap > SIZE_MAX / sizeof(uint32_t))
+    if (need > UINT32_MAX || cap > SIZE_MAX / sizeof(pair))
         return -1;
     if (cap > UINT32_MAX)
         cap = UINT32_MAX;
-    uint32_t *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(uint32_t));
+    pair *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(pair));
     if (!items)
         return -1;
     list->items = items;
@@ -31,40 +31,29 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
     return 0;
 }
 
-int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry)
+int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry, uint32_t back)
 {
     if (list->len == list->cap && pair_list_reserve(a, list, 1))
         return -1;
-    list->items[list->len++] = entry;
+    list->items[list->len++] = (pair){entry, back};
     return 0;
 }
 
 uint32_t pair_list_find(const pair_list *list, uint32_t slot)
 {
     for (uint32_t i = 0; i < list->len; i++)
-        if (pair_slot(list->items[i]) == slot)
+        if (pair_slot(list->items[i].entry) == slot)
             return i;
     return PAIR_NONE;
 }
 
-void pair_list_set(pair_list *list, uint32_t slot, unsigned mask)
+void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side)
 {
-    uint32_t i = pair_list_find(list, slot);
-    if (i == PAIR_NONE)
-        return;
-    if (mask)
-        list->items[i] = pair_entry(slot, mask);
-    else
-        list->items[i] = list->items[--list->len];
-}
-
-void pair_list_compact(pair_list *list)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < list->len; i++)
-        if (pair_mask(list->items[i]))
-            list->items[kept++] = list->items[i];
-    list->len = kept;
+    list->items[i] = list->items[--list->len];
+    if (i < list->len) {
+        const pair *moved = &list->items[i];
+        other_side[pair_slot(moved->entry)].items[moved->back].back = i;
+    }
 }
 
 void pair_list_free(const percept_allocator *a, pair_list *list)

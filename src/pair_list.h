@@ -3,8 +3,11 @@
  * slots it perceives, or the slots perceiving it, each with the mask of
  * senses the pair holds in. One list for all senses, because ranges are
  * alike across senses and a move then walks one short list, not three.
- * An entry packs the slot and the mask in 4 bytes; order is not kept, so
- * removal is a swap with the last entry.
+ * An entry packs the slot and the mask in 4 bytes, and keeps beside it the
+ * index of the same pair in the partner's list of the other side, so that
+ * updating or removing a pair never searches a list (in a crowd a list holds
+ * hundreds). Order is not kept: removal is a swap with the last entry, which
+ * then tells its own partner where it went.
  */
 #ifndef PERCEPT_PAIR_LIST_H
 #define PERCEPT_PAIR_LIST_H
@@ -35,8 +38,13 @@ static inline unsigned pair_mask(uint32_t entry)
     return entry & PAIR_MASK;
 }
 
+typedef struct pair {
+    uint32_t entry; /* pair_entry(partner slot, mask) */
+    uint32_t back;  /* the pair's index in the partner's list of the other side */
+} pair;
+
 typedef struct pair_list {
-    uint32_t *items;
+    pair *items;
     uint32_t len, cap;
 } pair_list;
 
@@ -44,13 +52,13 @@ typedef struct pair_list {
  * fails (-1) only when out of memory, leaving the list as it was. */
 int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra);
 /* Append; fails (-1) only when out of memory, leaving the list as it was. */
-int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry);
+int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry, uint32_t back);
 /* The index of `slot`'s entry, or PAIR_NONE. */
 uint32_t pair_list_find(const pair_list *list, uint32_t slot);
-/* Give `slot`'s entry the mask `mask`, removing it when the mask is 0. */
-void pair_list_set(pair_list *list, uint32_t slot, unsigned mask);
-/* Drop every entry whose mask is 0, keeping the order of the others. */
-void pair_list_compact(pair_list *list);
+/* Remove entry i by moving the last entry into its place; `other_side` is
+ * the per-slot array of lists of the other side, where the moved entry's
+ * partner learns its new index. Never fails. */
+void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side);
 void pair_list_free(const percept_allocator *a, pair_list *list);
 
 #endif

@@ -462,8 +462,8 @@ static void observer_pass(pass *p)
     const pair_list *seen = &w->seen[ch->slot];
     p->epoch = next_epoch(w);
     for (uint32_t i = 0; i < seen->len; i++) {
-        uint32_t t = pair_slot(seen->items[i]);
-        unsigned before = pair_mask(seen->items[i]);
+        uint32_t t = pair_slot(seen->items[i].entry);
+        unsigned before = pair_mask(seen->items[i].entry);
         w->mark[t] = p->epoch;
         unsigned after =
             ch->removing ? 0 : (before & ~p->senses) | perceive_mask(me, &w->ents[t], p->senses);
@@ -493,8 +493,8 @@ static void target_pass(pass *p)
     int notify_moves = ch->moved && w->move_events;
     p->epoch = next_epoch(w);
     for (uint32_t i = 0; i < seen_by->len; i++) {
-        uint32_t o = pair_slot(seen_by->items[i]);
-        unsigned before = pair_mask(seen_by->items[i]);
+        uint32_t o = pair_slot(seen_by->items[i].entry);
+        unsigned before = pair_mask(seen_by->items[i].entry);
         w->mark[o] = p->epoch;
         unsigned after =
             ch->removing ? 0 : (before & ~p->senses) | perceive_mask(&w->ents[o], me, p->senses);
@@ -615,30 +615,37 @@ static int apply_change(percept_world *w, const change *ch)
         const pair_change *c = &w->changes.items[pushed];
         if (c->before != 0)
             continue;
-        pair_list *own = own_list(w, ch, c);
-        if (pair_list_push(a, own, pair_entry(partner_of(ch, c), c->after)))
+        pair_list *own = own_list(w, ch, c), *partner = partner_list(w, ch, c);
+        uint32_t own_index = own->len, partner_index = partner->len;
+        if (pair_list_push(a, own, pair_entry(partner_of(ch, c), c->after), partner_index))
             goto undo_pairs;
-        if (pair_list_push(a, partner_list(w, ch, c), pair_entry(slot, c->after))) {
+        if (pair_list_push(a, partner, pair_entry(slot, c->after), own_index)) {
             own->len--;
             goto undo_pairs;
         }
     }
 
-    /* Phase 2: apply; nothing here can fail. Entries that end with no sense
-     * are zeroed in the entity's own lists, then dropped in one pass. */
-    int dropped = 0;
-    for (size_t i = 0; i < w->changes.len; i++) {
+    /*
+     * Phase 2: apply; nothing here can fail. Backwards, so each of the
+     * entity's own lists loses its entries in falling index order: the last
+     * entry, swapped into a removed one's place, is never one still to go.
+     */
+    for (size_t i = w->changes.len; i-- > 0;) {
         const pair_change *c = &w->changes.items[i];
         if (c->before == 0 || c->before == c->after)
             continue;
-        uint32_t partner = partner_of(ch, c);
-        own_list(w, ch, c)->items[c->index] = pair_entry(partner, c->after);
-        pair_list_set(partner_list(w, ch, c), slot, c->after);
-        dropped |= c->after == 0;
-    }
-    if (dropped) {
-        pair_list_compact(&w->seen[slot]);
-        pair_list_compact(&w->seen_by[slot]);
+        int forward = c->observer == slot;
+        pair_list *own = own_list(w, ch, c), *partner = partner_list(w, ch, c);
+        pair *mine = &own->items[c->index];
+        uint32_t partner_index = mine->back;
+        if (c->after) {
+            mine->entry = pair_entry(partner_of(ch, c), c->after);
+            partner->items[partner_index].entry = pair_entry(slot, c->after);
+        } else {
+            /* The partner's list holds the other side of its pairs. */
+            pair_list_remove_at(partner, partner_index, forward ? w->seen : w->seen_by);
+            pair_list_remove_at(own, c->index, forward ? w->seen_by : w->seen);
+        }
     }
     for (int g = 0; g < w->grid_count; g++)
         og_commit(&w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
@@ -969,7 +976,7 @@ int percept_perceives(const percept_world *w, percept_id observer, percept_id ta
     uint32_t i = seen->len <= seen_by->len ? pair_list_find(seen, t) : pair_list_find(seen_by, o);
     if (i == PAIR_NONE)
         return 0;
-    uint32_t entry = seen->len <= seen_by->len ? seen->items[i] : seen_by->items[i];
+    uint32_t entry = seen->len <= seen_by->len ? seen->items[i].entry : seen_by->items[i].entry;
     return (pair_mask(entry) & PERCEPT_SENSE_BIT(sense)) != 0;
 }
 
@@ -1012,14 +1019,14 @@ static int list_ids(const percept_world *w, percept_id id, percept_sense sense, 
     const pair_list *list = reverse ? &w->seen_by[slot] : &w->seen[slot];
     size_t n = 0;
     for (uint32_t i = 0; i < list->len; i++)
-        n += (pair_mask(list->items[i]) & PERCEPT_SENSE_BIT(sense)) != 0;
+        n += (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense)) != 0;
     *count = n;
     if (capacity < n)
         return PERCEPT_OK;
     n = 0;
     for (uint32_t i = 0; i < list->len; i++)
-        if (pair_mask(list->items[i]) & PERCEPT_SENSE_BIT(sense))
-            ids[n++] = w->ents[pair_slot(list->items[i])].id;
+        if (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense))
+            ids[n++] = w->ents[pair_slot(list->items[i].entry)].id;
     sort_ids(ids, n);
     return PERCEPT_OK;
 }
