@@ -111,7 +111,8 @@ typedef struct percept_backend_ops {
     int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
                    double y, double range);
 
-    /* Add `slot` at (x, y); range is its range for this backend's sense (may be 0). */
+    /* Add `slot` at (x, y); range is its largest range among the senses this
+     * instance serves (may be 0). */
     void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double range);
     /* `slot` is now at (x, y) with `range` (a move, a range change, or both). */
     void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double range);
