@@ -584,8 +584,10 @@ static void write_configuration(FILE *f, const bench_report *r)
         "## Configuration\n\n"
         "Every sense section sets the backend's size parameter (`cell_size` for grid and "
         "hashgrid, `tower_size` for tower) to %g\xc3\x97 and `observer_cell_size` to %g\xc3\x97 "
-        "the sense's typical range (%g units; in `mixed_ranges` %g / %g / %g for sight / "
-        "hearing / smell), doubled while the world would need more than 2^20 cells. "
+        "the largest typical range of the three senses (%g units; in `mixed_ranges` the "
+        "typical ranges are %g / %g / %g for sight / hearing / smell, so the sizes follow "
+        "sight's), doubled while the world would need more than 2^20 cells. The sections "
+        "are identical, so the senses share one backend instance and one observer grid. "
         "bruteforce and crosslist take no parameters. Ranges are jittered per entity and "
         "sense by \xc3\x97"
         "0.8 to 1.2 except in `mixed_ranges`. For example, `uniform_walk`",

@@ -65,8 +65,14 @@ int bench_tuning_ini(char *buf, size_t size, const char *backend, const bench_wo
     put(&o, "[percept]\nbackend = %s\nmove_events = off\n", backend);
     put(&o, "[world]\nmin_x = %.17g\nmin_y = %.17g\nmax_x = %.17g\nmax_y = %.17g\n", b->min_x,
         b->min_y, b->max_x, b->max_y);
+    /* Every sense gets the sizes of the largest typical range, as the README
+     * advises: identical sections share one backend instance and one observer
+     * grid, and a move then asks each index once for all three senses. */
+    double r = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (wl->typical_range[s] > r)
+            r = wl->typical_range[s];
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        double r = wl->typical_range[s];
         put(&o, "[%s]\nobserver_cell_size = %.17g\n", section[s],
             fit_cells(b, BENCH_OBSERVER_CELL_FACTOR * r));
         if (param)
