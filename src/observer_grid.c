@@ -10,6 +10,46 @@
 
 _Static_assert(PERCEPT_SENSE_COUNT == 3, "og_query() tests three senses in its inner loop");
 
+/* The bound of no observer: every point is infinitely far from it. */
+#define EMPTY_BOUND ((og_bound){INFINITY, INFINITY, -INFINITY, -INFINITY, -1})
+
+static double max_r2(const og_observer *o)
+{
+    double m = o->r2[0];
+    for (int s = 1; s < PERCEPT_SENSE_COUNT; s++)
+        if (o->r2[s] > m)
+            m = o->r2[s];
+    return m;
+}
+
+static void bound_add(og_bound *b, const og_observer *o)
+{
+    if (o->x < b->x0)
+        b->x0 = o->x;
+    if (o->x > b->x1)
+        b->x1 = o->x;
+    if (o->y < b->y0)
+        b->y0 = o->y;
+    if (o->y > b->y1)
+        b->y1 = o->y;
+    double r2 = max_r2(o);
+    if (r2 > b->r2)
+        b->r2 = r2;
+}
+
+/*
+ * Whether (x, y) lies beyond the bound. Exact, never a wrong skip: for an
+ * observer inside the box, each coordinate difference to the box is at
+ * most that to the observer (subtraction rounds monotonically), so the
+ * squared distance computed here never exceeds the one og_query() tests.
+ */
+static int beyond(const og_bound *b, double x, double y)
+{
+    double dx = x < b->x0 ? b->x0 - x : x > b->x1 ? x - b->x1 : 0;
+    double dy = y < b->y0 ? b->y0 - y : y > b->y1 ? y - b->y1 : 0;
+    return dx * dx + dy * dy > b->r2;
+}
+
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
             unsigned senses)
 {
@@ -39,7 +79,7 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     if (!g->cells)
         return -1;
     for (size_t i = 0; i < n; i++)
-        g->cells[i] = (og_cell){NULL, 0, 0, 0, 0, NULL};
+        g->cells[i] = (og_cell){.bound = EMPTY_BOUND};
     return 0;
 }
 
@@ -201,6 +241,9 @@ static void leave_cell(observer_grid *g, uint32_t slot)
     if (i < c->obs_len)
         g->slots[c->obs[i].slot].index = i;
     g->slots[slot].index = OG_NONE;
+    c->bound = EMPTY_BOUND;
+    for (uint32_t k = 0; k < c->obs_len; k++)
+        bound_add(&c->bound, &c->obs[k]);
 }
 
 static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
@@ -231,6 +274,7 @@ void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, dou
         for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
             o->r2[k] =
                 (g->senses & PERCEPT_SENSE_BIT(k)) && range[k] > 0 ? range[k] * range[k] : -1;
+        bound_add(&home_of(g, s->reg.cell)->bound, o);
     }
 }
 
@@ -248,6 +292,8 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, og_vi
     for (uint32_t i = 0; i <= cell->reach_len; i++) {
         /* The cells whose observers reach this one, then the wide list. */
         const og_cell *source = i < cell->reach_len ? &g->cells[cell->reach[i].cell] : &g->wide;
+        if (source != &g->wide && beyond(&source->bound, x, y))
+            continue;
         for (uint32_t k = 0; k < source->obs_len; k++) {
             const og_observer *o = &source->obs[k];
             double dx = x - o->x, dy = y - o->y, d2 = dx * dx + dy * dy;

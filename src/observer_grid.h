@@ -50,11 +50,24 @@ typedef struct og_observer {
     uint32_t slot;
 } og_observer;
 
+/*
+ * A bound on what a cell's observers can reach: the box around their
+ * positions and their largest squared range. A target farther from the box
+ * than that is out of every one's range, so a query skips the cell without
+ * reading its observers (a reach list is per cell, the target a point: about
+ * half the cells it lists cannot reach a given point). The box only grows
+ * while observers stay, and is made tight again when one leaves.
+ */
+typedef struct og_bound {
+    double x0, y0, x1, y1, r2;
+} og_bound;
+
 typedef struct og_cell {
     og_observer *obs; /* the observers standing in the cell */
     uint32_t obs_len, obs_cap;
     uint32_t reach_len, reach_cap;
     og_reach *reach;
+    og_bound bound;
 } og_cell;
 
 /* Where one observer is registered: its cell and the cells it reaches. */
