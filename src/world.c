@@ -21,6 +21,8 @@
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 
+_Static_assert(PERCEPT_SENSE_COUNT == 3, "perceive_mask() tests three senses");
+
 static const char *const section_names[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
@@ -367,12 +369,12 @@ const char *percept_errmsg(const percept_world *w)
 static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned senses)
 {
     double dx = t->x - o->x, dy = t->y - o->y, d2 = dx * dx + dy * dy;
-    unsigned mask = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        double r = o->range[s];
-        if (r > 0 && d2 <= r * r)
-            mask |= PERCEPT_SENSE_BIT(s);
-    }
+    const double *r = o->range;
+    /* Branch-free: a list walk calls this for every pair, and which senses
+     * hold is as good as random to the branch predictor. */
+    unsigned mask = (unsigned)((r[0] > 0) & (d2 <= r[0] * r[0])) |
+                    (unsigned)((r[1] > 0) & (d2 <= r[1] * r[1])) << 1 |
+                    (unsigned)((r[2] > 0) & (d2 <= r[2] * r[2])) << 2;
     return mask & senses & ~(unsigned)t->hidden;
 }
 
