@@ -72,6 +72,8 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     g->min_y = b->min_y;
     g->cell_size = cell_size;
     g->inv_cell = 1.0 / cell_size;
+    g->near_limit = OG_NEAR_FACTOR * cell_size;
+    g->near_top = -1;
     g->cols = (int32_t)cols;
     g->rows = (int32_t)rows;
     size_t n = (size_t)g->cols * (size_t)g->rows;
@@ -109,7 +111,7 @@ int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_c
 
 void og_clear_slot(observer_grid *g, uint32_t slot)
 {
-    g->slots[slot].reg.cell = OG_NONE;
+    g->slots[slot].reg = (og_registration){OG_NONE, 0, 0, -1, -1, -1};
     g->slots[slot].index = OG_NONE;
 }
 
@@ -127,13 +129,19 @@ static int32_t clamp_index(double v, double origin, double inv, int32_t n)
 og_registration og_registration_for(const observer_grid *g, double x, double y,
                                     const double ranges[PERCEPT_SENSE_COUNT])
 {
-    og_registration r = {OG_NONE, 0, 0, -1, -1};
+    og_registration r = {OG_NONE, 0, 0, -1, -1, -1};
     double range = 0;
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         if ((g->senses & PERCEPT_SENSE_BIT(s)) && ranges[s] > range)
             range = ranges[s];
     if (!(range > 0))
         return r;
+    if (range <= g->near_limit) {
+        double c = floor(range / g->near_limit * OG_NEAR_CLASSES);
+        r.cell = OG_NEAR;
+        r.near_class = c < OG_NEAR_CLASSES ? (int32_t)c : OG_NEAR_CLASSES - 1;
+        return r;
+    }
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     r.cell = (uint32_t)cy * (uint32_t)g->cols + (uint32_t)cx;
@@ -145,7 +153,7 @@ og_registration og_registration_for(const observer_grid *g, double x, double y,
     r.y0 = clamp_index(y - range, g->min_y, g->inv_cell, g->rows);
     r.y1 = clamp_index(y + range, g->min_y, g->inv_cell, g->rows);
     if ((int64_t)(r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) > OG_WIDE_CELLS)
-        r = (og_registration){OG_WIDE, 0, 0, -1, -1}; /* an empty rectangle: no reach entries */
+        r = (og_registration){OG_WIDE, 0, 0, -1, -1, -1}; /* an empty rectangle: no reach entries */
     return r;
 }
 
@@ -187,9 +195,15 @@ static void reach_drop(og_cell *cell, uint32_t source)
     }
 }
 
+/* Whether the registration puts the observer in a cell's (or the wide list's) array. */
+static int has_home(const og_registration *r)
+{
+    return r->cell != OG_NONE && r->cell != OG_NEAR;
+}
+
 static void drop_all(observer_grid *g, const og_registration *r)
 {
-    if (r->cell == OG_NONE)
+    if (!has_home(r))
         return;
     for (int32_t y = r->y0; y <= r->y1; y++)
         for (int32_t x = r->x0; x <= r->x1; x++)
@@ -199,8 +213,8 @@ static void drop_all(observer_grid *g, const og_registration *r)
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
              const og_registration *next)
 {
-    if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
-        return 0;
+    if (!has_home(next) || og_same(&g->slots[slot].reg, next))
+        return 0; /* near observers are only counted: nothing to allocate */
     og_cell *home = home_of(g, next->cell);
     if (next->cell != g->slots[slot].reg.cell && home->obs_len == home->obs_cap) {
         /* Room for the observer in its new cell; spare capacity is invisible. */
@@ -228,7 +242,7 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 
 void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next)
 {
-    if (next->cell == OG_NONE || og_same(&g->slots[slot].reg, next))
+    if (!has_home(next) || og_same(&g->slots[slot].reg, next))
         return;
     drop_all(g, next);
 }
@@ -246,6 +260,20 @@ static void leave_cell(observer_grid *g, uint32_t slot)
         bound_add(&c->bound, &c->obs[k]);
 }
 
+static void near_add(observer_grid *g, int32_t c)
+{
+    g->near_count[c]++;
+    if (c > g->near_top)
+        g->near_top = c;
+}
+
+static void near_drop(observer_grid *g, int32_t c)
+{
+    g->near_count[c]--;
+    while (g->near_top >= 0 && g->near_count[g->near_top] == 0)
+        g->near_top--;
+}
+
 static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
 {
     og_cell *c = home_of(g, cell); /* og_stage() made the room */
@@ -260,14 +288,18 @@ void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, dou
     if (!og_same(&s->reg, next)) {
         drop_all(g, &s->reg);
         if (s->reg.cell != next->cell) {
-            if (s->reg.cell != OG_NONE)
+            if (has_home(&s->reg))
                 leave_cell(g, slot);
-            if (next->cell != OG_NONE)
+            if (has_home(next))
                 enter_cell(g, slot, next->cell);
         }
+        if (s->reg.cell == OG_NEAR)
+            near_drop(g, s->reg.near_class);
+        if (next->cell == OG_NEAR)
+            near_add(g, next->near_class);
         s->reg = *next;
     }
-    if (s->reg.cell != OG_NONE) {
+    if (has_home(&s->reg)) {
         og_observer *o = &home_of(g, s->reg.cell)->obs[s->index];
         o->x = x;
         o->y = y;
@@ -276,6 +308,15 @@ void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, dou
                 (g->senses & PERCEPT_SENSE_BIT(k)) && range[k] > 0 ? range[k] * range[k] : -1;
         bound_add(&home_of(g, s->reg.cell)->bound, o);
     }
+}
+
+double og_near_radius(const observer_grid *g)
+{
+    if (g->near_top < 0)
+        return 0;
+    /* The top of the highest class, widened by far more than the rounding
+     * that placed a range in its class. */
+    return (g->near_top + 1) * (g->near_limit / OG_NEAR_CLASSES) * (1 + 1e-9);
 }
 
 void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,

@@ -8,6 +8,13 @@
  * each with the number of such observers. A moving target looks up its cell's reach list and checks
  * only the observers of those cells, whatever the mix of ranges, instead of scanning the world.
  *
+ * Observers whose range is short, at most OG_NEAR_FACTOR cells, are not
+ * kept here at all, only counted by range: anyone they perceive stands
+ * within og_near_radius() of them, so the core finds them with one backend
+ * query of that radius around the target, reading the cells its forward
+ * query has just read, instead of scanning observer records and keeping a
+ * reach entry per cell for every step. The grid holds the far-sighted.
+ *
  * Positions outside the bounds fall into the edge cells; since that clamping
  * is monotone, an observer's clamped reach still covers every clamped cell
  * it can reach, so the answer stays a superset of the truth.
@@ -35,6 +42,13 @@
  * make one observer cost thousands of updates per move.
  */
 #define OG_WIDE_CELLS 64
+/* The registration of a near observer (see the top of this file). */
+#define OG_NEAR (UINT32_MAX - 2)
+/* Near: every range among the grid's senses at most this many cell sizes. */
+#define OG_NEAR_FACTOR 1.25
+/* Near observers are counted in this many range classes, so the near radius
+ * follows the longest near range present, shrinking when it leaves. */
+#define OG_NEAR_CLASSES 32
 
 typedef struct og_reach {
     uint32_t cell;  /* a cell holding observers that reach here */
@@ -72,8 +86,10 @@ typedef struct og_cell {
 
 /* Where one observer is registered: its cell and the cells it reaches. */
 typedef struct og_registration {
-    uint32_t cell; /* OG_NONE: not registered (range 0); OG_WIDE: on the wide list */
+    uint32_t cell; /* OG_NONE: not registered (range 0); OG_WIDE: on the wide list;
+                      OG_NEAR: counted in near_count[near_class] only */
     int32_t x0, y0, x1, y1;
+    int32_t near_class;
 } og_registration;
 
 typedef struct og_slot {
@@ -89,6 +105,9 @@ typedef struct observer_grid {
     og_cell wide;   /* the wide observers (only its obs array is used) */
     og_slot *slots; /* indexed by entity slot */
     size_t slot_cap;
+    double near_limit; /* OG_NEAR_FACTOR * cell_size */
+    uint32_t near_count[OG_NEAR_CLASSES];
+    int32_t near_top; /* highest class with a near observer, -1 for none */
 } observer_grid;
 
 /* Largest number of cells a grid may have. */
@@ -109,8 +128,9 @@ og_registration og_registration_for(const observer_grid *g, double x, double y,
                                     const double range[PERCEPT_SENSE_COUNT]);
 static inline int og_same(const og_registration *a, const og_registration *b)
 {
-    return a->cell == b->cell && (a->cell == OG_NONE || (a->x0 == b->x0 && a->y0 == b->y0 &&
-                                                         a->x1 == b->x1 && a->y1 == b->y1));
+    return a->cell == b->cell && a->near_class == b->near_class &&
+           (a->cell == OG_NONE ||
+            (a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1));
 }
 
 /*
@@ -127,12 +147,16 @@ void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next);
 void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
                const double range[PERCEPT_SENSE_COUNT]);
 
-/* Call visit(ctx, observer) for exactly the observers whose range in one of
+/* Call visit(ctx, observer) for exactly the far observers whose range in one of
  * the senses in `senses` reaches (x, y): dx*dx + dy*dy <= r*r, the relation's
  * own test. */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
 void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,
               void *ctx);
+
+/* A radius within which every near observer's ranges lie (0: there is
+ * none): a target's near observers all stand within it of the target. */
+double og_near_radius(const observer_grid *g);
 
 size_t og_memory(const observer_grid *g);
 

@@ -451,6 +451,25 @@ static void visit_observer(void *ctx, uint32_t o)
         push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
 }
 
+/* A candidate near observer of the changing entity, from a backend. */
+static void visit_near_observer(void *ctx, percept_slot o)
+{
+    pass *p = ctx;
+    percept_world *w = p->w;
+    /* Bounds and liveness are checked so a faulty plugin cannot corrupt us. */
+    if (o >= w->slot_count || !w->ents[o].alive)
+        return;
+    visit_observer(ctx, o);
+}
+
+static int lowest_sense(unsigned senses)
+{
+    int s = 0;
+    while (!(senses & PERCEPT_SENSE_BIT(s)))
+        s++;
+    return s;
+}
+
 /*
  * The changing entity as observer: its pairs re-tested, then each backend
  * asked once for the candidates of its senses. Every entity met is marked,
@@ -507,9 +526,20 @@ static void target_pass(pass *p)
     unsigned visible = p->senses & ~(unsigned)me->hidden;
     if (ch->removing || !visible)
         return;
-    for (int g = 0; g < w->grid_count; g++)
-        if (w->grids[g].senses & visible)
-            og_query(&w->grids[g], me->x, me->y, w->grids[g].senses & visible, visit_observer, p);
+    for (int g = 0; g < w->grid_count; g++) {
+        const observer_grid *grid = &w->grids[g];
+        if (!(grid->senses & visible))
+            continue;
+        og_query(grid, me->x, me->y, grid->senses & visible, visit_observer, p);
+        /* The near observers, through a backend (each holds every entity):
+         * that of one of the grid's senses, whose cells the observer pass
+         * has just read around the same point. */
+        double near = og_near_radius(grid);
+        if (near > 0) {
+            const backend_group *bg = &w->backends[w->backend_of[lowest_sense(grid->senses)]];
+            bg->plugin.ops.query(bg->backend, me->x, me->y, near, visit_near_observer, p);
+        }
+    }
 }
 
 static int compute_changes(percept_world *w, const change *ch, unsigned observe_mask,
