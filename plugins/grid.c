@@ -380,6 +380,7 @@ static const percept_backend_ops grid_ops = {
     .remove = grid_remove,
     .query = grid_query,
     .memory_usage = grid_memory_usage,
+    .query_hints = PERCEPT_BACKEND_QUERY_LOCAL,
 };
 
 PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);

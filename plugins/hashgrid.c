@@ -547,6 +547,7 @@ static const percept_backend_ops hashgrid_ops = {
     .remove = hashgrid_remove,
     .query = hashgrid_query,
     .memory_usage = hashgrid_memory_usage,
+    .query_hints = PERCEPT_BACKEND_QUERY_LOCAL,
 };
 
 PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);

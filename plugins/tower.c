@@ -604,6 +604,7 @@ static const percept_backend_ops tower_ops = {
     .remove = tower_remove,
     .query = tower_query,
     .memory_usage = tower_memory_usage,
+    .query_hints = PERCEPT_BACKEND_QUERY_LOCAL,
 };
 
 PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);

@@ -51,7 +51,7 @@ static int beyond(const og_bound *b, double x, double y)
 }
 
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
-            unsigned senses)
+            unsigned senses, int near)
 {
     memset(g, 0, sizeof *g);
     g->senses = senses;
@@ -72,7 +72,7 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     g->min_y = b->min_y;
     g->cell_size = cell_size;
     g->inv_cell = 1.0 / cell_size;
-    g->near_limit = OG_NEAR_FACTOR * cell_size;
+    g->near_limit = near ? OG_NEAR_FACTOR * cell_size : 0;
     g->near_top = -1;
     g->cols = (int32_t)cols;
     g->rows = (int32_t)rows;

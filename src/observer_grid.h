@@ -8,8 +8,9 @@
  * each with the number of such observers. A moving target looks up its cell's reach list and checks
  * only the observers of those cells, whatever the mix of ranges, instead of scanning the world.
  *
- * Observers whose range is short, at most OG_NEAR_FACTOR cells, are not
- * kept here at all, only counted by range: anyone they perceive stands
+ * When the senses' backend answers small queries cheaply (it says so with
+ * PERCEPT_BACKEND_QUERY_LOCAL), observers whose range is short, at most
+ * OG_NEAR_FACTOR cells, are not kept here at all, only counted by range: anyone they perceive stands
  * within og_near_radius() of them, so the core finds them with one backend
  * query of that radius around the target, reading the cells its forward
  * query has just read, instead of scanning observer records and keeping a
@@ -105,7 +106,7 @@ typedef struct observer_grid {
     og_cell wide;   /* the wide observers (only its obs array is used) */
     og_slot *slots; /* indexed by entity slot */
     size_t slot_cap;
-    double near_limit; /* OG_NEAR_FACTOR * cell_size */
+    double near_limit; /* OG_NEAR_FACTOR * cell_size, or 0: no observer is near */
     uint32_t near_count[OG_NEAR_CLASSES];
     int32_t near_top; /* highest class with a near observer, -1 for none */
 } observer_grid;
@@ -113,9 +114,11 @@ typedef struct observer_grid {
 /* Largest number of cells a grid may have. */
 #define OG_MAX_CELLS (1u << 22)
 
-/* cell_size 0 picks one from the bounds. Returns 0, -1 out of memory, -2 too many cells. */
+/* cell_size 0 picks one from the bounds. near: whether observers may be near
+ * (the core can query a backend for them cheaply); otherwise the grid keeps
+ * every observer. Returns 0, -1 out of memory, -2 too many cells. */
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
-            unsigned senses);
+            unsigned senses, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
 /* Make the per-slot table hold `slot_count` slots. */
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);

@@ -208,8 +208,13 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
             return PERCEPT_OK;
         }
     }
+    /* Short-sighted observers are left to the backend only where its small
+     * queries are cheap; the target pass asks the backend of the grid's first
+     * sense, which is this one. */
+    const backend_group *bg = &w->backends[w->backend_of[s]];
+    int near = (bg->plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
-                     PERCEPT_SENSE_BIT(s));
+                     PERCEPT_SENSE_BIT(s), near);
     if (rc == -2) {
         pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
                      "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define PERCEPT_BACKEND_ABI_MAJOR 1
-#define PERCEPT_BACKEND_ABI_MINOR 0
+#define PERCEPT_BACKEND_ABI_MINOR 1
 #define PERCEPT_BACKEND_ABI_VERSION                                                                \
     (((uint32_t)PERCEPT_BACKEND_ABI_MAJOR << 16) | (uint32_t)PERCEPT_BACKEND_ABI_MINOR)
 
@@ -132,7 +132,23 @@ typedef struct percept_backend_ops {
 
     /* Optional (may be NULL): bytes held by the instance, for benchmarks and stats. */
     size_t (*memory_usage)(const percept_backend *backend);
+
+    /*
+     * Optional (ABI 1.1; 0 says nothing): PERCEPT_BACKEND_QUERY_* bits, hints
+     * about what a query costs, which the host uses to choose its own work.
+     */
+    uint32_t query_hints;
 } percept_backend_ops;
+
+/*
+ * A query costs about the entities within its square, however many the
+ * index holds: a grid or towers, not a scan of every entity nor a walk along
+ * one sorted axis. The host then finds short-sighted observers of a changing
+ * entity with small extra queries, instead of keeping them in its observer
+ * grid. Claim it only if it is true: a host believing it of a scanning
+ * backend pays a whole scan for every such query.
+ */
+#define PERCEPT_BACKEND_QUERY_LOCAL 1u
 
 /* The size of the table up to and including the last mandatory operation. */
 #define PERCEPT_BACKEND_OPS_MIN_SIZE                                                               \
