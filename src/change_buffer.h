@@ -31,8 +31,11 @@ typedef struct change_buffer {
 int change_buffer_push(const percept_allocator *a, change_buffer *buf, const pair_change *c);
 /* Order by observer ID, then target ID: each pair comes once, so that is the
  * order promised in percept.h once each record's senses are taken in order.
- * Never fails and never allocates: push() already grew the scratch space. */
-void change_buffer_sort(change_buffer *buf);
+ * The records before `split` and those from it are sorted apart and then
+ * merged: a call's changes come in two runs (the changing entity as observer,
+ * then as target), each with half of every key the same, which the sort
+ * skips. Never fails and never allocates: push() already grew the scratch. */
+void change_buffer_sort(change_buffer *buf, size_t split);
 void change_buffer_free(const percept_allocator *a, change_buffer *buf);
 
 #endif

@@ -554,6 +554,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned observe_
     pass p = {w, ch, observe_mask, 0, 0};
     if (observe_mask)
         observer_pass(&p);
+    w->observer_changes = w->changes.len;
     p.senses = target_mask;
     if (target_mask)
         target_pass(&p);
@@ -727,7 +728,7 @@ static void deliver(percept_world *w, const change *ch)
 {
     if (!w->on_event || w->changes.len == 0)
         return;
-    change_buffer_sort(&w->changes);
+    change_buffer_sort(&w->changes, w->observer_changes);
     w->in_callback = 1;
     for (size_t i = 0; i < w->changes.len; i++) {
         const pair_change *c = &w->changes.items[i];

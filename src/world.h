@@ -54,6 +54,7 @@ struct percept_world {
     observer_grid grids[PERCEPT_SENSE_COUNT];
     int grid_count;
     change_buffer changes;
+    size_t observer_changes; /* changes[0 .. this): the changing entity as observer */
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;
