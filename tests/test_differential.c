@@ -870,6 +870,14 @@ static void expect_model_event(const percept_event *got, percept_event_kind kind
     assert_true(got->x == x && got->y == y);
 }
 
+/* An empty model whose slot i holds ID i + 1. */
+static void model_reset(model *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int i = 0; i < POOL; i++)
+        m->ent[i].id = (percept_id)(i + 1);
+}
+
 /* The model itself, on the example of TRACE.md, so a broken model cannot pass silently. */
 static void test_model_sanity(void **state)
 {
@@ -877,9 +885,7 @@ static void test_model_sanity(void **state)
     percept_event *ev = NULL;
     size_t cap = 0, n;
     (void)state;
-    memset(&m, 0, sizeof m);
-    for (int i = 0; i < POOL; i++)
-        m.ent[i].id = (percept_id)(i + 1);
+    model_reset(&m);
     /* add 1 10 10 sight=5; add 2 13 14 hearing=2 -> "1 2 sight enter" */
     m.ent[0] = (mentity){1, 1, 10, 10, {5, 0, 0}, 0};
     assert_int_equal(model_update(&m, 0, 0, &ev, &cap), 0);
@@ -911,9 +917,7 @@ static void test_model_moves(void **state)
     percept_event *ev = NULL;
     size_t cap = 0, n;
     (void)state;
-    memset(&m, 0, sizeof m);
-    for (int i = 0; i < POOL; i++)
-        m.ent[i].id = (percept_id)(i + 1);
+    model_reset(&m);
     m.ent[0] = (mentity){1, 1, 10, 10, {5, 10, 0}, 0};
     assert_int_equal(model_update(&m, 0, 0, &ev, &cap), 0);
     m.ent[1] = (mentity){2, 1, 13, 14, {0, 0, 0}, 0};

@@ -129,6 +129,21 @@ static void write_garbage(const char *name, char *path, size_t size)
     assert_int_equal(fclose(f), 0);
 }
 
+/* A world from `ini` whose plugins are searched first among the test plugins; it must open. */
+static percept_world *open_with_test_plugins(const char *ini)
+{
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = plugin_dir;
+    percept_world *world = NULL;
+    percept_error error;
+    memset(&error, 0, sizeof error);
+    int status = percept_world_open_string(&world, ini, NAME, &options, &error);
+    if (status != PERCEPT_OK)
+        print_error("%s\n", error.text);
+    assert_int_equal(status, PERCEPT_OK);
+    return world;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The broken plugins                                                        */
 
@@ -138,17 +153,8 @@ static void test_working_plugin_loads(void **state)
     (void)state;
     if (plugin_dir == NULL)
         skip();
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = plugin_dir;
-    percept_world *world = NULL;
-    percept_error error;
-    memset(&error, 0, sizeof error);
-    int status = percept_world_open_string(
-        &world, "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\nlevel = 3\n", NAME,
-        &options, &error);
-    if (status != PERCEPT_OK)
-        print_error("%s\n", error.text);
-    assert_int_equal(status, PERCEPT_OK);
+    percept_world *world = open_with_test_plugins(
+        "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\nlevel = 3\n");
     assert_string_equal(percept_backend_name(world, PERCEPT_SIGHT), "badparam");
     percept_entity_desc a = {0.0, 0.0, {5.0, 0.0, 0.0}, 0u};
     percept_entity_desc b = {3.0, 4.0, {0.0, 0.0, 0.0}, 0u};
@@ -182,17 +188,8 @@ static void test_older_minor_abi_plugin_works(void **state)
     (void)state;
     if (plugin_dir == NULL)
         skip();
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = plugin_dir;
-    percept_world *world = NULL;
-    percept_error error;
-    memset(&error, 0, sizeof error);
-    int status = percept_world_open_string(
-        &world, "[percept]\nbackend = abi10\n[world]\nmax_x = 100\nmax_y = 100\n", NAME, &options,
-        &error);
-    if (status != PERCEPT_OK)
-        print_error("%s\n", error.text);
-    assert_int_equal(status, PERCEPT_OK);
+    percept_world *world =
+        open_with_test_plugins("[percept]\nbackend = abi10\n[world]\nmax_x = 100\nmax_y = 100\n");
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         assert_string_equal(percept_backend_name(world, (percept_sense)s), "abi10");
     event_count count = {0, 0};
