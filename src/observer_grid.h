@@ -1,20 +1,22 @@
 /*
  * observer_grid.h - the reverse index of the senses that share an observer
  * cell size: "who perceives a target standing here?". A coarse grid over the
- * world bounds; each cell keeps the observers standing in it (a flat array of
- * their positions and squared ranges per sense, scanned contiguously) and a
- * reach list: the cells holding
- * observers whose largest range among the grid's senses can reach this cell,
- * each with the number of such observers. A moving target looks up its cell's reach list and checks
- * only the observers of those cells, whatever the mix of ranges, instead of scanning the world.
+ * world bounds; each cell keeps the observers standing in it (a flat array
+ * of their positions and squared ranges per sense, scanned contiguously) and
+ * a reach list: the cells holding observers whose largest range among the
+ * grid's senses can reach this cell, each with the number of such observers.
+ * A moving target looks up its cell's reach list and checks only the
+ * observers of those cells, whatever the mix of ranges, instead of scanning
+ * the world.
  *
  * When the senses' backend answers small queries cheaply (it says so with
  * PERCEPT_BACKEND_QUERY_LOCAL), observers whose range is short, at most
- * OG_NEAR_FACTOR cells, are not kept here at all, only counted by range: anyone they perceive stands
- * within og_near_radius() of them, so the core finds them with one backend
- * query of that radius around the target, reading the cells its forward
- * query has just read, instead of scanning observer records and keeping a
- * reach entry per cell for every step. The grid holds the far-sighted.
+ * OG_NEAR_FACTOR cells, are not kept here at all, only counted by range:
+ * anyone they perceive stands within og_near_radius() of them, so the core
+ * finds them with one backend query of that radius around the target,
+ * reading the cells its forward query has just read, instead of scanning
+ * observer records and keeping a reach entry per cell for every step. The
+ * grid holds the far-sighted.
  *
  * Positions outside the bounds fall into the edge cells; since that clamping
  * is monotone, an observer's clamped reach still covers every clamped cell
