@@ -7,6 +7,7 @@
 #include <percept/backend.h>
 
 #include "backend_util.h"
+#include "entry_block.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -19,21 +20,6 @@
 #define MAX_CELLS 16777216.0
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
-
-/*
- * What a query reads of one entity, stored in its cell's array so that a
- * cell's candidates are one sequential read rather than a chain of misses.
- */
-typedef struct grid_entry {
-    double x, y;
-    uint32_t slot;
-} grid_entry;
-
-/* A cell's entities: one block, the count and capacity in front of the entries. */
-typedef struct grid_cell {
-    uint32_t count, cap;
-    grid_entry items[];
-} grid_cell;
 
 /*
  * Where a slot's entry is, for moves and removal. cell == NONE means the
@@ -49,7 +35,7 @@ struct percept_backend {
     double min_x, min_y;
     double inv_cell; /* 1 / cell_size: a multiplication keeps cell_of monotone too */
     uint32_t nx, ny;
-    grid_cell **cells;   /* nx * ny blocks, NULL until a cell first takes an entity */
+    entry_block **cells; /* nx * ny blocks, NULL until a cell first takes an entity */
     size_t cell_bytes;   /* bytes of all blocks, for memory_usage */
     grid_slot *slots;    /* slot_cap records */
     uint32_t slot_cap;   /* records allocated */
@@ -178,31 +164,6 @@ static int grow_slots(percept_backend *b, uint32_t slot_count)
     return 0;
 }
 
-/* Room for one more entry in `cell`: doubles its block (or makes the first one) when full. */
-static int grow_cell(percept_backend *b, uint32_t cell)
-{
-    grid_cell *c = b->cells[cell];
-    uint32_t old = c != NULL ? c->cap : 0;
-    if (c != NULL && c->count < old)
-        return 0;
-    if (old == UINT32_MAX)
-        return -1;
-    uint32_t cap = old == 0 ? FIRST_CELL_CAP : old > UINT32_MAX / 2 ? UINT32_MAX : old * 2;
-    if ((uint64_t)cap * sizeof(grid_entry) > SIZE_MAX - sizeof(grid_cell))
-        return -1;
-    size_t old_bytes = c != NULL ? sizeof(grid_cell) + (size_t)old * sizeof(grid_entry) : 0;
-    size_t bytes = sizeof(grid_cell) + (size_t)cap * sizeof(grid_entry);
-    grid_cell *grown = backend_host_alloc(b->host, c, bytes);
-    if (grown == NULL)
-        return -1; /* the old block is still ours and unchanged */
-    if (c == NULL)
-        grown->count = 0;
-    grown->cap = cap;
-    b->cells[cell] = grown;
-    b->cell_bytes += bytes - old_bytes;
-    return 0;
-}
-
 /*
  * Room for slot_count slots, and for `slot` in the cell of (x, y) unless it
  * is there already. Each step either succeeds or changes only capacity.
@@ -218,38 +179,30 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     uint32_t cell = cell_index(b, x, y);
     if (slot < b->slot_cap && b->slots[slot].cell == cell)
         return 0; /* a move within the cell rewrites the entry in place */
-    return grow_cell(b, cell);
+    return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, &b->cell_bytes);
 }
 
 /* Whether `cell` can take one more entry without allocating. */
 static int cell_has_room(const percept_backend *b, uint32_t cell)
 {
-    const grid_cell *c = b->cells[cell];
+    const entry_block *c = b->cells[cell];
     return c != NULL && c->count < c->cap;
 }
 
 /* Appends slot's entry to `cell`, which reserve() made room in. */
 static void link_slot(percept_backend *b, percept_slot slot, uint32_t cell, double x, double y)
 {
-    grid_cell *c = b->cells[cell];
-    uint32_t i = c->count++;
-    c->items[i].x = x;
-    c->items[i].y = y;
-    c->items[i].slot = slot;
     b->slots[slot].cell = cell;
-    b->slots[slot].index = i;
+    b->slots[slot].index = entry_block_push(b->cells[cell], slot, x, y);
 }
 
 /* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     grid_slot *s = &b->slots[slot];
-    grid_cell *c = b->cells[s->cell];
-    uint32_t last = --c->count;
-    if (s->index != last) {
-        c->items[s->index] = c->items[last];
-        b->slots[c->items[s->index].slot].index = s->index;
-    }
+    uint32_t moved = entry_block_remove(b->cells[s->cell], s->index);
+    if (moved != ENTRY_BLOCK_NONE)
+        b->slots[moved].index = s->index;
     s->cell = NONE;
 }
 
@@ -284,7 +237,7 @@ static void grid_update(percept_backend *b, percept_slot slot, double x, double 
     }
     uint32_t cell = cell_index(b, x, y);
     if (cell == s->cell) {
-        grid_entry *e = &b->cells[cell]->items[s->index];
+        block_entry *e = &b->cells[cell]->items[s->index];
         e->x = x;
         e->y = y;
     } else if (cell_has_room(b, cell)) {
@@ -335,12 +288,12 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
             for (uint32_t cy = y0; cy <= y1; cy++) {
-                grid_cell *const *row = &b->cells[(size_t)cy * b->nx];
+                entry_block *const *row = &b->cells[(size_t)cy * b->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {
-                    const grid_cell *c = row[cx];
+                    const entry_block *c = row[cx];
                     if (c == NULL)
                         continue;
-                    const grid_entry *e = c->items, *end = e + c->count;
+                    const block_entry *e = c->items, *end = e + c->count;
                     for (; e < end; e++) {
                         if (maybe_within(e->x, e->y, x, y, limit))
                             visit(ctx, e->slot);
@@ -355,7 +308,7 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
     for (uint32_t s = 0; s < b->slot_limit; s++) {
         if (slots[s].cell == NONE)
             continue;
-        const grid_entry *e = &b->cells[slots[s].cell]->items[slots[s].index];
+        const block_entry *e = &b->cells[slots[s].cell]->items[slots[s].index];
         if (!finite || maybe_within(e->x, e->y, x, y, limit))
             visit(ctx, s);
     }

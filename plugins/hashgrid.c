@@ -7,6 +7,7 @@
 #include <percept/backend.h>
 
 #include "backend_util.h"
+#include "entry_block.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -27,21 +28,6 @@
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
 
-/*
- * What a query reads of one entity, stored in its cell's array so that a
- * cell's candidates are one sequential read rather than a chain of misses.
- */
-typedef struct hg_item {
-    double x, y;
-    uint32_t slot;
-} hg_item;
-
-/* A cell's entities: one block, the count and capacity in front of the entries. */
-typedef struct hg_block {
-    uint32_t count, cap;
-    hg_item items[];
-} hg_block;
-
 /* Where a slot's entry is, for moves and removal. */
 typedef struct hg_slot {
     uint32_t cell;  /* NONE when the slot is not in the index */
@@ -54,9 +40,9 @@ typedef struct hg_slot {
  */
 typedef struct hg_cell {
     int64_t cx, cy;
-    hg_block *block; /* at least one entry of capacity */
-    uint32_t dense;  /* position in the occupied list (next free cell while free) */
-    uint32_t hash;   /* hash of (cx, cy), kept for deletion and rehashing */
+    entry_block *block; /* at least one entry of capacity */
+    uint32_t dense;     /* position in the occupied list (next free cell while free) */
+    uint32_t hash;      /* hash of (cx, cy), kept for deletion and rehashing */
 } hg_cell;
 
 /* Table entry: the hash lets probes skip most key compares and cell loads. */
@@ -239,23 +225,6 @@ static int can_enter(const percept_backend *b, percept_slot slot, uint32_t c)
            b->cells[b->slots[slot].cell].block->count == 1;
 }
 
-/* A block of `cap` entries replacing `old` (NULL: none); the old one is kept on failure. */
-static hg_block *grow_block(percept_backend *b, hg_block *old, uint32_t cap)
-{
-    size_t old_bytes = old != NULL ? sizeof(hg_block) + (size_t)old->cap * sizeof(hg_item) : 0;
-    if ((uint64_t)cap * sizeof(hg_item) > SIZE_MAX - sizeof(hg_block))
-        return NULL;
-    size_t bytes = sizeof(hg_block) + (size_t)cap * sizeof(hg_item);
-    hg_block *block = backend_host_alloc(b->host, old, bytes);
-    if (block == NULL)
-        return NULL;
-    if (old == NULL)
-        block->count = 0;
-    block->cap = cap;
-    b->block_bytes += bytes - old_bytes;
-    return block;
-}
-
 /*
  * Each step either succeeds or leaves its array as it was (a resize that
  * fails keeps the old block), so a failure part-way changes only capacity.
@@ -279,16 +248,10 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     uint32_t target = find_cell(b, cx, cy, hash_cell(cx, cy));
     if (target != NONE) {
         /* A live cell: room for one more entry, unless the slot is in it already. */
-        hg_block *block = b->cells[target].block;
-        if ((slot < b->slot_cap && b->slots[slot].cell == target) || block->count < block->cap)
+        if (slot < b->slot_cap && b->slots[slot].cell == target)
             return 0;
-        if (block->cap == UINT32_MAX)
-            return -1;
-        block = grow_block(b, block, block->cap > UINT32_MAX / 2 ? UINT32_MAX : block->cap * 2);
-        if (block == NULL)
-            return -1;
-        b->cells[target].block = block;
-        return 0;
+        return entry_block_reserve(b->host, &b->cells[target].block, FIRST_CELL_CAP,
+                                   &b->block_bytes);
     }
 
     /* One more cell may be needed: a free one in the pool with its block, a place in the list. */
@@ -304,8 +267,8 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
             b->cells = cells;
             b->cell_cap = cap;
         }
-        hg_block *block = grow_block(b, NULL, FIRST_CELL_CAP);
-        if (block == NULL)
+        entry_block *block = NULL;
+        if (entry_block_reserve(b->host, &block, FIRST_CELL_CAP, &b->block_bytes))
             return -1;
         b->cells[b->cell_ready++].block = block;
     }
@@ -383,13 +346,8 @@ static void release_cell(percept_backend *b, uint32_t c)
 /* Appends slot's entry to cell c, which has room (can_enter). */
 static void link_slot(percept_backend *b, percept_slot slot, uint32_t c, double x, double y)
 {
-    hg_block *block = b->cells[c].block;
-    uint32_t i = block->count++;
-    block->items[i].x = x;
-    block->items[i].y = y;
-    block->items[i].slot = slot;
     b->slots[slot].cell = c;
-    b->slots[slot].index = i;
+    b->slots[slot].index = entry_block_push(b->cells[c].block, slot, x, y);
 }
 
 /* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
@@ -397,14 +355,12 @@ static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     hg_slot *s = &b->slots[slot];
     uint32_t c = s->cell;
-    hg_block *block = b->cells[c].block;
-    uint32_t last = --block->count;
-    if (s->index != last) {
-        block->items[s->index] = block->items[last];
-        b->slots[block->items[s->index].slot].index = s->index;
-    }
+    entry_block *block = b->cells[c].block;
+    uint32_t moved = entry_block_remove(block, s->index);
+    if (moved != ENTRY_BLOCK_NONE)
+        b->slots[moved].index = s->index;
     s->cell = NONE;
-    if (last == 0)
+    if (block->count == 0)
         release_cell(b, c);
 }
 
@@ -440,7 +396,7 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
     const hg_cell *cell = &b->cells[s->cell];
     if (cell->cx == cx && cell->cy == cy) {
         /* The common small move: rewrite the entry in place. */
-        hg_item *e = &cell->block->items[s->index];
+        block_entry *e = &cell->block->items[s->index];
         e->x = x;
         e->y = y;
         return;
@@ -474,8 +430,8 @@ static int maybe_within(double sx, double sy, double x, double y, double limit)
 static void visit_cell(const hg_cell *cell, double x, double y, double limit, int filter,
                        percept_backend_visit visit, void *ctx)
 {
-    const hg_block *block = cell->block;
-    const hg_item *e = block->items, *end = e + block->count;
+    const entry_block *block = cell->block;
+    const block_entry *e = block->items, *end = e + block->count;
     for (; e < end; e++) {
         if (!filter || maybe_within(e->x, e->y, x, y, limit))
             visit(ctx, e->slot);

@@ -8,6 +8,7 @@
 #include <percept/backend.h>
 
 #include "backend_util.h"
+#include "entry_block.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +23,6 @@
 #define MAX_TOWERS 4194304.0
 /* Entries of a tower's first entity block; it doubles from there. */
 #define FIRST_TOWER_CAP 4u
-
-/*
- * What a query reads of one entity, stored in its tower's array so that a
- * tower's candidates are one sequential read rather than a chain of misses.
- */
-typedef struct tower_entry {
-    double x, y;
-    uint32_t slot;
-} tower_entry;
-
-/* A tower's entities: one block, the count and capacity in front of the entries. */
-typedef struct tower_block {
-    uint32_t count, cap;
-    tower_entry items[];
-} tower_block;
 
 /*
  * Where a slot's entry is, for moves and removal.
@@ -79,7 +65,7 @@ struct percept_backend {
     double inv_size; /* 1 / tower_size: multiplying keeps tower_of monotone */
     double tower_size;
     uint32_t nx, ny;
-    tower_block **blocks; /* nx * ny entity blocks, NULL until a tower first takes an entity */
+    entry_block **blocks; /* nx * ny entity blocks, NULL until a tower first takes an entity */
     size_t block_bytes;   /* bytes of all entity blocks, for memory_usage */
     uint32_t *watchers;   /* nx * ny watcher list heads (subscription nodes), NONE when none */
     tower_slot *slots;    /* slot_cap records */
@@ -317,31 +303,6 @@ static int grow_subs(percept_backend *b, uint32_t need)
     return 0;
 }
 
-/* Room for one more entry in tower t: doubles its block (or makes the first one) when full. */
-static int grow_block(percept_backend *b, uint32_t t)
-{
-    tower_block *blk = b->blocks[t];
-    uint32_t old = blk != NULL ? blk->cap : 0;
-    if (blk != NULL && blk->count < old)
-        return 0;
-    if (old == UINT32_MAX)
-        return -1;
-    uint32_t cap = old == 0 ? FIRST_TOWER_CAP : old > UINT32_MAX / 2 ? UINT32_MAX : old * 2;
-    if ((uint64_t)cap * sizeof(tower_entry) > SIZE_MAX - sizeof(tower_block))
-        return -1;
-    size_t old_bytes = blk != NULL ? sizeof(tower_block) + (size_t)old * sizeof(tower_entry) : 0;
-    size_t bytes = sizeof(tower_block) + (size_t)cap * sizeof(tower_entry);
-    tower_block *grown = backend_host_alloc(b->host, blk, bytes);
-    if (grown == NULL)
-        return -1; /* the old block is still ours and unchanged */
-    if (blk == NULL)
-        grown->count = 0;
-    grown->cap = cap;
-    b->blocks[t] = grown;
-    b->block_bytes += bytes - old_bytes;
-    return 0;
-}
-
 /*
  * The next change needs at most: per-slot room for slot_count slots, room in
  * the entity block of slot's new tower unless it is there already, and
@@ -358,7 +319,8 @@ static int tower_reserve(percept_backend *b, uint32_t slot_count, percept_slot s
         return -1;
     uint32_t t = tower_index(b, x, y);
     int in_index = slot < b->slot_cap && b->slots[slot].tower != NONE;
-    if (!(in_index && b->slots[slot].tower == t) && grow_block(b, t) != 0)
+    if (!(in_index && b->slots[slot].tower == t) &&
+        entry_block_reserve(b->host, &b->blocks[t], FIRST_TOWER_CAP, &b->block_bytes) != 0)
         return -1;
     uint32_t area = rect_area(rect_of(b, x, y, range));
     uint32_t held = in_index ? b->watch[slot].count : 0;
@@ -368,32 +330,24 @@ static int tower_reserve(percept_backend *b, uint32_t slot_count, percept_slot s
 /* Whether tower t can take one more entity without allocating. */
 static int tower_has_room(const percept_backend *b, uint32_t t)
 {
-    const tower_block *blk = b->blocks[t];
+    const entry_block *blk = b->blocks[t];
     return blk != NULL && blk->count < blk->cap;
 }
 
 /* Appends slot's entry to tower t, which reserve() made room in. */
 static void link_slot(percept_backend *b, percept_slot slot, uint32_t t, double x, double y)
 {
-    tower_block *blk = b->blocks[t];
-    uint32_t i = blk->count++;
-    blk->items[i].x = x;
-    blk->items[i].y = y;
-    blk->items[i].slot = slot;
     b->slots[slot].tower = t;
-    b->slots[slot].index = i;
+    b->slots[slot].index = entry_block_push(b->blocks[t], slot, x, y);
 }
 
 /* Swap-remove: the tower's last entry fills the hole, so the array stays dense. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     tower_slot *s = &b->slots[slot];
-    tower_block *blk = b->blocks[s->tower];
-    uint32_t last = --blk->count;
-    if (s->index != last) {
-        blk->items[s->index] = blk->items[last];
-        b->slots[blk->items[s->index].slot].index = s->index;
-    }
+    uint32_t moved = entry_block_remove(b->blocks[s->tower], s->index);
+    if (moved != ENTRY_BLOCK_NONE)
+        b->slots[moved].index = s->index;
     s->tower = NONE;
 }
 
@@ -522,7 +476,7 @@ static void tower_update(percept_backend *b, percept_slot slot, double x, double
     }
     uint32_t t = tower_index(b, x, y);
     if (t == s->tower) {
-        tower_entry *e = &b->blocks[t]->items[s->index];
+        block_entry *e = &b->blocks[t]->items[s->index];
         e->x = x;
         e->y = y;
     } else if (tower_has_room(b, t)) {
@@ -563,19 +517,19 @@ static void tower_query(const percept_backend *b, double x, double y, double r,
         for (uint32_t s = 0; s < b->slot_limit; s++) {
             if (slots[s].tower == NONE)
                 continue;
-            const tower_entry *e = &b->blocks[slots[s].tower]->items[slots[s].index];
+            const block_entry *e = &b->blocks[slots[s].tower]->items[slots[s].index];
             if (within(e->x, e->y, x, y, r2))
                 visit(ctx, s);
         }
         return;
     }
     for (uint32_t ty = rc.y0; ty <= rc.y1; ty++) {
-        tower_block *const *row = &b->blocks[(size_t)ty * b->nx];
+        entry_block *const *row = &b->blocks[(size_t)ty * b->nx];
         for (uint32_t tx = rc.x0; tx <= rc.x1; tx++) {
-            const tower_block *blk = row[tx];
+            const entry_block *blk = row[tx];
             if (blk == NULL)
                 continue;
-            const tower_entry *e = blk->items, *end = e + blk->count;
+            const block_entry *e = blk->items, *end = e + blk->count;
             for (; e < end; e++) {
                 if (within(e->x, e->y, x, y, r2))
                     visit(ctx, e->slot);

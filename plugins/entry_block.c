@@ -1,0 +1,51 @@
+/*
+ * entry_block.c - per-cell entity blocks of the shipped backends (see
+ * entry_block.h).
+ */
+#include "entry_block.h"
+
+#include "backend_util.h"
+
+size_t entry_block_bytes(uint32_t cap)
+{
+    return sizeof(entry_block) + (size_t)cap * sizeof(block_entry);
+}
+
+int entry_block_reserve(const percept_backend_host *host, entry_block **block, uint32_t first,
+                        size_t *bytes)
+{
+    entry_block *old = *block;
+    uint32_t old_cap = old != NULL ? old->cap : 0;
+    if (old != NULL && old->count < old_cap)
+        return 0;
+    if (old_cap == UINT32_MAX)
+        return -1;
+    uint32_t cap = old == NULL ? first : old_cap > UINT32_MAX / 2 ? UINT32_MAX : old_cap * 2;
+    if ((uint64_t)cap * sizeof(block_entry) > SIZE_MAX - sizeof(entry_block))
+        return -1;
+    entry_block *grown = backend_host_alloc(host, old, entry_block_bytes(cap));
+    if (grown == NULL)
+        return -1; /* the old block is still the caller's, unchanged */
+    if (old == NULL)
+        grown->count = 0;
+    grown->cap = cap;
+    *bytes += entry_block_bytes(cap) - (old != NULL ? entry_block_bytes(old_cap) : 0);
+    *block = grown;
+    return 0;
+}
+
+uint32_t entry_block_push(entry_block *block, uint32_t slot, double x, double y)
+{
+    uint32_t i = block->count++;
+    block->items[i] = (block_entry){x, y, slot};
+    return i;
+}
+
+uint32_t entry_block_remove(entry_block *block, uint32_t i)
+{
+    uint32_t last = --block->count;
+    if (i == last)
+        return ENTRY_BLOCK_NONE;
+    block->items[i] = block->items[last];
+    return block->items[i].slot;
+}
