@@ -27,6 +27,8 @@
 #include "bench/targets.h"
 #include "bench/workload.h"
 
+#include "cli.h"
+
 #define PROGRAM "percept-bench"
 
 #ifndef PERCEPT_BENCH_PLUGIN_DIR
@@ -103,32 +105,6 @@ static void print_usage(FILE *out)
           out);
 }
 
-static int usage_error(const char *fmt, const char *what)
-{
-    fprintf(stderr, PROGRAM ": ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see " PROGRAM " --help)\n");
-    return EXIT_USAGE;
-}
-
-static int option_value(int argc, char **argv, int *i, const char *opt, const char **value)
-{
-    size_t n = strlen(opt);
-    const char *arg = argv[*i];
-    if (strncmp(arg, opt, n) != 0)
-        return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
-
 /* A count with an optional k or M suffix; 0 on error. */
 static size_t parse_count(const char *s)
 {
@@ -182,45 +158,45 @@ static int parse_args(int argc, char **argv, args *a)
             a->full = 1;
         } else if (strcmp(arg, "--quick") == 0) {
             a->quick = 1;
-        } else if ((r = option_value(argc, argv, &i, "--workloads", &a->workloads)) ||
-                   (r = option_value(argc, argv, &i, "--backends", &a->backends)) ||
-                   (r = option_value(argc, argv, &i, "--sizes", &a->sizes)) ||
-                   (r = option_value(argc, argv, &i, "--sweep", &a->sweep)) ||
-                   (r = option_value(argc, argv, &i, "--out", &a->out)) ||
-                   (r = option_value(argc, argv, &i, "--svg-dir", &a->svg_dir)) ||
-                   (r = option_value(argc, argv, &i, "--notes", &a->notes))) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--workloads", &a->workloads)) ||
+                   (r = cli_option_value(argc, argv, &i, "--backends", &a->backends)) ||
+                   (r = cli_option_value(argc, argv, &i, "--sizes", &a->sizes)) ||
+                   (r = cli_option_value(argc, argv, &i, "--sweep", &a->sweep)) ||
+                   (r = cli_option_value(argc, argv, &i, "--out", &a->out)) ||
+                   (r = cli_option_value(argc, argv, &i, "--svg-dir", &a->svg_dir)) ||
+                   (r = cli_option_value(argc, argv, &i, "--notes", &a->notes))) {
             if (r < 0)
-                return usage_error("option '%s' needs a value", arg);
-        } else if ((r = option_value(argc, argv, &i, "--rounds", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--rounds", &v)) != 0) {
             size_t n = r > 0 ? parse_count(v) : 0;
             if (!n || n > BENCH_MAX_ROUNDS)
-                return usage_error("--rounds needs a number from 1 to 16, not '%s'",
-                                   r > 0 ? v : "");
+                return cli_usage_error(PROGRAM, "--rounds needs a number from 1 to 16, not '%s'",
+                                       r > 0 ? v : "");
             a->rounds = n;
-        } else if ((r = option_value(argc, argv, &i, "--budget", &v)) != 0 ||
-                   (r = option_value(argc, argv, &i, "--max-replay", &v)) != 0) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--budget", &v)) != 0 ||
+                   (r = cli_option_value(argc, argv, &i, "--max-replay", &v)) != 0) {
             char *end = NULL;
             errno = 0;
             double b = r > 0 ? strtod(v, &end) : -1;
             if (r < 0 || errno || end == v || *end != '\0' || !(b >= 0) || b > 1e6)
-                return usage_error("option '%s' needs a number of seconds", arg);
+                return cli_usage_error(PROGRAM, "option '%s' needs a number of seconds", arg);
             if (strncmp(arg, "--budget", 8) == 0)
                 a->budget = b;
             else
                 a->max_replay = b;
-        } else if ((r = option_value(argc, argv, &i, "--seed", &v)) != 0) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--seed", &v)) != 0) {
             char *end;
             errno = 0;
             unsigned long long s = r > 0 ? strtoull(v, &end, 0) : 0;
             if (r < 0 || errno || end == v || *end != '\0')
-                return usage_error("--seed needs a number, not '%s'", r > 0 ? v : "");
+                return cli_usage_error(PROGRAM, "--seed needs a number, not '%s'", r > 0 ? v : "");
             a->seed = s;
         } else {
-            return usage_error("unknown option '%s'", arg);
+            return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         }
     }
     if (a->full && a->quick)
-        return usage_error("%s", "--full and --quick exclude each other");
+        return cli_usage_error(PROGRAM, "%s", "--full and --quick exclude each other");
     return -1;
 }
 
@@ -307,13 +283,13 @@ static int find_backends(const args *a, name_list *l)
             size_t len = strcspn(p, ",");
             char name[256];
             if (len == 0 || len >= sizeof name)
-                return usage_error("bad backend list '%s'", a->backends);
+                return cli_usage_error(PROGRAM, "bad backend list '%s'", a->backends);
             memcpy(name, p, len);
             name[len] = '\0';
             if (!valid_name(name))
-                return usage_error("bad backend name '%s'", name);
+                return cli_usage_error(PROGRAM, "bad backend name '%s'", name);
             if (list_add(l, name, len))
-                return usage_error("%s", "too many backends");
+                return cli_usage_error(PROGRAM, "%s", "too many backends");
             p += len + (p[len] == ',');
         }
         return -1;
@@ -410,11 +386,11 @@ static int check_workloads(const args *a)
         return -1;
     char buf[512];
     if (strlen(a->workloads) >= sizeof buf)
-        return usage_error("%s", "--workloads list too long");
+        return cli_usage_error(PROGRAM, "%s", "--workloads list too long");
     strcpy(buf, a->workloads);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
         if (!bench_workload_known(tok))
-            return usage_error("unknown workload '%s'", tok);
+            return cli_usage_error(PROGRAM, "unknown workload '%s'", tok);
     return -1;
 }
 
@@ -449,7 +425,7 @@ static int make_plan(const args *a, plan *p)
     else
         ns = parse_counts("1k,10k", sizes, MAX_SIZES);
     if (ns < 0)
-        return usage_error("bad size list '%s'", a->sizes);
+        return cli_usage_error(PROGRAM, "bad size list '%s'", a->sizes);
     if (a->sweep && strcmp(a->sweep, "none") == 0)
         nw = 0;
     else if (a->sweep)
@@ -459,7 +435,7 @@ static int make_plan(const args *a, plan *p)
     else
         nw = parse_counts("1k,4k,16k,64k,256k", sweep, MAX_SIZES);
     if (nw < 0)
-        return usage_error("bad sweep list '%s'", a->sweep);
+        return cli_usage_error(PROGRAM, "bad sweep list '%s'", a->sweep);
 
     for (size_t w = 0; w < bench_workload_count; w++) {
         if (!selected(a, bench_workload_names[w]))
@@ -467,7 +443,7 @@ static int make_plan(const args *a, plan *p)
         for (int i = 0; i < ns; i++) {
             case_plan *c = plan_case(p, bench_workload_names[w], sizes[i], a);
             if (!c)
-                return usage_error("%s", "too many cases");
+                return cli_usage_error(PROGRAM, "%s", "too many cases");
             c->flags |= CASE_TABLE;
         }
     }
@@ -475,13 +451,13 @@ static int make_plan(const args *a, plan *p)
         for (int i = 0; i < nw; i++) {
             case_plan *c = plan_case(p, "uniform_walk", sweep[i], a);
             if (!c)
-                return usage_error("%s", "too many cases");
+                return cli_usage_error(PROGRAM, "%s", "too many cases");
             c->flags |= CASE_SWEEP;
         }
         if (a->full) {
             case_plan *c = plan_case(p, "uniform_walk", 1000000, a);
             if (!c)
-                return usage_error("%s", "too many cases");
+                return cli_usage_error(PROGRAM, "%s", "too many cases");
             c->flags |= CASE_MEMORY;
             c->ticks = 1;
             c->rounds = 1;
@@ -489,7 +465,7 @@ static int make_plan(const args *a, plan *p)
         }
     }
     if (p->count == 0)
-        return usage_error("%s", "nothing to run");
+        return cli_usage_error(PROGRAM, "%s", "nothing to run");
     /* Each workload's sizes in ascending order: a backend too slow at one size is
      * skipped at the larger ones. */
     qsort(p->cases, p->count, sizeof p->cases[0], compare_cases);

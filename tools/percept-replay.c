@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
+
 #ifndef PERCEPT_DEFAULT_CONFIG
 #define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
 #endif
@@ -60,38 +62,6 @@ static void print_usage(FILE *out)
           out);
 }
 
-static int usage_error(const char *fmt, const char *what)
-{
-    fprintf(stderr, PROGRAM ": ");
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, " (see " PROGRAM " --help)\n");
-    return EXIT_USAGE;
-}
-
-/*
- * Takes the value of an option given as "--opt VALUE" or "--opt=VALUE".
- * Returns 1 if argv[*i] is that option (advancing *i past a separate value),
- * 0 if it is not, -1 if its value is missing.
- */
-static int option_value(int argc, char **argv, int *i, const char *opt, const char **value)
-{
-    size_t n = strlen(opt);
-    const char *arg = argv[*i];
-
-    if (strncmp(arg, opt, n) != 0)
-        return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
-
 /* Returns -1 when the arguments are fine, else the exit status to end with. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -110,25 +80,26 @@ static int parse_args(int argc, char **argv, struct args *a)
         } else if (!only_operands && strcmp(arg, "--stats") == 0) {
             a->stats = 1;
         } else if (!only_operands &&
-                   (r = option_value(argc, argv, &i, "--config", &a->config)) != 0) {
+                   (r = cli_option_value(argc, argv, &i, "--config", &a->config)) != 0) {
             if (r < 0)
-                return usage_error("option '%s' needs a FILE", arg);
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
         } else if (!only_operands &&
-                   (r = option_value(argc, argv, &i, "--backend", &a->backend)) != 0) {
+                   (r = cli_option_value(argc, argv, &i, "--backend", &a->backend)) != 0) {
             if (r < 0)
-                return usage_error("option '%s' needs a NAME", arg);
+                return cli_usage_error(PROGRAM, "option '%s' needs a NAME", arg);
         } else if (!only_operands && arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("unknown option '%s'", arg);
+            return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         } else if (a->trace != NULL) {
-            return usage_error("unexpected argument '%s': only one TRACE is replayed", arg);
+            return cli_usage_error(PROGRAM, "unexpected argument '%s': only one TRACE is replayed",
+                                   arg);
         } else {
             a->trace = arg;
         }
     }
     if (a->trace == NULL)
-        return usage_error("%s", "missing TRACE argument");
+        return cli_usage_error(PROGRAM, "%s", "missing TRACE argument");
     if (a->config != NULL && a->config[0] == '\0')
-        return usage_error("%s", "--config needs a non-empty FILE");
+        return cli_usage_error(PROGRAM, "%s", "--config needs a non-empty FILE");
     return -1;
 }
 

@@ -25,6 +25,8 @@
 #include "sim/scene.h"
 #include "sim/svg.h"
 
+#include "cli.h"
+
 #ifndef PERCEPT_DEFAULT_CONFIG
 #define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
 #endif
@@ -91,37 +93,6 @@ static void print_usage(FILE *out)
           out);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs(PROGRAM ": ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see " PROGRAM " --help)\n", stderr);
-    return EXIT_USAGE;
-}
-
-/* "--opt VALUE" or "--opt=VALUE": 1 if argv[*i] is opt, 0 if not, -1 if the value is missing. */
-static int option_value(int argc, char **argv, int *i, const char *opt, const char **value)
-{
-    size_t n = strlen(opt);
-    const char *arg = argv[*i];
-
-    if (strncmp(arg, opt, n) != 0)
-        return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
-
 static int parse_count(const char *s, long min, long max, long *out)
 {
     char *end;
@@ -150,7 +121,7 @@ static int parse_backend(struct args *a, const char *v)
     const char *eq = strchr(v, '=');
     if (eq == NULL) {
         if (!valid_name(v))
-            return usage_error("bad backend name '%s'", v);
+            return cli_usage_error(PROGRAM, "bad backend name '%s'", v);
         a->backend = v;
         return -1;
     }
@@ -158,12 +129,13 @@ static int parse_backend(struct args *a, const char *v)
         const char *name = percept_sense_name((percept_sense)k);
         if (strlen(name) == (size_t)(eq - v) && strncmp(v, name, (size_t)(eq - v)) == 0) {
             if (!valid_name(eq + 1))
-                return usage_error("bad backend name '%s'", eq + 1);
+                return cli_usage_error(PROGRAM, "bad backend name '%s'", eq + 1);
             a->sense_backend[k] = eq + 1;
             return -1;
         }
     }
-    return usage_error("'%.*s' is not a sense (sight, hearing, smell)", (int)(eq - v), v);
+    return cli_usage_error(PROGRAM, "'%.*s' is not a sense (sight, hearing, smell)", (int)(eq - v),
+                           v);
 }
 
 /* Returns -1 when the arguments are fine, else the exit status to end with. */
@@ -188,47 +160,48 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->timing = 0;
         } else if (strcmp(arg, "--quiet") == 0) {
             a->quiet = 1;
-        } else if ((r = option_value(argc, argv, &i, "--config", &a->config)) != 0) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--config", &a->config)) != 0) {
             if (r < 0)
-                return usage_error("option '%s' needs a FILE", arg);
-        } else if ((r = option_value(argc, argv, &i, "--svg", &a->svg)) != 0) {
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--svg", &a->svg)) != 0) {
             if (r < 0 || a->svg[0] == '\0')
-                return usage_error("option '%s' needs a FILE", arg);
-        } else if ((r = option_value(argc, argv, &i, "--html", &a->html)) != 0) {
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--html", &a->html)) != 0) {
             if (r < 0 || a->html[0] == '\0')
-                return usage_error("option '%s' needs a FILE", arg);
-        } else if ((r = option_value(argc, argv, &i, "--events", &a->events)) != 0) {
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--events", &a->events)) != 0) {
             if (r < 0 || a->events[0] == '\0')
-                return usage_error("option '%s' needs a FILE", arg);
-        } else if ((r = option_value(argc, argv, &i, "--backend", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--backend", &v)) != 0) {
             if (r < 0)
-                return usage_error("option '%s' needs a NAME or SENSE=NAME", arg);
+                return cli_usage_error(PROGRAM, "option '%s' needs a NAME or SENSE=NAME", arg);
             if ((r = parse_backend(a, v)) >= 0)
                 return r;
-        } else if ((r = option_value(argc, argv, &i, "--entities", &v)) != 0) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--entities", &v)) != 0) {
             if (r < 0 || parse_count(v, 1, MAX_ENTITIES, &a->entities) < 0)
-                return usage_error("--entities needs a number from 1 to %d", MAX_ENTITIES);
-        } else if ((r = option_value(argc, argv, &i, "--ticks", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "--entities needs a number from 1 to %d",
+                                       MAX_ENTITIES);
+        } else if ((r = cli_option_value(argc, argv, &i, "--ticks", &v)) != 0) {
             if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->ticks) < 0)
-                return usage_error("--ticks needs a number from 1 to %d", MAX_TICKS);
-        } else if ((r = option_value(argc, argv, &i, "--frames", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "--ticks needs a number from 1 to %d", MAX_TICKS);
+        } else if ((r = cli_option_value(argc, argv, &i, "--frames", &v)) != 0) {
             if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->frames) < 0)
-                return usage_error("--frames needs a number from 1 to %d", MAX_TICKS);
-        } else if ((r = option_value(argc, argv, &i, "--snapshot", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "--frames needs a number from 1 to %d", MAX_TICKS);
+        } else if ((r = cli_option_value(argc, argv, &i, "--snapshot", &v)) != 0) {
             if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->snapshot) < 0)
-                return usage_error("--snapshot needs a tick number");
-        } else if ((r = option_value(argc, argv, &i, "--seed", &v)) != 0) {
+                return cli_usage_error(PROGRAM, "--snapshot needs a tick number");
+        } else if ((r = cli_option_value(argc, argv, &i, "--seed", &v)) != 0) {
             char *end;
             errno = 0;
             if (r < 0 || v[0] == '-' || (a->seed = strtoull(v, &end, 10), errno != 0) || end == v ||
                 *end != '\0')
-                return usage_error("--seed needs a non-negative number");
+                return cli_usage_error(PROGRAM, "--seed needs a non-negative number");
         } else {
-            return usage_error("unknown option '%s'", arg);
+            return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         }
     }
     if (a->snapshot > a->ticks)
-        return usage_error("--snapshot must be a tick from 1 to %ld", a->ticks);
+        return cli_usage_error(PROGRAM, "--snapshot must be a tick from 1 to %ld", a->ticks);
     if (a->snapshot == 0)
         a->snapshot = sim_phase_end((int)a->ticks, PHASE_MARKET);
     if (a->snapshot == 0)
@@ -237,8 +210,9 @@ static int parse_args(int argc, char **argv, struct args *a)
     for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
         per_sense |= a->sense_backend[k] != NULL;
     if (per_sense && a->config != NULL)
-        return usage_error("--backend SENSE=NAME configures the world itself; it cannot be "
-                           "combined with --config");
+        return cli_usage_error(PROGRAM,
+                               "--backend SENSE=NAME configures the world itself; it cannot be "
+                               "combined with --config");
     return -1;
 }
 
