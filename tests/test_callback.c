@@ -188,33 +188,7 @@ static void fixture_close(fixture *f)
     tu_recorder_free(&f->brec);
 }
 
-enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE };
-
-typedef struct op {
-    enum op_kind kind;
-    percept_id id;
-    percept_entity_desc desc; /* OP_ADD */
-    double x, y;              /* OP_MOVE */
-    percept_sense sense;      /* OP_RANGE, OP_HIDE */
-    double value;             /* range, or hidden flag */
-} op;
-
-static int apply(percept_world *w, const op *o)
-{
-    switch (o->kind) {
-    case OP_ADD:
-        return percept_add(w, o->id, &o->desc);
-    case OP_MOVE:
-        return percept_move(w, o->id, o->x, o->y);
-    case OP_REMOVE:
-        return percept_remove(w, o->id);
-    case OP_RANGE:
-        return percept_set_range(w, o->id, o->sense, o->value);
-    case OP_HIDE:
-        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
-    }
-    return PERCEPT_EINVAL;
-}
+typedef tu_op op;
 
 /*
  * Run one call on both worlds; A's callback tries its nested calls. Then
@@ -232,7 +206,7 @@ static void run(fixture *f, const op *o, size_t count_after, const percept_event
     f->expect_count = count_after;
     f->attempts = 0;
     f->problems = 0;
-    rc = apply(f->a, o);
+    rc = tu_apply(f->a, o);
     if (rc != PERCEPT_OK) {
         print_error("%s: the outer call returned %d: %s\n", what, rc, percept_errmsg(f->a));
         fail();
@@ -247,7 +221,7 @@ static void run(fixture *f, const op *o, size_t count_after, const percept_event
     if (f->attempt)
         assert_int_equal(f->attempts, 12 * n_expected);
 
-    TU_OK(f->b, apply(f->b, o));
+    TU_OK(f->b, tu_apply(f->b, o));
     tu_expect_events(&f->brec, f->rec.events, f->rec.count, "the twin world without nesting");
     tu_snapshot_take(f->a, watched, COUNT_OF(watched), &sa);
     tu_snapshot_take(f->b, watched, COUNT_OF(watched), &sb);
@@ -260,7 +234,7 @@ static op op_add(percept_id id, double x, double y, double s, double h, double m
 {
     op o;
     memset(&o, 0, sizeof o);
-    o.kind = OP_ADD;
+    o.kind = TU_ADD;
     o.id = id;
     o.desc = tu_desc(x, y, s, h, m, hidden);
     return o;
@@ -270,7 +244,7 @@ static op op_move(percept_id id, double x, double y)
 {
     op o;
     memset(&o, 0, sizeof o);
-    o.kind = OP_MOVE;
+    o.kind = TU_MOVE;
     o.id = id;
     o.x = x;
     o.y = y;
@@ -281,7 +255,7 @@ static op op_remove(percept_id id)
 {
     op o;
     memset(&o, 0, sizeof o);
-    o.kind = OP_REMOVE;
+    o.kind = TU_REMOVE;
     o.id = id;
     return o;
 }
@@ -290,7 +264,7 @@ static op op_range(percept_id id, percept_sense sense, double r)
 {
     op o;
     memset(&o, 0, sizeof o);
-    o.kind = OP_RANGE;
+    o.kind = TU_RANGE;
     o.id = id;
     o.sense = sense;
     o.value = r;
@@ -301,7 +275,7 @@ static op op_hide(percept_id id, percept_sense sense, int hidden)
 {
     op o;
     memset(&o, 0, sizeof o);
-    o.kind = OP_HIDE;
+    o.kind = TU_HIDE;
     o.id = id;
     o.sense = sense;
     o.value = hidden;

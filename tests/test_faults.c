@@ -120,16 +120,7 @@ static const char *first_plugin_dir(char *buf, size_t size)
 /* ------------------------------------------------------------------------ */
 /* Scenarios: deterministic call sequences                                   */
 
-typedef enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE } op_kind;
-
-typedef struct op {
-    op_kind kind;
-    percept_id id;
-    percept_entity_desc desc; /* OP_ADD */
-    double x, y;              /* OP_MOVE */
-    percept_sense sense;      /* OP_RANGE, OP_HIDE */
-    double value;             /* the range, or the hidden flag */
-} op;
+typedef tu_op op;
 
 typedef struct scenario {
     const char *name;
@@ -143,42 +134,25 @@ typedef struct scenario {
 static void describe(char *buf, size_t size, const op *o)
 {
     switch (o->kind) {
-    case OP_ADD:
+    case TU_ADD:
         snprintf(buf, size, "add %u (%g, %g) ranges %g %g %g hidden %u", (unsigned)o->id, o->desc.x,
                  o->desc.y, o->desc.range[0], o->desc.range[1], o->desc.range[2], o->desc.hidden);
         break;
-    case OP_MOVE:
+    case TU_MOVE:
         snprintf(buf, size, "move %u to (%g, %g)", (unsigned)o->id, o->x, o->y);
         break;
-    case OP_REMOVE:
+    case TU_REMOVE:
         snprintf(buf, size, "remove %u", (unsigned)o->id);
         break;
-    case OP_RANGE:
+    case TU_RANGE:
         snprintf(buf, size, "set_range %u %s %g", (unsigned)o->id, percept_sense_name(o->sense),
                  o->value);
         break;
-    case OP_HIDE:
+    case TU_HIDE:
         snprintf(buf, size, "set_hidden %u %s %d", (unsigned)o->id, percept_sense_name(o->sense),
                  (int)o->value);
         break;
     }
-}
-
-static int apply(percept_world *w, const op *o)
-{
-    switch (o->kind) {
-    case OP_ADD:
-        return percept_add(w, o->id, &o->desc);
-    case OP_MOVE:
-        return percept_move(w, o->id, o->x, o->y);
-    case OP_REMOVE:
-        return percept_remove(w, o->id);
-    case OP_RANGE:
-        return percept_set_range(w, o->id, o->sense, o->value);
-    case OP_HIDE:
-        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
-    }
-    return PERCEPT_EINVAL;
 }
 
 static void push_op(scenario *sc, op o)
@@ -209,29 +183,29 @@ static void scenario_free(scenario *sc)
 
 static op op_add(percept_id id, double x, double y, double s, double h, double m, unsigned hidden)
 {
-    op o = {.kind = OP_ADD, .id = id};
+    op o = {.kind = TU_ADD, .id = id};
     o.desc = tu_desc(x, y, s, h, m, hidden);
     return o;
 }
 
 static op op_move(percept_id id, double x, double y)
 {
-    return (op){.kind = OP_MOVE, .id = id, .x = x, .y = y};
+    return (op){.kind = TU_MOVE, .id = id, .x = x, .y = y};
 }
 
 static op op_remove(percept_id id)
 {
-    return (op){.kind = OP_REMOVE, .id = id};
+    return (op){.kind = TU_REMOVE, .id = id};
 }
 
 static op op_range(percept_id id, percept_sense s, double r)
 {
-    return (op){.kind = OP_RANGE, .id = id, .sense = s, .value = r};
+    return (op){.kind = TU_RANGE, .id = id, .sense = s, .value = r};
 }
 
 static op op_hide(percept_id id, percept_sense s, int hidden)
 {
-    return (op){.kind = OP_HIDE, .id = id, .sense = s, .value = hidden};
+    return (op){.kind = TU_HIDE, .id = id, .sense = s, .value = hidden};
 }
 
 /* splitmix64: a fixed seed gives the same scenario everywhere. */
@@ -444,7 +418,7 @@ static percept_world *open_world(const char *backend, const scenario *sc, fault_
 
 static void run_op_ok(percept_world *w, const scenario *sc, size_t i)
 {
-    int rc = apply(w, &sc->ops[i]);
+    int rc = tu_apply(w, &sc->ops[i]);
     if (rc != PERCEPT_OK) {
         char what[160];
         describe(what, sizeof what, &sc->ops[i]);
@@ -527,7 +501,7 @@ static void inject_call(const char *backend, const scenario *sc, const reference
         }
         tu_recorder_clear(&rec);
         fa.fail_at = fa.counted + n;
-        int rc = apply(w, &sc->ops[i]);
+        int rc = tu_apply(w, &sc->ops[i]);
 
         if (!fa.hit) {
             /* Past the last allocation: the call runs normally. */
@@ -574,7 +548,7 @@ static void inject_call(const char *backend, const scenario *sc, const reference
         /* The same call, the allocator healthy again, gives the reference events. */
         fa.fail_at = 0;
         tu_recorder_clear(&rec);
-        rc = apply(w, &sc->ops[i]);
+        rc = tu_apply(w, &sc->ops[i]);
         if (rc != PERCEPT_OK) {
             print_error("%s: the retry returned %s: %s\n", what, percept_status_name(rc),
                         percept_errmsg(w));

@@ -23,16 +23,10 @@
 /* ------------------------------------------------------------------------ */
 /* One call sequence, generated once and shared read-only by every thread      */
 
-typedef enum op_kind { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE, OP_UNKNOWN } op_kind;
+typedef tu_op op;
 
-typedef struct op {
-    op_kind kind;
-    percept_id id;
-    percept_entity_desc desc; /* OP_ADD */
-    double x, y;              /* OP_MOVE */
-    percept_sense sense;      /* OP_RANGE, OP_HIDE */
-    double value;
-} op;
+/* IDs from here on are never added: a call naming one must fail with ENOENT. */
+#define UNKNOWN_ID 3000000u
 
 static op sequence[SEQ_CALLS];
 
@@ -61,10 +55,10 @@ static void make_sequence(void)
         o->id = e * 7919u + 3u;
         unsigned c = (unsigned)(next_rand(&rnd) % 100);
         if (c < 2) {
-            o->kind = OP_UNKNOWN;           /* fails: its message must be this world's own */
-            o->id = 3000000u + (uint32_t)i; /* beyond every entity ID */
+            o->kind = TU_MOVE; /* fails: its message must be this world's own */
+            o->id = UNKNOWN_ID + (uint32_t)i;
         } else if (!alive[e]) {
-            o->kind = OP_ADD;
+            o->kind = TU_ADD;
             o->desc = tu_desc(uniform(&rnd, 0, 512), uniform(&rnd, 0, 512), uniform(&rnd, 0, 50),
                               uniform(&rnd, 0, 30), next_rand(&rnd) % 3 ? 0 : 20,
                               (unsigned)(next_rand(&rnd) % 8 == 0));
@@ -72,18 +66,18 @@ static void make_sequence(void)
             pos[e][0] = o->desc.x;
             pos[e][1] = o->desc.y;
         } else if (c < 70) {
-            o->kind = OP_MOVE;
+            o->kind = TU_MOVE;
             o->x = pos[e][0] = pos[e][0] + uniform(&rnd, -10, 10);
             o->y = pos[e][1] = pos[e][1] + uniform(&rnd, -10, 10);
         } else if (c < 76) {
-            o->kind = OP_REMOVE;
+            o->kind = TU_REMOVE;
             alive[e] = 0;
         } else if (c < 90) {
-            o->kind = OP_RANGE;
+            o->kind = TU_RANGE;
             o->sense = (percept_sense)(next_rand(&rnd) % 3);
             o->value = uniform(&rnd, 0, 60);
         } else {
-            o->kind = OP_HIDE;
+            o->kind = TU_HIDE;
             o->sense = (percept_sense)(next_rand(&rnd) % 3);
             o->value = (double)(next_rand(&rnd) % 2);
         }
@@ -120,25 +114,6 @@ static void hash_event(void *user, const percept_event *e)
     r->events++;
 }
 
-static int apply(percept_world *w, const op *o)
-{
-    switch (o->kind) {
-    case OP_ADD:
-        return percept_add(w, o->id, &o->desc);
-    case OP_MOVE:
-        return percept_move(w, o->id, o->x, o->y);
-    case OP_REMOVE:
-        return percept_remove(w, o->id);
-    case OP_RANGE:
-        return percept_set_range(w, o->id, o->sense, o->value);
-    case OP_HIDE:
-        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
-    case OP_UNKNOWN:
-        return percept_move(w, o->id, 0, 0);
-    }
-    return PERCEPT_EINVAL;
-}
-
 /* Run the whole sequence on a fresh world of `backend`; never asserts. */
 static void run_sequence(run_result *r)
 {
@@ -160,8 +135,8 @@ static void run_sequence(run_result *r)
     percept_set_event_callback(w, hash_event, r);
     for (size_t i = 0; i < SEQ_CALLS && r->status == PERCEPT_OK; i++) {
         const op *o = &sequence[i];
-        rc = apply(w, o);
-        if (o->kind == OP_UNKNOWN) {
+        rc = tu_apply(w, o);
+        if (o->id >= UNKNOWN_ID) {
             /* The message names this call's ID: no other thread's call leaks into it. */
             char want[64];
             snprintf(want, sizeof want, "unknown entity %" PRIu32, o->id);

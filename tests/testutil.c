@@ -145,6 +145,23 @@ void tu_record(void *user, const percept_event *event)
     tu_recorder_push((tu_recorder *)user, event);
 }
 
+int tu_apply(percept_world *w, const tu_op *o)
+{
+    switch (o->kind) {
+    case TU_ADD:
+        return percept_add(w, o->id, &o->desc);
+    case TU_MOVE:
+        return percept_move(w, o->id, o->x, o->y);
+    case TU_REMOVE:
+        return percept_remove(w, o->id);
+    case TU_RANGE:
+        return percept_set_range(w, o->id, o->sense, o->value);
+    case TU_HIDE:
+        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
+    }
+    return PERCEPT_EINVAL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Worlds                                                                    */
 

@@ -56,6 +56,21 @@ void tu_record(void *user, const percept_event *event);
 /* ------------------------------------------------------------------------ */
 /* Worlds                                                                    */
 
+/* One changing call, for the suites that replay sequences of them. */
+typedef enum tu_op_kind { TU_ADD, TU_MOVE, TU_REMOVE, TU_RANGE, TU_HIDE } tu_op_kind;
+
+typedef struct tu_op {
+    tu_op_kind kind;
+    percept_id id;
+    percept_entity_desc desc; /* TU_ADD */
+    double x, y;              /* TU_MOVE */
+    percept_sense sense;      /* TU_RANGE, TU_HIDE */
+    double value;             /* the range, or the hidden flag */
+} tu_op;
+
+/* Makes the call `o` describes on `w`; returns its status. */
+int tu_apply(percept_world *w, const tu_op *o);
+
 /*
  * Open a world from "[percept]\nbackend = NAME\n" followed by `extra_ini`
  * (may be NULL; it continues the [percept] section and may open others).
