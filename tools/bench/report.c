@@ -270,6 +270,18 @@ static size_t summary_size(const bench_report *r)
     return best;
 }
 
+/* A table's header: a first column, then one column per backend. */
+static void backend_columns(FILE *f, const bench_report *r, const char *first, const char *align)
+{
+    fprintf(f, "| %s |", first);
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " %s |", r->backends[b]);
+    fprintf(f, "\n| %s |", align);
+    for (size_t b = 0; b < r->backend_count; b++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+}
+
 static void write_summary(FILE *f, const bench_report *r)
 {
     size_t n = summary_size(r);
@@ -282,14 +294,9 @@ static void write_summary(FILE *f, const bench_report *r)
             "Median time per move (per teleport for `teleport`), the fastest in bold, and its "
             "ratio to the base of the case. Where `%s` ran only the first movement tick, the "
             "ratio compares that same tick, so it can differ from the quotient of the times "
-            "shown.\n\n| workload |",
+            "shown.\n\n",
             BENCH_REFERENCE);
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " %s |", r->backends[b]);
-    fprintf(f, "\n| --- |");
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " ---: |");
-    fprintf(f, "\n");
+    backend_columns(f, r, "workload", "---");
     for (size_t w = 0; w < bench_workload_count; w++) {
         const case_result *c =
             targets_find_case(r->cases, r->case_count, bench_workload_names[w], n);
@@ -344,13 +351,7 @@ static void write_sweep(FILE *f, const bench_report *r)
                "against log(N) over the sweep sizes: 0 means a move costs the same in any world "
                "size, 1 means it grows like N.\n\n");
     chart_link(f, r, "bench-scaling.svg", "time per move against N, log-log");
-    fprintf(f, "| N |");
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " %s |", r->backends[b]);
-    fprintf(f, "\n| ---: |");
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " ---: |");
-    fprintf(f, "\n");
+    backend_columns(f, r, "N", "---:");
     for (size_t i = 0; i < m; i++) {
         char size[32];
         fmt_count(size, sizeof size, pts[i]->plan.n);
@@ -389,13 +390,7 @@ static void write_sweep(FILE *f, const bench_report *r)
     fprintf(f, "### Memory\n\nPeak resident bytes per entity (in parentheses: peak bytes the "
                "library held through its allocator, per entity), same runs.\n\n");
     chart_link(f, r, "bench-memory.svg", "resident bytes per entity against N");
-    fprintf(f, "| N |");
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " %s |", r->backends[b]);
-    fprintf(f, "\n| ---: |");
-    for (size_t b = 0; b < r->backend_count; b++)
-        fprintf(f, " ---: |");
-    fprintf(f, "\n");
+    backend_columns(f, r, "N", "---:");
     for (size_t i = 0; i < m; i++) {
         char size[32];
         fmt_count(size, sizeof size, pts[i]->plan.n);
