@@ -383,6 +383,16 @@ static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned 
     return mask & senses & ~(unsigned)t->hidden;
 }
 
+/* The largest of an entity's ranges among `senses`: what an index must cover. */
+static double reach_of(const entity *e, unsigned senses)
+{
+    double r = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if ((senses & PERCEPT_SENSE_BIT(s)) && e->range[s] > r)
+            r = e->range[s];
+    return r;
+}
+
 static uint32_t next_epoch(percept_world *w)
 {
     if (++w->epoch == 0) {
@@ -500,10 +510,7 @@ static void observer_pass(pass *p)
         return;
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
-        double r = 0;
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-            if ((bg->senses & p->senses & PERCEPT_SENSE_BIT(s)) && me->range[s] > r)
-                r = me->range[s];
+        double r = reach_of(me, bg->senses & p->senses);
         if (r > 0)
             bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_target, p);
     }
@@ -592,16 +599,6 @@ static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
     }
 }
 
-/* The largest of an entity's ranges among `senses`: what an index must cover. */
-static double reach_of(const entity *e, unsigned senses)
-{
-    double r = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if ((senses & PERCEPT_SENSE_BIT(s)) && e->range[s] > r)
-            r = e->range[s];
-    return r;
-}
-
 /* Whether a backend must hear of the change. */
 static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg)
 {
@@ -619,14 +616,15 @@ static int apply_change(percept_world *w, const change *ch)
     og_registration reg[PERCEPT_SENSE_COUNT];
     static const double no_range[PERCEPT_SENSE_COUNT];
     const double *ranges = ch->removing ? no_range : ch->next.range;
-    int staged = 0;
+    int staged = 0, touched[PERCEPT_SENSE_COUNT];
 
     /* Phase 1: every allocation, each undoable; nothing observable yet. */
     if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
         return PERCEPT_ENOMEM;
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
-        if (!ch->removing && backend_touched(w, ch, bg) &&
+        touched[g] = backend_touched(w, ch, bg);
+        if (!ch->removing && touched[g] &&
             bg->plugin.ops.reserve(bg->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
                                    ch->next.x, ch->next.y, reach_of(&ch->next, bg->senses)))
             return PERCEPT_ENOMEM;
@@ -694,7 +692,7 @@ static int apply_change(percept_world *w, const change *ch)
                                   reach_of(&ch->next, bg->senses));
         else if (ch->removing)
             bg->plugin.ops.remove(bg->backend, slot);
-        else if (backend_touched(w, ch, bg))
+        else if (touched[g])
             bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y,
                                   reach_of(&ch->next, bg->senses));
     }
