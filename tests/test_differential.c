@@ -17,7 +17,10 @@
  * Seeds 1-8 put the backend under test on every sense; seeds 9-16 mix
  * backends, backend parameters and observer grids inside one world, so that
  * senses sharing a backend instance or an observer grid, and senses that
- * share neither, all meet in the same pairs.
+ * share neither, all meet in the same pairs. Seeds 17-20 are seeds 1-4 in a
+ * crowd: most positions fall in one small square, so a query meets a
+ * hundred entities or observers at once (indexes that hand over their finds
+ * in batches cross a batch boundary there).
  */
 #include "testutil.h"
 
@@ -214,6 +217,7 @@ typedef struct seed_setup {
 typedef struct run_state {
     const char *backend;
     uint64_t seed;
+    int crowd; /* most positions in CROWD_SIDE square around (100, 100) */
     seed_setup setup;
     rng r;
     model m;
@@ -237,11 +241,17 @@ static double random_range(rng *r)
     return 1e7; /* reaches everyone, inside and far outside the bounds */
 }
 
+/* The side of the crowd seeds' square: smaller than most ranges. */
+#define CROWD_SIDE 12
+
 /* Positions: mostly a half-unit grid in and around the bounds, sometimes anywhere. */
-static void random_position(rng *r, double *x, double *y)
+static void random_position(rng *r, int crowd, double *x, double *y)
 {
     uint32_t k = rng_below(r, 100);
-    if (k < 70) {
+    if (crowd && k < 80) {
+        *x = 100 - CROWD_SIDE / 2 + (double)rng_below(r, 2 * CROWD_SIDE + 1) * 0.5;
+        *y = 100 - CROWD_SIDE / 2 + (double)rng_below(r, 2 * CROWD_SIDE + 1) * 0.5;
+    } else if (k < 70) {
         *x = (double)((int)rng_below(r, 521) - 60) * 0.5; /* -30 .. 230 */
         *y = (double)((int)rng_below(r, 521) - 60) * 0.5;
     } else if (k < 90) {
@@ -348,7 +358,7 @@ static void random_op(run_state *st, op *o)
             return;
         }
         if (!(rng_chance(r, 30) && boundary_position(st, &o->x, &o->y)))
-            random_position(r, &o->x, &o->y);
+            random_position(r, st->crowd, &o->x, &o->y);
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
             o->range[s] = random_range(r);
         o->hidden = rng_chance(r, 20) ? rng_below(r, 8) : 0;
@@ -372,11 +382,11 @@ static void random_op(run_state *st, op *o)
         o->kind = OP_MOVE;
         o->slot = random_alive(st);
         if (!boundary_position(st, &o->x, &o->y))
-            random_position(r, &o->x, &o->y);
+            random_position(r, st->crowd, &o->x, &o->y);
     } else if (k < 74) {
         o->kind = OP_MOVE; /* teleport */
         o->slot = random_alive(st);
-        random_position(r, &o->x, &o->y);
+        random_position(r, st->crowd, &o->x, &o->y);
     } else if (k < 86) {
         o->kind = OP_RANGE;
         o->slot = random_alive(st);
@@ -666,7 +676,8 @@ static void ini_sense(seed_setup *su, int sense, const char *backend, double siz
  * Seeds 9-16 (cases 4-7): backends, parameters and observer grids mixed, so
  * that the core's sharing of backend instances (same backend, same
  * parameters) and of observer grids (same observer_cell_size) meets senses
- * that share and senses that do not, in the same pairs.
+ * that share and senses that do not, in the same pairs. Seeds 17-20 repeat
+ * cases 1, 2, 3 and 0 in a crowd (see run_state.crowd).
  */
 static void seed_config(uint64_t seed, const char *backend, seed_setup *su)
 {
@@ -748,6 +759,7 @@ static void run_seed(const char *backend)
     assert_non_null(st);
     st->backend = backend;
     st->seed = current_seed;
+    st->crowd = current_seed > 16;
     st->r.state = current_seed * 0x2545F4914F6CDD1Dull;
     seed_config(current_seed, backend, &st->setup);
     tu_recorder_init(&st->rec);
@@ -857,6 +869,10 @@ SEED_TEST(13)
 SEED_TEST(14)
 SEED_TEST(15)
 SEED_TEST(16)
+SEED_TEST(17)
+SEED_TEST(18)
+SEED_TEST(19)
+SEED_TEST(20)
 
 /* Fail unless the model's event `got` is (kind, observer, target, sense) at (x, y). */
 static void expect_model_event(const percept_event *got, percept_event_kind kind,
@@ -967,6 +983,8 @@ int main(void)
         tu_backend_test(test_seed_11),       tu_backend_test(test_seed_12),
         tu_backend_test(test_seed_13),       tu_backend_test(test_seed_14),
         tu_backend_test(test_seed_15),       tu_backend_test(test_seed_16),
+        tu_backend_test(test_seed_17),       tu_backend_test(test_seed_18),
+        tu_backend_test(test_seed_19),       tu_backend_test(test_seed_20),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
