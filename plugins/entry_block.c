@@ -49,3 +49,28 @@ uint32_t entry_block_remove(entry_block *block, uint32_t i)
     block->items[i] = block->items[last];
     return block->items[i].slot;
 }
+
+void block_hits_flush(block_hits *hits)
+{
+    for (uint32_t i = 0; i < hits->count; i++)
+        hits->visit(hits->ctx, hits->slot[i]);
+    hits->count = 0;
+}
+
+void entry_block_gather(const entry_block *block, double x, double y, double limit,
+                        block_hits *hits)
+{
+    uint32_t n = hits->count;
+    const block_entry *e = block->items, *end = e + block->count;
+    for (; e < end; e++) {
+        double dx = e->x - x, dy = e->y - y;
+        hits->slot[n] = e->slot;
+        n += !(dx * dx + dy * dy > limit);
+        if (n == BLOCK_HITS) {
+            hits->count = n;
+            block_hits_flush(hits);
+            n = 0;
+        }
+    }
+    hits->count = n;
+}

@@ -44,4 +44,26 @@ uint32_t entry_block_remove(entry_block *block, uint32_t i);
 /* Bytes of a block of `cap` entries. */
 size_t entry_block_bytes(uint32_t cap);
 
+/*
+ * A query's finds on their way to the host's visit callback, in batches.
+ * In a crowd, whether an entry lies within the query's circle is a coin
+ * toss to the branch predictor; gathering the finds without a branch and
+ * visiting them afterwards keeps the per-entry loop free of mispredictions.
+ */
+#define BLOCK_HITS 64
+typedef struct block_hits {
+    percept_backend_visit visit;
+    void *ctx;
+    uint32_t count;
+    percept_slot slot[BLOCK_HITS];
+} block_hits;
+
+/* Gathers the entries of `block` whose squared distance to (x, y) is not
+ * above `limit`, visiting whenever the batch fills. */
+void entry_block_gather(const entry_block *block, double x, double y, double limit,
+                        block_hits *hits);
+
+/* Visits what is gathered and empties the batch: call at the query's end. */
+void block_hits_flush(block_hits *hits);
+
 #endif

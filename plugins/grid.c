@@ -287,19 +287,15 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         uint32_t y1 = cell_of(y + pad_y, b->min_y, b->inv_cell, b->ny);
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
+            block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
             for (uint32_t cy = y0; cy <= y1; cy++) {
                 entry_block *const *row = &b->cells[(size_t)cy * b->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {
-                    const entry_block *c = row[cx];
-                    if (c == NULL)
-                        continue;
-                    const block_entry *e = c->items, *end = e + c->count;
-                    for (; e < end; e++) {
-                        if (maybe_within(e->x, e->y, x, y, limit))
-                            visit(ctx, e->slot);
-                    }
+                    if (row[cx] != NULL)
+                        entry_block_gather(row[cx], x, y, limit, &hits);
                 }
             }
+            block_hits_flush(&hits);
             return;
         }
     }

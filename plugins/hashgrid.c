@@ -420,22 +420,12 @@ static void hashgrid_remove(percept_backend *b, percept_slot slot)
     unlink_slot(b, slot);
 }
 
-/* True when (sx, sy) may be within r of (x, y); lenient so rounding never drops a hit. */
-static int maybe_within(double sx, double sy, double x, double y, double limit)
-{
-    double dx = sx - x, dy = sy - y;
-    return !(dx * dx + dy * dy > limit);
-}
-
-static void visit_cell(const hg_cell *cell, double x, double y, double limit, int filter,
-                       percept_backend_visit visit, void *ctx)
+/* Every entity of a cell, unfiltered: for a query with an infinite bound. */
+static void visit_all(const hg_cell *cell, percept_backend_visit visit, void *ctx)
 {
     const entry_block *block = cell->block;
-    const block_entry *e = block->items, *end = e + block->count;
-    for (; e < end; e++) {
-        if (!filter || maybe_within(e->x, e->y, x, y, limit))
-            visit(ctx, e->slot);
-    }
+    for (uint32_t i = 0; i < block->count; i++)
+        visit(ctx, block->items[i].slot);
 }
 
 static void hashgrid_query(const percept_backend *b, double x, double y, double r,
@@ -448,7 +438,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r < 1e300)) {
         /* Infinite input: every entity may qualify; a superset is allowed. */
         for (uint32_t i = 0; i < b->ncells; i++)
-            visit_cell(&b->cells[b->occupied[i]], x, y, 0, 0, visit, ctx);
+            visit_all(&b->cells[b->occupied[i]], visit, ctx);
         return;
     }
     /*
@@ -465,22 +455,24 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     int64_t y0 = coord_of(y - pad_y, b->inv_cell), y1 = coord_of(y + pad_y, b->inv_cell);
     /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     if (area <= (double)b->ncells) {
         for (int64_t cy = y0; cy <= y1; cy++) {
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
                 if (c != NONE)
-                    visit_cell(&b->cells[c], x, y, limit, 1, visit, ctx);
+                    entry_block_gather(b->cells[c].block, x, y, limit, &hits);
             }
         }
-        return;
+    } else {
+        /* A square wider than the population: walk the live cells instead of empty space. */
+        for (uint32_t i = 0; i < b->ncells; i++) {
+            const hg_cell *cell = &b->cells[b->occupied[i]];
+            if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
+                entry_block_gather(cell->block, x, y, limit, &hits);
+        }
     }
-    /* A square wider than the population: walk the live cells instead of empty space. */
-    for (uint32_t i = 0; i < b->ncells; i++) {
-        const hg_cell *cell = &b->cells[b->occupied[i]];
-        if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
-            visit_cell(cell, x, y, limit, 1, visit, ctx);
-    }
+    block_hits_flush(&hits);
 }
 
 static size_t hashgrid_memory_usage(const percept_backend *b)

@@ -523,19 +523,16 @@ static void tower_query(const percept_backend *b, double x, double y, double r,
         }
         return;
     }
+    /* The same test as within(): coordinates are finite, so no distance is NaN. */
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     for (uint32_t ty = rc.y0; ty <= rc.y1; ty++) {
         entry_block *const *row = &b->blocks[(size_t)ty * b->nx];
         for (uint32_t tx = rc.x0; tx <= rc.x1; tx++) {
-            const entry_block *blk = row[tx];
-            if (blk == NULL)
-                continue;
-            const block_entry *e = blk->items, *end = e + blk->count;
-            for (; e < end; e++) {
-                if (within(e->x, e->y, x, y, r2))
-                    visit(ctx, e->slot);
-            }
+            if (row[tx] != NULL)
+                entry_block_gather(row[tx], x, y, r2, &hits);
         }
     }
+    block_hits_flush(&hits);
 }
 
 static size_t tower_memory_usage(const percept_backend *b)
