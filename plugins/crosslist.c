@@ -388,6 +388,7 @@ static int pad_of(double q, double r, double *pad)
  * O(log n + min(window X, window Y)) expected, plus a sixteenth for sampling.
  */
 #define SAMPLE_LEVEL 2u
+#define HITS 64
 
 static void crosslist_query(const percept_backend *b, double x, double y, double r,
                             percept_backend_visit visit, void *ctx)
@@ -422,11 +423,20 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
             cy = next_of(b, AXIS_Y, SAMPLE_LEVEL, cy);
         }
     }
+    uint32_t hit[HITS];
+    unsigned nhit = 0;
     for (uint32_t s = next_of(b, axis, 0, preds[axis][0]);
          s != NONE && !(slots[s].key[axis] > hi[axis]); s = slots[s].next[axis]) {
-        if (within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2))
-            visit(ctx, s);
+        hit[nhit] = s;
+        nhit += (unsigned)within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2);
+        if (nhit == HITS) {
+            for (unsigned i = 0; i < nhit; i++)
+                visit(ctx, hit[i]);
+            nhit = 0;
+        }
     }
+    for (unsigned i = 0; i < nhit; i++)
+        visit(ctx, hit[i]);
 }
 
 static size_t crosslist_memory_usage(const percept_backend *b)
