@@ -67,8 +67,7 @@ static void free_world(percept_world *w)
     pc_free(a, w->seen_by);
     id_map_free(a, &w->ids);
     change_buffer_free(a, &w->changes);
-    pc_free(a, w->ents);
-    pc_free(a, w->mark);
+    pc_free(a, w->ents_block);
     pc_free(a, w->free_slots);
     percept_allocator copy = *a;
     pc_free(&copy, w);
@@ -397,7 +396,8 @@ static uint32_t next_epoch(percept_world *w)
 {
     if (++w->epoch == 0) {
         /* After 2^32 passes, old stamps could collide with new ones: reset. */
-        memset(w->mark, 0, w->slot_cap * sizeof *w->mark);
+        for (size_t i = 0; i < w->slot_cap; i++)
+            w->ents[i].mark = 0;
         w->epoch = 1;
     }
     return w->epoch;
@@ -445,9 +445,9 @@ static void visit_target(void *ctx, percept_slot t)
     pass *p = ctx;
     percept_world *w = p->w;
     /* Bounds and liveness are checked so a faulty plugin cannot corrupt us. */
-    if (t == p->ch->slot || t >= w->slot_count || w->mark[t] == p->epoch || !w->ents[t].alive)
+    if (t == p->ch->slot || t >= w->slot_count || w->ents[t].mark == p->epoch || !w->ents[t].alive)
         return;
-    w->mark[t] = p->epoch;
+    w->ents[t].mark = p->epoch;
     unsigned after = perceive_mask(&p->ch->next, &w->ents[t], p->senses);
     if (after)
         push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
@@ -458,9 +458,9 @@ static void visit_observer(void *ctx, uint32_t o)
 {
     pass *p = ctx;
     percept_world *w = p->w;
-    if (o == p->ch->slot || w->mark[o] == p->epoch)
+    if (o == p->ch->slot || w->ents[o].mark == p->epoch)
         return;
-    w->mark[o] = p->epoch;
+    w->ents[o].mark = p->epoch;
     unsigned after = perceive_mask(&w->ents[o], &p->ch->next, p->senses);
     if (after)
         push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
@@ -500,7 +500,7 @@ static void observer_pass(pass *p)
     for (uint32_t i = 0; i < seen->len; i++) {
         uint32_t t = pair_slot(seen->items[i].entry);
         unsigned before = pair_mask(seen->items[i].entry);
-        w->mark[t] = p->epoch;
+        w->ents[t].mark = p->epoch;
         unsigned after =
             ch->removing ? 0 : (before & ~p->senses) | perceive_mask(me, &w->ents[t], p->senses);
         if (after != before)
@@ -528,7 +528,7 @@ static void target_pass(pass *p)
     for (uint32_t i = 0; i < seen_by->len; i++) {
         uint32_t o = pair_slot(seen_by->items[i].entry);
         unsigned before = pair_mask(seen_by->items[i].entry);
-        w->mark[o] = p->epoch;
+        w->ents[o].mark = p->epoch;
         unsigned after =
             ch->removing ? 0 : (before & ~p->senses) | perceive_mask(&w->ents[o], me, p->senses);
         int moved = notify_moves && (before & after);
@@ -710,7 +710,9 @@ static int apply_change(percept_world *w, const change *ch)
         w->ents[slot].alive = 0;
         w->free_slots[w->free_count++] = slot;
     } else {
+        uint32_t mark = w->ents[slot].mark; /* the copy in ch may be stale */
         w->ents[slot] = ch->next;
+        w->ents[slot].mark = mark;
     }
     return PERCEPT_OK;
 
@@ -813,12 +815,25 @@ static int reserve_slots(percept_world *w, size_t need)
         return 0;
     const percept_allocator *a = &w->alloc;
     size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
+    /* The entity records: a new block, aligned by hand (the allocator
+     * promises malloc's alignment only), the old records copied over. */
+    if (cap > SIZE_MAX / sizeof *w->ents - 1)
+        return -1;
+    void *block = a->alloc(a->user, NULL, (cap + 1) * sizeof *w->ents);
+    if (!block)
+        return -1;
+    entity *ents =
+        (entity *)(((uintptr_t)block + sizeof *ents - 1) & ~(uintptr_t)(sizeof *ents - 1));
+    if (w->slot_cap)
+        memcpy(ents, w->ents, w->slot_cap * sizeof *ents);
+    memset(ents + w->slot_cap, 0, (cap - w->slot_cap) * sizeof *ents);
+    pc_free(a, w->ents_block);
+    w->ents_block = block;
+    w->ents = ents;
     struct slot_array {
         void **array;
         size_t elem;
     } arrays[] = {
-        {(void **)&w->ents, sizeof *w->ents},
-        {(void **)&w->mark, sizeof *w->mark},
         {(void **)&w->free_slots, sizeof *w->free_slots},
         {(void **)&w->seen, sizeof *w->seen},
         {(void **)&w->seen_by, sizeof *w->seen_by},
@@ -834,8 +849,6 @@ static int reserve_slots(percept_world *w, size_t need)
             return -1;
     /* Only now are all arrays at least `cap` long. */
     size_t old = w->slot_cap;
-    memset(w->mark + old, 0, (cap - old) * sizeof *w->mark);
-    memset(w->ents + old, 0, (cap - old) * sizeof *w->ents);
     memset(w->seen + old, 0, (cap - old) * sizeof *w->seen);
     memset(w->seen_by + old, 0, (cap - old) * sizeof *w->seen_by);
     for (int g = 0; g < w->grid_count; g++)
@@ -879,12 +892,14 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
         .slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count,
         .adding = 1,
     };
-    ch.next = (entity){desc->x,
-                       desc->y,
-                       {desc->range[0], desc->range[1], desc->range[2]},
-                       id,
-                       (uint8_t)desc->hidden,
-                       1};
+    ch.next = (entity){
+        .x = desc->x,
+        .y = desc->y,
+        .range = {desc->range[0], desc->range[1], desc->range[2]},
+        .id = id,
+        .hidden = (uint8_t)desc->hidden,
+        .alive = 1,
+    };
     return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
 }
 

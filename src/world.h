@@ -19,14 +19,21 @@
 #include "percept.h"
 #include "plugin.h"
 
-/* One entity; 48 bytes, the fields an exact check reads, together. */
+/*
+ * One entity: one cache line (the array is aligned to 64 bytes), holding
+ * what an exact check reads and the visit stamp a pass writes, so that
+ * meeting a neighbour touches a single line.
+ */
 typedef struct entity {
     double x, y;
     double range[PERCEPT_SENSE_COUNT];
     percept_id id;
+    uint32_t mark;  /* visit stamp that dedupes a pass's candidates */
     uint8_t hidden; /* PERCEPT_SENSE_BIT()s */
     uint8_t alive;
+    uint8_t spare[14];
 } entity;
+_Static_assert(sizeof(entity) == 64, "an entity record is one cache line");
 
 /* One backend instance and the senses it indexes. */
 typedef struct backend_group {
@@ -38,8 +45,8 @@ typedef struct backend_group {
 
 struct percept_world {
     percept_allocator alloc;
-    entity *ents;         /* [slot_cap] */
-    uint32_t *mark;       /* [slot_cap]: visit stamps that dedupe candidates */
+    entity *ents;         /* [slot_cap], 64-byte aligned inside ents_block */
+    void *ents_block;     /* the allocation holding ents */
     uint32_t *free_slots; /* [slot_cap]: slots to reuse, a stack */
     size_t slot_cap;
     uint32_t slot_count; /* slots ever used: the high-water mark */
