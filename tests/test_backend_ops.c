@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "percept/backend.h"
+#include "../tools/splitmix.h"
 
 #define MAX_BACKENDS 32
 #define MAX_SLOTS 1024 /* the highest slot any test uses, plus one */
@@ -183,14 +184,6 @@ typedef struct counting_host {
     size_t failures;   /* requests refused */
 } counting_host;
 
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void *counting_alloc(void *user, void *ptr, size_t size)
 {
     counting_host *h = user;
@@ -206,7 +199,7 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
         return NULL;
     }
     if (h->fail_after == 0 ||
-        (h->fail_pct > 0 && (int)(splitmix(&h->fail_rng) % 100) < h->fail_pct)) {
+        (h->fail_pct > 0 && (int)(splitmix_next(&h->fail_rng) % 100) < h->fail_pct)) {
         h->failures++;
         return NULL;
     }
@@ -779,8 +772,8 @@ static int huge_range(const backend *b)
     inst *t = inst_new(b);
     TRY(open_default(t));
     for (percept_slot s = 0; s < 300; s++) {
-        double x = (double)(splitmix(&rng) % 4000) - 1500,
-               y = (double)(splitmix(&rng) % 4000) - 1500;
+        double x = (double)(splitmix_next(&rng) % 4000) - 1500,
+               y = (double)(splitmix_next(&rng) % 4000) - 1500;
         if (s % 25 == 0)
             x *= 500; /* some far away */
         TRY(do_insert(t, s, x, y, (double)(s % 7) * 10));
@@ -863,14 +856,9 @@ static void test_slot_reuse(void **state)
 
 #define RANDOM_SLOTS 400
 
-static double rnd_unit(uint64_t *rng)
-{
-    return (double)(splitmix(rng) >> 11) * 0x1.0p-53;
-}
-
 static uint64_t rnd_below(uint64_t *rng, uint64_t n)
 {
-    return splitmix(rng) % n;
+    return splitmix_next(rng) % n;
 }
 
 /*
@@ -882,14 +870,14 @@ static void random_position(uint64_t *rng, double w, double *x, double *y)
 {
     uint64_t k = rnd_below(rng, 100);
     if (k < 60) {
-        *x = -w / 2 + 2 * w * rnd_unit(rng);
-        *y = -w / 2 + 2 * w * rnd_unit(rng);
+        *x = -w / 2 + 2 * w * splitmix_unit(rng);
+        *y = -w / 2 + 2 * w * splitmix_unit(rng);
     } else if (k < 90) {
         *x = (double)rnd_below(rng, (uint64_t)(4 * w) + 1) / 2 - w / 2;
         *y = (double)rnd_below(rng, (uint64_t)(4 * w) + 1) / 2 - w / 2;
     } else {
-        *x = (rnd_unit(rng) - 0.5) * 2e6;
-        *y = (rnd_unit(rng) - 0.5) * 2e6;
+        *x = (splitmix_unit(rng) - 0.5) * 2e6;
+        *y = (splitmix_unit(rng) - 0.5) * 2e6;
     }
 }
 
@@ -901,7 +889,7 @@ static double random_radius(uint64_t *rng, double w)
         return 0;
     if (k < 40)
         return (double)rnd_below(rng, (uint64_t)(5 * w / 16) + 1);
-    return rnd_unit(rng) * 5 * w / 16;
+    return splitmix_unit(rng) * 5 * w / 16;
 }
 
 /* fail_pct > 0: the host refuses that share of requests, and reserve() must cope. */
@@ -946,8 +934,8 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
                 do_remove(t, s);
             } else {
                 if (k < 85) { /* a step, not a jump */
-                    x = t->x[s] + (rnd_unit(&rng) - 0.5) * 40;
-                    y = t->y[s] + (rnd_unit(&rng) - 0.5) * 40;
+                    x = t->x[s] + (splitmix_unit(&rng) - 0.5) * 40;
+                    y = t->y[s] + (splitmix_unit(&rng) - 0.5) * 40;
                 }
                 if (k >= 80 && k < 85)
                     x = t->x[s], y = t->y[s]; /* only the range changes */
@@ -979,7 +967,7 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
              * test lands within an ulp or two of the boundary, on either
              * side, where an index computing in less precision misses.
              */
-            double f = 0.5 + 50 * rnd_unit(&rng);
+            double f = 0.5 + 50 * splitmix_unit(&rng);
             TRY(query_check(t, t->x[s] - p[0] * f, t->y[s] + p[1] * f, p[2] * f));
         }
         if (op % 500 == 0)

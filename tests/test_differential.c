@@ -11,8 +11,8 @@
  * that holds before and after a move of its target when move_events is on,
  * sorted by observer, target and sense, is exactly the list the world must
  * deliver. At every query check the model also re-evaluates the whole
- * relation, so a slip in that shortcut cannot pass silently. A private PRNG
- * makes every run identical.
+ * relation, so a slip in that shortcut cannot pass silently. A seeded PRNG
+ * (tools/splitmix.h) makes every run identical.
  *
  * Seeds 1-8 put the backend under test on every sense; seeds 9-16 mix
  * backends, backend parameters and observer grids inside one world, so that
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../tools/splitmix.h"
 
 #define POOL 160 /* distinct IDs; an ID always maps to the same model slot */
 #define OPS_PER_SEED 3000
@@ -42,24 +43,10 @@ typedef struct rng {
     uint64_t state;
 } rng;
 
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in 0 .. n-1 (n small, so the modulo bias is negligible and fixed). */
 static uint32_t rng_below(rng *r, uint32_t n)
 {
-    return (uint32_t)(rng_next(r) % n);
-}
-
-/* Uniform in [0, 1) with 53 bits. */
-static double rng_unit(rng *r)
-{
-    return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    return (uint32_t)(splitmix_next(&r->state) % n);
 }
 
 static int rng_chance(rng *r, uint32_t percent)
@@ -237,7 +224,7 @@ static double random_range(rng *r)
     if (k < 80)
         return common[rng_below(r, sizeof common / sizeof common[0])];
     if (k < 97)
-        return rng_unit(r) * 50;
+        return splitmix_unit(&r->state) * 50;
     return 1e7; /* reaches everyone, inside and far outside the bounds */
 }
 
@@ -255,8 +242,8 @@ static void random_position(rng *r, int crowd, double *x, double *y)
         *x = (double)((int)rng_below(r, 521) - 60) * 0.5; /* -30 .. 230 */
         *y = (double)((int)rng_below(r, 521) - 60) * 0.5;
     } else if (k < 90) {
-        *x = -40 + rng_unit(r) * 280;
-        *y = -40 + rng_unit(r) * 280;
+        *x = -40 + splitmix_unit(&r->state) * 280;
+        *y = -40 + splitmix_unit(&r->state) * 280;
     } else if (k < 95) {
         /* Far outside the bounds, negative or huge. */
         *x = (rng_chance(r, 50) ? -1 : 1) * (1e6 + (double)rng_below(r, 1000));
@@ -375,8 +362,8 @@ static void random_op(run_state *st, op *o)
             o->x = e->x + (double)((int)rng_below(r, 17) - 8) * 0.5;
             o->y = e->y + (double)((int)rng_below(r, 17) - 8) * 0.5;
         } else {
-            o->x = e->x + (rng_unit(r) - 0.5) * 12;
-            o->y = e->y + (rng_unit(r) - 0.5) * 12;
+            o->x = e->x + (splitmix_unit(&r->state) - 0.5) * 12;
+            o->y = e->y + (splitmix_unit(&r->state) - 0.5) * 12;
         }
     } else if (k < 67) {
         o->kind = OP_MOVE;
@@ -786,7 +773,7 @@ static void run_seed(const char *backend)
             else if (i < 60)
                 id = (percept_id)rng_below(&st->r, 200);
             else
-                id = (percept_id)rng_next(&st->r);
+                id = (percept_id)splitmix_next(&st->r.state);
             unique = 1;
             for (int j = 0; j < i; j++)
                 if (st->m.ent[j].id == id)

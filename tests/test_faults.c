@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../tools/splitmix.h"
 
 #define S PERCEPT_SIGHT
 #define H PERCEPT_HEARING
@@ -208,20 +209,6 @@ static op op_hide(percept_id id, percept_sense s, int hidden)
     return (op){.kind = TU_HIDE, .id = id, .sense = s, .value = hidden};
 }
 
-/* splitmix64: a fixed seed gives the same scenario everywhere. */
-static uint64_t next_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *state, double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(next_rand(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* Spread IDs over the whole 32-bit range (a bijection, so distinct), 0 and max included. */
 static percept_id spread_id(uint32_t i)
 {
@@ -257,15 +244,16 @@ static void gen_crowd(scenario *sc)
         double r[3];
         if (i % 5 < 3) {
             for (int s = 0; s < 3; s++)
-                r[s] = next_rand(&rnd) % 5 == 0 ? 0 : uniform(&rnd, 20, 80);
-            unsigned hidden = next_rand(&rnd) % 7 == 0 ? (unsigned)(next_rand(&rnd) % 7 + 1) : 0;
-            push_op(sc, op_add(id, uniform(&rnd, 80, 200), uniform(&rnd, 80, 200), r[0], r[1], r[2],
-                               hidden));
+                r[s] = splitmix_next(&rnd) % 5 == 0 ? 0 : splitmix_between(&rnd, 20, 80);
+            unsigned hidden =
+                splitmix_next(&rnd) % 7 == 0 ? (unsigned)(splitmix_next(&rnd) % 7 + 1) : 0;
+            push_op(sc, op_add(id, splitmix_between(&rnd, 80, 200), splitmix_between(&rnd, 80, 200),
+                               r[0], r[1], r[2], hidden));
         } else {
             for (int s = 0; s < 3; s++)
-                r[s] = next_rand(&rnd) % 3 == 0 ? 0 : uniform(&rnd, 1, 40);
-            push_op(sc, op_add(id, uniform(&rnd, 0, 1024), uniform(&rnd, 0, 1024), r[0], r[1], r[2],
-                               0));
+                r[s] = splitmix_next(&rnd) % 3 == 0 ? 0 : splitmix_between(&rnd, 1, 40);
+            push_op(sc, op_add(id, splitmix_between(&rnd, 0, 1024), splitmix_between(&rnd, 0, 1024),
+                               r[0], r[1], r[2], 0));
         }
         alive[n_alive++] = id;
     }
@@ -289,7 +277,8 @@ static void gen_crowd(scenario *sc)
         push_op(sc, op_hide(c6, (percept_sense)s, 1));
     for (int i = 0; i < 8; i++) { /* the crowd grows meanwhile */
         percept_id id = spread_id(next_index++);
-        push_op(sc, op_add(id, uniform(&rnd, 110, 150), uniform(&rnd, 110, 150), 70, 70, 70, 0));
+        push_op(sc, op_add(id, splitmix_between(&rnd, 110, 150), splitmix_between(&rnd, 110, 150),
+                           70, 70, 70, 0));
         alive[n_alive++] = id;
     }
     for (int s = 0; s < 3; s++) /* show after hide in a crowd */
@@ -304,20 +293,23 @@ static void gen_crowd(scenario *sc)
     push_op(sc, op_move(UINT32_MAX, 126, 125));
     /* A few random calls over the whole population. */
     for (int i = 0; i < 16; i++) {
-        percept_id id = alive[next_rand(&rnd) % n_alive];
-        switch (next_rand(&rnd) % 4) {
+        percept_id id = alive[splitmix_next(&rnd) % n_alive];
+        switch (splitmix_next(&rnd) % 4) {
         case 0:
-            push_op(sc, op_move(id, uniform(&rnd, 0, 1024), uniform(&rnd, 0, 1024)));
+            push_op(sc,
+                    op_move(id, splitmix_between(&rnd, 0, 1024), splitmix_between(&rnd, 0, 1024)));
             break;
         case 1:
-            push_op(sc, op_move(id, uniform(&rnd, 100, 160), uniform(&rnd, 100, 160)));
+            push_op(sc, op_move(id, splitmix_between(&rnd, 100, 160),
+                                splitmix_between(&rnd, 100, 160)));
             break;
         case 2:
-            push_op(sc, op_range(id, (percept_sense)(next_rand(&rnd) % 3), uniform(&rnd, 0, 400)));
+            push_op(sc, op_range(id, (percept_sense)(splitmix_next(&rnd) % 3),
+                                 splitmix_between(&rnd, 0, 400)));
             break;
         default:
-            push_op(sc,
-                    op_hide(id, (percept_sense)(next_rand(&rnd) % 3), (int)(next_rand(&rnd) % 2)));
+            push_op(sc, op_hide(id, (percept_sense)(splitmix_next(&rnd) % 3),
+                                (int)(splitmix_next(&rnd) % 2)));
             break;
         }
     }

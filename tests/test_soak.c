@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tools/splitmix.h"
 
 #define SENSES PERCEPT_SENSE_COUNT
 #define ALL_HIDDEN 7u
@@ -57,22 +58,9 @@ static void parse_setting(const char *arg)
 /* ------------------------------------------------------------------------ */
 /* Randomness and IDs                                                        */
 
-static uint64_t next_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *state, double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(next_rand(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static int chance(uint64_t *state, unsigned percent)
 {
-    return next_rand(state) % 100 < percent;
+    return splitmix_next(state) % 100 < percent;
 }
 
 /* IDs spread over the 32-bit range: a bijection of the index, 0 and max included. */
@@ -539,28 +527,28 @@ static void expect_status(soak *k, int rc, int want, const char *what)
 
 static double random_range(soak *k)
 {
-    unsigned c = (unsigned)(next_rand(&k->rnd) % 1000);
+    unsigned c = (unsigned)(splitmix_next(&k->rnd) % 1000);
     if (c < 150)
         return 0;
     if (c < 750)
-        return uniform(&k->rnd, 0, 40);
+        return splitmix_between(&k->rnd, 0, 40);
     if (c < 998)
-        return uniform(&k->rnd, 40, 120);
-    return uniform(&k->rnd, 300, 1500); /* rare: far-reaching */
+        return splitmix_between(&k->rnd, 40, 120);
+    return splitmix_between(&k->rnd, 300, 1500); /* rare: far-reaching */
 }
 
 static void random_position(soak *k, double *x, double *y)
 {
-    unsigned c = (unsigned)(next_rand(&k->rnd) % 100);
+    unsigned c = (unsigned)(splitmix_next(&k->rnd) % 100);
     if (c < 90) {
-        *x = uniform(&k->rnd, 0, k->side);
-        *y = uniform(&k->rnd, 0, k->side);
+        *x = splitmix_between(&k->rnd, 0, k->side);
+        *y = splitmix_between(&k->rnd, 0, k->side);
     } else if (c < 97) { /* outside the bounds */
-        *x = uniform(&k->rnd, -k->side, 2 * k->side);
-        *y = uniform(&k->rnd, -k->side, 2 * k->side);
+        *x = splitmix_between(&k->rnd, -k->side, 2 * k->side);
+        *y = splitmix_between(&k->rnd, -k->side, 2 * k->side);
     } else { /* on a whole number: exact distances, boundary cases */
-        *x = (double)(next_rand(&k->rnd) % 64);
-        *y = (double)(next_rand(&k->rnd) % 64);
+        *x = (double)(splitmix_next(&k->rnd) % 64);
+        *y = (double)(splitmix_next(&k->rnd) % 64);
     }
 }
 
@@ -571,7 +559,7 @@ static void do_add(soak *k, uint32_t i)
     random_position(k, &d.x, &d.y);
     for (int s = 0; s < SENSES; s++)
         d.range[s] = random_range(k);
-    d.hidden = chance(&k->rnd, 10) ? (unsigned)(next_rand(&k->rnd) % 8) : 0;
+    d.hidden = chance(&k->rnd, 10) ? (unsigned)(splitmix_next(&k->rnd) % 8) : 0;
     tu_recorder_clear(&k->rec);
     expect_status(k, percept_add(k->w, k->ids[i], &d), PERCEPT_OK, "add");
     e->x = d.x;
@@ -598,10 +586,10 @@ static void do_move(soak *k, uint32_t i)
 {
     model_entity *e = &k->ent[i];
     double x, y;
-    unsigned c = (unsigned)(next_rand(&k->rnd) % 100);
+    unsigned c = (unsigned)(splitmix_next(&k->rnd) % 100);
     if (c < 75) { /* a step */
-        x = e->x + uniform(&k->rnd, -8, 8);
-        y = e->y + uniform(&k->rnd, -8, 8);
+        x = e->x + splitmix_between(&k->rnd, -8, 8);
+        y = e->y + splitmix_between(&k->rnd, -8, 8);
     } else if (c < 80) { /* staying put */
         x = e->x;
         y = e->y;
@@ -623,7 +611,7 @@ static void do_move(soak *k, uint32_t i)
 
 static void do_range(soak *k, uint32_t i)
 {
-    int s = (int)(next_rand(&k->rnd) % SENSES);
+    int s = (int)(splitmix_next(&k->rnd) % SENSES);
     double r = random_range(k);
     tu_recorder_clear(&k->rec);
     expect_status(k, percept_set_range(k->w, k->ids[i], (percept_sense)s, r), PERCEPT_OK,
@@ -634,7 +622,7 @@ static void do_range(soak *k, uint32_t i)
 
 static void do_hide(soak *k, uint32_t i)
 {
-    int s = (int)(next_rand(&k->rnd) % SENSES);
+    int s = (int)(splitmix_next(&k->rnd) % SENSES);
     int hidden = chance(&k->rnd, 50);
     tu_recorder_clear(&k->rec);
     expect_status(k, percept_set_hidden(k->w, k->ids[i], (percept_sense)s, hidden), PERCEPT_OK,
@@ -671,8 +659,8 @@ static void do_bad(soak *k, uint32_t i)
 
 static void one_call(soak *k)
 {
-    uint32_t i = (uint32_t)(next_rand(&k->rnd) % k->n);
-    unsigned c = (unsigned)(next_rand(&k->rnd) % 100);
+    uint32_t i = (uint32_t)(splitmix_next(&k->rnd) % k->n);
+    unsigned c = (unsigned)(splitmix_next(&k->rnd) % 100);
     if (c < 2) {
         do_bad(k, i);
     } else if (!k->ent[i].alive) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../tools/splitmix.h"
 
 #define THREADS 4
 #define SEQ_ENTITIES 300
@@ -30,56 +31,44 @@ typedef tu_op op;
 
 static op sequence[SEQ_CALLS];
 
-static uint64_t next_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *state, double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(next_rand(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static void make_sequence(void)
 {
     uint64_t rnd = 7;
     int alive[SEQ_ENTITIES] = {0};
     double pos[SEQ_ENTITIES][2];
     for (size_t i = 0; i < SEQ_CALLS; i++) {
-        uint32_t e = (uint32_t)(next_rand(&rnd) % SEQ_ENTITIES);
+        uint32_t e = (uint32_t)(splitmix_next(&rnd) % SEQ_ENTITIES);
         op *o = &sequence[i];
         memset(o, 0, sizeof *o);
         o->id = e * 7919u + 3u;
-        unsigned c = (unsigned)(next_rand(&rnd) % 100);
+        unsigned c = (unsigned)(splitmix_next(&rnd) % 100);
         if (c < 2) {
             o->kind = TU_MOVE; /* fails: its message must be this world's own */
             o->id = UNKNOWN_ID + (uint32_t)i;
         } else if (!alive[e]) {
             o->kind = TU_ADD;
-            o->desc = tu_desc(uniform(&rnd, 0, 512), uniform(&rnd, 0, 512), uniform(&rnd, 0, 50),
-                              uniform(&rnd, 0, 30), next_rand(&rnd) % 3 ? 0 : 20,
-                              (unsigned)(next_rand(&rnd) % 8 == 0));
+            o->desc =
+                tu_desc(splitmix_between(&rnd, 0, 512), splitmix_between(&rnd, 0, 512),
+                        splitmix_between(&rnd, 0, 50), splitmix_between(&rnd, 0, 30),
+                        splitmix_next(&rnd) % 3 ? 0 : 20, (unsigned)(splitmix_next(&rnd) % 8 == 0));
             alive[e] = 1;
             pos[e][0] = o->desc.x;
             pos[e][1] = o->desc.y;
         } else if (c < 70) {
             o->kind = TU_MOVE;
-            o->x = pos[e][0] = pos[e][0] + uniform(&rnd, -10, 10);
-            o->y = pos[e][1] = pos[e][1] + uniform(&rnd, -10, 10);
+            o->x = pos[e][0] = pos[e][0] + splitmix_between(&rnd, -10, 10);
+            o->y = pos[e][1] = pos[e][1] + splitmix_between(&rnd, -10, 10);
         } else if (c < 76) {
             o->kind = TU_REMOVE;
             alive[e] = 0;
         } else if (c < 90) {
             o->kind = TU_RANGE;
-            o->sense = (percept_sense)(next_rand(&rnd) % 3);
-            o->value = uniform(&rnd, 0, 60);
+            o->sense = (percept_sense)(splitmix_next(&rnd) % 3);
+            o->value = splitmix_between(&rnd, 0, 60);
         } else {
             o->kind = TU_HIDE;
-            o->sense = (percept_sense)(next_rand(&rnd) % 3);
-            o->value = (double)(next_rand(&rnd) % 2);
+            o->sense = (percept_sense)(splitmix_next(&rnd) % 3);
+            o->value = (double)(splitmix_next(&rnd) % 2);
         }
     }
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../tools/splitmix.h"
 
 #define SENSES 3
 static const char *const sense_names[SENSES] = {"sight", "hearing", "smell"};
@@ -29,18 +30,10 @@ static const char *const sense_names[SENSES] = {"sight", "hearing", "smell"};
 
 static uint64_t rng_state;
 
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in 0 .. n-1; n is small, so the modulo bias is tiny and fixed. */
 static int64_t rnd(int64_t n)
 {
-    return n <= 1 ? 0 : (int64_t)(rng_next() % (uint64_t)n);
+    return n <= 1 ? 0 : (int64_t)(splitmix_next(&rng_state) % (uint64_t)n);
 }
 
 /* Uniform in lo .. hi, both included. */
@@ -521,7 +514,7 @@ static uint32_t new_id(void)
     uint32_t id;
     do {
         if (chance(5))
-            id = (uint32_t)rng_next();
+            id = (uint32_t)splitmix_next(&rng_state);
         else if (chance(1))
             id = chance(50) ? 0 : UINT32_MAX;
         else

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../splitmix.h"
 
 #define PI 3.14159265358979323846
 #define R BENCH_RANGE
@@ -78,28 +79,9 @@ size_t bench_workload_ops_per_tick(const char *name, size_t n)
 /* Random numbers: splitmix64, so that a seed means the same workload        */
 /* everywhere.                                                               */
 
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double uniform01(uint64_t *s)
-{
-    return (double)(next_u64(s) >> 11) * 0x1p-53;
-}
-
-static double uniform(uint64_t *s, double lo, double hi)
-{
-    return lo + (hi - lo) * uniform01(s);
-}
-
 static size_t below(uint64_t *s, size_t n)
 {
-    return n ? (size_t)(next_u64(s) % n) : 0;
+    return n ? (size_t)(splitmix_next(s) % n) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -180,7 +162,7 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
     a->x = x;
     a->y = y;
     a->role = role_;
-    a->heading = uniform(&g->rng, 0, 2 * PI);
+    a->heading = splitmix_between(&g->rng, 0, 2 * PI);
     bench_profile *p = &g->wl->profiles[id];
     memset(p, 0, sizeof *p);
     if (g->mixed) {
@@ -191,7 +173,7 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
         p->range[PERCEPT_SMELL] = 0.3 * base;
     } else {
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-            p->range[s] = R * uniform(&g->rng, JITTER_LO, JITTER_HI);
+            p->range[s] = R * splitmix_between(&g->rng, JITTER_LO, JITTER_HI);
     }
     a->speed = 0.1 * p->range[PERCEPT_SIGHT];
     g->wl->profile_count = g->agent_count;
@@ -211,16 +193,16 @@ static int add_agent(gen *g, uint32_t kind, size_t id)
 static void random_point(gen *g, double *x, double *y)
 {
     const percept_bounds *b = &g->wl->bounds;
-    *x = uniform(&g->rng, b->min_x, b->max_x);
-    *y = uniform(&g->rng, b->min_y, b->max_y);
+    *x = splitmix_between(&g->rng, b->min_x, b->max_x);
+    *y = splitmix_between(&g->rng, b->min_y, b->max_y);
 }
 
 /* A point uniform in the annulus r_in..r_out around (cx, cy). */
 static void annulus_point(gen *g, double cx, double cy, double r_in, double r_out, double *x,
                           double *y)
 {
-    double r = sqrt(uniform(&g->rng, r_in * r_in, r_out * r_out));
-    double t = uniform(&g->rng, 0, 2 * PI);
+    double r = sqrt(splitmix_between(&g->rng, r_in * r_in, r_out * r_out));
+    double t = splitmix_between(&g->rng, 0, 2 * PI);
     *x = cx + r * cos(t);
     *y = cy + r * sin(t);
 }
@@ -261,7 +243,7 @@ static int reflect(double *v, double lo, double hi)
 static void walk(gen *g, agent *a, double lo_x, double lo_y, double hi_x, double hi_y)
 {
     /* A heading that turns a little each tick: paths look like walks, not noise. */
-    a->heading += uniform(&g->rng, -0.3, 0.3);
+    a->heading += splitmix_between(&g->rng, -0.3, 0.3);
     double nx = a->x + a->speed * cos(a->heading);
     double ny = a->y + a->speed * sin(a->heading);
     if (reflect(&nx, lo_x, hi_x))
@@ -282,8 +264,8 @@ static int in_annulus(double x, double y, double cx, double cy, double r_in, dou
 static void jitter(gen *g, double *ox, double *oy, double cx, double cy, double r_in, double r_out)
 {
     for (int tries = 0; tries < 8; tries++) {
-        double nx = *ox + uniform(&g->rng, -g->jitter, g->jitter);
-        double ny = *oy + uniform(&g->rng, -g->jitter, g->jitter);
+        double nx = *ox + splitmix_between(&g->rng, -g->jitter, g->jitter);
+        double ny = *oy + splitmix_between(&g->rng, -g->jitter, g->jitter);
         if (in_annulus(nx, ny, cx, cy, r_in, r_out)) {
             *ox = nx;
             *oy = ny;
@@ -315,8 +297,8 @@ static void step_agent(gen *g, agent *a)
         double dx = a->cx - a->x, dy = a->cy - a->y, d = sqrt(dx * dx + dy * dy);
         if (d > a->r_out) {
             double step = a->speed < d - a->r_out / 2 ? a->speed : d - a->r_out / 2;
-            a->x += step * dx / d + uniform(&g->rng, -0.02, 0.02) * R;
-            a->y += step * dy / d + uniform(&g->rng, -0.02, 0.02) * R;
+            a->x += step * dx / d + splitmix_between(&g->rng, -0.02, 0.02) * R;
+            a->y += step * dy / d + splitmix_between(&g->rng, -0.02, 0.02) * R;
         } else {
             jitter(g, &a->x, &a->y, a->cx, a->cy, 0, a->r_out);
         }
@@ -445,9 +427,9 @@ static int setup_clusters(gen *g, size_t n)
     for (size_t k = 0; k < g->group_count; k++) {
         group *gr = &g->groups[k];
         gr->radius = radius;
-        gr->x = uniform(&g->rng, radius, side - radius);
-        gr->y = uniform(&g->rng, radius, side - radius);
-        gr->heading = uniform(&g->rng, 0, 2 * PI);
+        gr->x = splitmix_between(&g->rng, radius, side - radius);
+        gr->y = splitmix_between(&g->rng, radius, side - radius);
+        gr->heading = splitmix_between(&g->rng, 0, 2 * PI);
         gr->speed = 0.1 * R;
     }
     for (size_t i = 0; i < n; i++) {
@@ -473,7 +455,7 @@ static int setup_road(gen *g, size_t n)
         len = 4 * R;
     g->wl->bounds = (percept_bounds){0, -R, len, R};
     for (size_t i = 0; i < n; i++) {
-        long id = new_agent(g, ROLE_ROAD, uniform(&g->rng, 0, len), 0.0);
+        long id = new_agent(g, ROLE_ROAD, splitmix_between(&g->rng, 0, len), 0.0);
         if (id < 0)
             return -1;
         g->agents[id].heading = below(&g->rng, 2) ? 1.0 : -1.0;
@@ -596,7 +578,7 @@ static int movement_tick(gen *g, size_t tick, size_t n)
         agent *a = &g->agents[id];
         if (!a->alive || a->role == ROLE_STATIC)
             continue;
-        if (g->teleport > 0 && uniform01(&g->rng) < g->teleport) {
+        if (g->teleport > 0 && splitmix_unit(&g->rng) < g->teleport) {
             g->jumpers[teleports++] = (uint32_t)id;
             continue;
         }

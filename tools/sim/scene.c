@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <math.h>
+#include "../splitmix.h"
 
 /* Ranges differ the way a game's do: the profiles are the point of the demo. */
 const sim_profile sim_profiles[KIND_COUNT] = {
@@ -57,28 +58,9 @@ const char *sim_phase_text(sim_phase phase)
 /* ------------------------------------------------------------------------ */
 /* Random numbers: splitmix64, so the run depends on the seed alone          */
 
-static uint64_t next_u64(sim_scene *s)
-{
-    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double uniform(sim_scene *s)
-{
-    return (double)(next_u64(s) >> 11) * 0x1.0p-53;
-}
-
-static double between(sim_scene *s, double lo, double hi)
-{
-    return lo + (hi - lo) * uniform(s);
-}
-
 static unsigned below(sim_scene *s, unsigned n)
 {
-    return (unsigned)(uniform(s) * n);
+    return (unsigned)(splitmix_unit(&s->rng) * n);
 }
 
 static double clamp(double v, double lo, double hi)
@@ -91,8 +73,8 @@ static void in_disc(sim_scene *s, double cx, double cy, double r, double *x, dou
 {
     double dx, dy;
     do {
-        dx = between(s, -1, 1);
-        dy = between(s, -1, 1);
+        dx = splitmix_between(&s->rng, -1, 1);
+        dy = splitmix_between(&s->rng, -1, 1);
     } while (dx * dx + dy * dy > 1);
     *x = clamp(cx + dx * r, 0, s->size);
     *y = clamp(cy + dy * r, 0, s->size);
@@ -100,8 +82,8 @@ static void in_disc(sim_scene *s, double cx, double cy, double r, double *x, dou
 
 static void in_market(sim_scene *s, double *x, double *y)
 {
-    *x = between(s, s->market_x0, s->market_x1);
-    *y = between(s, s->market_y0, s->market_y1);
+    *x = splitmix_between(&s->rng, s->market_x0, s->market_x1);
+    *y = splitmix_between(&s->rng, s->market_y0, s->market_y1);
 }
 
 /* Corner k (0..3) of the guards' patrol square, clockwise from the north-west. */
@@ -237,7 +219,7 @@ static void flee_from_market(sim_scene *s, const sim_entity *e, double *x, doubl
         dx -= 0.5;
         d = sqrt(dx * dx + dy * dy) + 1e-9;
     }
-    double far = between(s, SAFE_DISTANCE, SAFE_DISTANCE + 80);
+    double far = splitmix_between(&s->rng, SAFE_DISTANCE, SAFE_DISTANCE + 80);
     *x = clamp(MARKET_X + dx / d * far, 0, s->size);
     *y = clamp(MARKET_Y + dy / d * far, 0, s->size);
 }
@@ -289,8 +271,8 @@ static void choose_target(sim_scene *s, sim_entity *e)
         } else {
             patrol_corner(e->patrol, &e->tx, &e->ty);
             e->patrol = (uint8_t)((e->patrol + 1) % 4);
-            e->tx = clamp(e->tx + between(s, -8, 8), 0, s->size);
-            e->ty = clamp(e->ty + between(s, -8, 8), 0, s->size);
+            e->tx = clamp(e->tx + splitmix_between(&s->rng, -8, 8), 0, s->size);
+            e->ty = clamp(e->ty + splitmix_between(&s->rng, -8, 8), 0, s->size);
             idle = s->phase == PHASE_MARKET ? 5 + below(s, 15) : 0; /* at a post */
         }
         break;
@@ -476,7 +458,7 @@ static void place(sim_scene *s, sim_entity *e, size_t nth)
     switch ((sim_kind)e->kind) {
     case KIND_GUARD: {
         /* Spread along the patrol route. */
-        double ax, ay, bx, by, f = uniform(s);
+        double ax, ay, bx, by, f = splitmix_unit(&s->rng);
         unsigned side = (unsigned)(nth % 4);
         patrol_corner(side, &ax, &ay);
         patrol_corner((side + 1) % 4, &bx, &by);
