@@ -141,7 +141,8 @@ typedef struct percept_bounds {
  */
 typedef struct percept_options {
     size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */
-    const char *backend;                /* if set: this backend for every sense */
+    const char *backend;                /* if set: this backend for every sense; a name of
+                                           letters, digits, '_' and '-' (else EINVAL) */
     const char *plugin_dir;             /* if set: searched before the config's plugin_dir */
     const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds */
     const percept_allocator *allocator; /* if set: all memory comes from it */

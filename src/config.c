@@ -194,7 +194,7 @@ static int set_string(parse_state *st, char **slot, const char *value)
     return 1;
 }
 
-static int backend_name_ok(const char *name)
+int pc_backend_name_ok(const char *name)
 {
     if (!*name)
         return 0;
@@ -207,7 +207,7 @@ static int backend_name_ok(const char *name)
 
 static int set_backend(parse_state *st, const char *section, const char *value, char **slot)
 {
-    if (!backend_name_ok(value))
+    if (!pc_backend_name_ok(value))
         return key_fail(st, section, "backend",
                         "a backend name is letters, digits, '_' and '-' (the plugin file is "
                         "NAME.so in the plugin directories)");

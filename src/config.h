@@ -34,13 +34,17 @@ typedef struct pc_config {
 } pc_config;
 
 /*
- * Parse the INI text from `path` (is_file) or the string `text` labelled
- * `label`. On failure fills *err with "SOURCE:LINE: ..." and returns
+ * Parse the INI file at `path` or, when `path` is NULL, the string `text`
+ * labelled `label`. On failure fills *err with "SOURCE:LINE: ..." and returns
  * PERCEPT_ECONFIG, PERCEPT_EIO or PERCEPT_ENOMEM; *cfg must still be freed.
  */
 int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path, const char *text,
                     const char *label, percept_error *err);
 void pc_config_free(const percept_allocator *a, pc_config *cfg);
+
+/* Whether `name` can name a backend: letters, digits, '_' and '-', so that
+ * NAME.so is a file inside a plugin directory and nothing else. */
+int pc_backend_name_ok(const char *name);
 
 /* Store a formatted message in *err (no-op when err is NULL). */
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)

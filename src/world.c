@@ -284,6 +284,13 @@ static int world_open(percept_world **out, const char *path, const char *text, c
         }
         a = *opt->allocator;
     }
+    if (opt && opt->backend && !pc_backend_name_ok(opt->backend)) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "percept_options.backend '%.200s' is not a backend name: letters, digits, "
+                     "'_' and '-' (the plugin file is NAME.so in the plugin directories)",
+                     opt->backend);
+        return PERCEPT_EINVAL;
+    }
     if (opt && opt->bounds && !valid_bounds(opt->bounds)) {
         pc_error_set(err, PERCEPT_EINVAL, 0,
                      "the bounds in the options are invalid: they must be finite, within "

@@ -528,6 +528,24 @@ static void test_options_backend_alone(void **state)
     percept_world_close(world);
 }
 
+/* options.backend is a name, never a path: a bad one is refused before any file is opened. */
+static void test_options_backend_bad_name(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"", "../bruteforce", "bruteforce.so", "/tmp/x", "a b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        percept_options options = PERCEPT_OPTIONS_INIT;
+        options.backend = bad[i];
+        percept_world *world = (percept_world *)&options; /* must come back NULL */
+        percept_error error;
+        int status = percept_world_open_string(&world, "", NAME, &options, &error);
+        assert_int_equal(status, PERCEPT_EINVAL);
+        assert_null(world);
+        expect_text(&error, "percept_options.backend");
+        expect_text(&error, "not a backend name");
+    }
+}
+
 static void test_options_bounds(void **state)
 {
     (void)state;
@@ -734,6 +752,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_any_order),
     cmocka_unit_test(test_options_backend_overrides),
     cmocka_unit_test(test_options_backend_alone),
+    cmocka_unit_test(test_options_backend_bad_name),
     cmocka_unit_test(test_options_bounds),
     cmocka_unit_test(test_options_bounds_size_the_grid),
     cmocka_unit_test(test_move_events_values),
