@@ -50,7 +50,8 @@ typedef struct line_source {
     char bad_section[64];
 } line_source;
 
-static const char *const known_sections[] = {"percept", "world", "sight", "hearing", "smell"};
+/* The sections besides the senses' own. */
+static const char *const known_sections[] = {"percept", "world"};
 
 /* Checked here rather than in the key handler, which inih never calls for
  * a section without keys: a misspelt empty section must not pass either. */
@@ -63,6 +64,11 @@ static void check_section(line_source *src, const char *line)
     for (size_t i = 0; i < sizeof known_sections / sizeof known_sections[0]; i++)
         if (strlen(known_sections[i]) == n && !strncmp(line + 1, known_sections[i], n))
             return;
+    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        const char *name = percept_sense_name((percept_sense)k);
+        if (strlen(name) == n && !strncmp(line + 1, name, n))
+            return;
+    }
     src->bad_section_line = src->line;
     snprintf(src->bad_section, sizeof src->bad_section, "%.*s", (int)n, line + 1);
 }
@@ -117,8 +123,6 @@ typedef struct parse_state {
     int fail_line; /* its line */
     int fail_status;
 } parse_state;
-
-static const char *const sense_sections[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
 
 static int fail(parse_state *st, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -259,7 +263,7 @@ static int handle_world(parse_state *st, const char *key, const char *value)
 static int handle_sense(parse_state *st, int s, const char *key, const char *value)
 {
     sense_config *sc = &st->cfg->sense[s];
-    const char *section = sense_sections[s];
+    const char *section = percept_sense_name((percept_sense)s);
     if (!strcmp(key, "backend")) {
         if (!once(st, section, key, &sc->backend_line))
             return 0;
@@ -306,7 +310,7 @@ static int handle(void *user, const char *section, const char *key, const char *
     if (!strcmp(section, "world"))
         return handle_world(st, key, value);
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if (!strcmp(section, sense_sections[s]))
+        if (!strcmp(section, percept_sense_name((percept_sense)s)))
             return handle_sense(st, s, key, value);
     return fail(st, PERCEPT_ECONFIG,
                 "unknown section [%s] (expected [percept], [world], [sight], [hearing] or [smell])",
@@ -375,7 +379,9 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         st.failed = 0;
         st.src.line = first_bad;
         if (first_bad == st.src.long_line)
-            fail(&st, PERCEPT_ECONFIG, "line too long (at most 197 characters)");
+            /* inih's buffer is INI_MAX_LINE bytes; read_line() keeps size - 2 of
+             * them, the newline included. */
+            fail(&st, PERCEPT_ECONFIG, "line too long (at most %d characters)", INI_MAX_LINE - 3);
         else if (first_bad == st.src.bad_section_line)
             fail(&st, PERCEPT_ECONFIG,
                  "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "

@@ -98,8 +98,3 @@ void id_map_free(const percept_allocator *a, id_map *map)
     map->mask = 0;
     map->count = 0;
 }
-
-size_t id_map_memory(const id_map *map)
-{
-    return map->buckets ? (map->mask + 1) * sizeof(id_map_entry) : 0;
-}

@@ -31,6 +31,5 @@ int id_map_reserve(const percept_allocator *a, id_map *map, size_t count);
 void id_map_insert(id_map *map, uint32_t id, uint32_t slot);
 void id_map_erase(id_map *map, uint32_t id);
 void id_map_free(const percept_allocator *a, id_map *map);
-size_t id_map_memory(const id_map *map);
 
 #endif

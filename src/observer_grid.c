@@ -1,5 +1,5 @@
 /*
- * observer_grid.c - the per-sense reverse index (see observer_grid.h).
+ * observer_grid.c - the reverse index of observers by cell (see observer_grid.h).
  */
 #include "observer_grid.h"
 
@@ -232,10 +232,10 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
         for (int32_t x = next->x0; x <= next->x1; x++) {
             if (reach_add(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], next->cell)) {
                 /* Undo the cells done so far: those before (x, y) in row order. */
-                og_registration done = *next;
                 for (int32_t uy = next->y0; uy <= y; uy++)
                     for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
-                        reach_drop(&g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux], done.cell);
+                        reach_drop(&g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux],
+                                   next->cell);
                 return -1;
             }
         }
@@ -338,7 +338,7 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, og_vi
     for (uint32_t i = 0; i <= cell->reach_len; i++) {
         /* The cells whose observers reach this one, then the wide list. */
         const og_cell *source = i < cell->reach_len ? &g->cells[cell->reach[i].cell] : &g->wide;
-        if (source != &g->wide && beyond(&source->bound, x, y))
+        if (beyond(&source->bound, x, y))
             continue;
         for (uint32_t k = 0; k < source->obs_len; k++) {
             const og_observer *o = &source->obs[k];
@@ -357,13 +357,4 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, og_vi
     }
     for (unsigned h = 0; h < nhit; h++)
         visit(ctx, hit[h]);
-}
-
-size_t og_memory(const observer_grid *g)
-{
-    size_t n = (size_t)g->cols * (size_t)g->rows, bytes = n * sizeof(og_cell);
-    for (size_t i = 0; i < n; i++)
-        bytes +=
-            g->cells[i].reach_cap * sizeof(og_reach) + g->cells[i].obs_cap * sizeof(og_observer);
-    return bytes + g->wide.obs_cap * sizeof(og_observer) + g->slot_cap * sizeof(og_slot);
 }

@@ -105,7 +105,7 @@ typedef struct observer_grid {
     double min_x, min_y, cell_size, inv_cell;
     int32_t cols, rows;
     og_cell *cells;
-    og_cell wide;   /* the wide observers (only its obs array is used) */
+    og_cell wide;   /* the wide observers (its obs array and bound; no reach list) */
     og_slot *slots; /* indexed by entity slot */
     size_t slot_cap;
     double near_limit; /* OG_NEAR_FACTOR * cell_size, or 0: no observer is near */
@@ -162,7 +162,5 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, og_vi
 /* A radius within which every near observer's ranges lie (0: there is
  * none): a target's near observers all stand within it of the target. */
 double og_near_radius(const observer_grid *g);
-
-size_t og_memory(const observer_grid *g);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * world.c - the core manager: entity records, pair state, and the one
- * algorithm every change goes through. A call first computes its events
- * from the stored pair state without touching it, then makes every
+ * algorithm every change goes through. A call first computes its pair
+ * changes from the stored pair state without touching it, then makes every
  * allocation the change needs (each undoable), then applies the change with
- * operations that cannot fail, and only then delivers the events. So a call
+ * operations that cannot fail, and only then delivers the events, one per
+ * sense a pair gains, loses or (MOVE) keeps. So a call
  * either happens whole or, on any error, leaves the world as it was.
  */
 #include "world.h"
@@ -22,8 +23,6 @@
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 
 _Static_assert(PERCEPT_SENSE_COUNT == 3, "perceive_mask() tests three senses");
-
-static const char *const section_names[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -73,11 +72,21 @@ static void free_world(percept_world *w)
     pc_free(&copy, w);
 }
 
+static int valid_coord(double v)
+{
+    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
+}
+
+static int valid_sense(percept_sense sense)
+{
+    return (unsigned)sense < PERCEPT_SENSE_COUNT;
+}
+
 static int valid_bounds(const percept_bounds *b)
 {
     const double v[4] = {b->min_x, b->min_y, b->max_x, b->max_y};
     for (int i = 0; i < 4; i++)
-        if (!isfinite(v[i]) || fabs(v[i]) > PERCEPT_COORD_LIMIT)
+        if (!valid_coord(v[i]))
             return 0;
     return b->min_x <= b->max_x && b->min_y <= b->max_y;
 }
@@ -90,14 +99,15 @@ static void describe_origin(char *out, size_t size, const pc_config *cfg, const 
     *line = 0;
     if (override) {
         snprintf(out, size, "%s: backend '%s' for [%s] (from the options)", cfg->source, override,
-                 section_names[s]);
+                 percept_sense_name((percept_sense)s));
     } else if (sc->backend) {
         *line = sc->backend_line;
-        snprintf(out, size, "%s:%d: key 'backend' in [%s]", cfg->source, *line, section_names[s]);
+        snprintf(out, size, "%s:%d: key 'backend' in [%s]", cfg->source, *line,
+                 percept_sense_name((percept_sense)s));
     } else {
         *line = cfg->backend_line;
         snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for [%s])", cfg->source, *line,
-                 section_names[s]);
+                 percept_sense_name((percept_sense)s));
     }
 }
 
@@ -143,7 +153,8 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     if (!sb.name) {
         pc_error_set(err, PERCEPT_ECONFIG, 0,
                      "%s: no backend for sense '%s': set 'backend' in [%s] or in [percept]",
-                     cfg->source, section_names[s], section_names[s]);
+                     cfg->source, percept_sense_name((percept_sense)s),
+                     percept_sense_name((percept_sense)s));
         return PERCEPT_ECONFIG;
     }
     for (int t = 0; t < s; t++) {
@@ -185,7 +196,7 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
             const percept_backend_param *p = &setup.params[berr.param_index];
             pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s", cfg->source,
-                         p->line, p->key, section_names[s], text);
+                         p->line, p->key, percept_sense_name((percept_sense)s), text);
             return PERCEPT_ECONFIG;
         }
         pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, sb.name,
@@ -208,8 +219,8 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
         }
     }
     /* Short-sighted observers are left to the backend only where its small
-     * queries are cheap; the target pass asks the backend of the grid's first
-     * sense, which is this one. */
+     * queries are cheap; the target pass asks this sense's backend for them. */
+    w->near_backend[w->grid_count] = w->backend_of[s];
     const backend_group *bg = &w->backends[w->backend_of[s]];
     int near = (bg->plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
@@ -218,7 +229,7 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
         pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
                      "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "
                      "bounds (more than %u cells)",
-                     cfg->source, sc->observer_cell_size_line, section_names[s],
+                     cfg->source, sc->observer_cell_size_line, percept_sense_name((percept_sense)s),
                      sc->observer_cell_size, OG_MAX_CELLS);
         return PERCEPT_ECONFIG;
     }
@@ -370,7 +381,7 @@ const char *percept_errmsg(const percept_world *w)
 }
 
 /* ====================================================================== */
-/* Computing a call's events                                              */
+/* Computing a call's pair changes                                        */
 
 /*
  * The relation's definition, for the senses in `senses`: the ones in which
@@ -484,14 +495,6 @@ static void visit_near_observer(void *ctx, percept_slot o)
     visit_observer(ctx, o);
 }
 
-static int lowest_sense(unsigned senses)
-{
-    int s = 0;
-    while (!(senses & PERCEPT_SENSE_BIT(s)))
-        s++;
-    return s;
-}
-
 /*
  * The changing entity as observer: its pairs re-tested, then each backend
  * asked once for the candidates of its senses. Every entity met is marked,
@@ -530,7 +533,8 @@ static void target_pass(pass *p)
     const change *ch = p->ch;
     const entity *me = &ch->next;
     const pair_list *seen_by = &w->seen_by[ch->slot];
-    int notify_moves = ch->moved && w->move_events;
+    /* MOVE notifications are records only a callback reads. */
+    int notify_moves = ch->moved && w->move_events && w->on_event;
     p->epoch = next_epoch(w);
     for (uint32_t i = 0; i < seen_by->len; i++) {
         uint32_t o = pair_slot(seen_by->items[i].entry);
@@ -555,7 +559,7 @@ static void target_pass(pass *p)
          * has just read around the same point. */
         double near = og_near_radius(grid);
         if (near > 0) {
-            const backend_group *bg = &w->backends[w->backend_of[lowest_sense(grid->senses)]];
+            const backend_group *bg = &w->backends[w->near_backend[g]];
             bg->plugin.ops.query(bg->backend, me->x, me->y, near, visit_near_observer, p);
         }
     }
@@ -606,14 +610,14 @@ static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
     }
 }
 
-/* Whether a backend must hear of the change. */
-static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg)
+/* Whether a backend must hear of the change; `reach`: the entity's new one for it. */
+static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg,
+                           double reach)
 {
     if (ch->adding || ch->removing)
         return 1;
     const entity *old = &w->ents[ch->slot];
-    return old->x != ch->next.x || old->y != ch->next.y ||
-           reach_of(old, bg->senses) != reach_of(&ch->next, bg->senses);
+    return old->x != ch->next.x || old->y != ch->next.y || reach_of(old, bg->senses) != reach;
 }
 
 static int apply_change(percept_world *w, const change *ch)
@@ -624,16 +628,18 @@ static int apply_change(percept_world *w, const change *ch)
     static const double no_range[PERCEPT_SENSE_COUNT];
     const double *ranges = ch->removing ? no_range : ch->next.range;
     int staged = 0, touched[PERCEPT_SENSE_COUNT];
+    double reach[PERCEPT_SENSE_COUNT]; /* per backend instance: what its index must cover */
 
     /* Phase 1: every allocation, each undoable; nothing observable yet. */
     if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
         return PERCEPT_ENOMEM;
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
-        touched[g] = backend_touched(w, ch, bg);
+        reach[g] = reach_of(&ch->next, bg->senses);
+        touched[g] = backend_touched(w, ch, bg, reach[g]);
         if (!ch->removing && touched[g] &&
             bg->plugin.ops.reserve(bg->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
-                                   ch->next.x, ch->next.y, reach_of(&ch->next, bg->senses)))
+                                   ch->next.x, ch->next.y, reach[g]))
             return PERCEPT_ENOMEM;
     }
     for (; staged < w->grid_count; staged++) {
@@ -695,13 +701,11 @@ static int apply_change(percept_world *w, const change *ch)
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
         if (ch->adding)
-            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y,
-                                  reach_of(&ch->next, bg->senses));
+            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
         else if (ch->removing)
             bg->plugin.ops.remove(bg->backend, slot);
         else if (touched[g])
-            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y,
-                                  reach_of(&ch->next, bg->senses));
+            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
     }
     if (ch->adding) {
         id_map_insert(&w->ids, ch->next.id, slot);
@@ -778,11 +782,6 @@ static int run_change(percept_world *w, const char *fn, const change *ch, unsign
 /* ====================================================================== */
 /* The public calls that change the world                                  */
 
-static int valid_coord(double v)
-{
-    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
-}
-
 static int valid_range(double r)
 {
     return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
@@ -808,7 +807,7 @@ static int enter_call(percept_world *w, const char *fn, percept_id id, int must_
 
 static int check_sense(percept_world *w, const char *fn, percept_sense sense)
 {
-    if ((unsigned)sense >= PERCEPT_SENSE_COUNT)
+    if (!valid_sense(sense))
         return set_error(w, PERCEPT_EINVAL,
                          "%s: sense %d is not a sense (0 sight, 1 hearing, 2 smell)", fn,
                          (int)sense);
@@ -826,7 +825,7 @@ static int reserve_slots(percept_world *w, size_t need)
      * promises malloc's alignment only), the old records copied over. */
     if (cap > SIZE_MAX / sizeof *w->ents - 1)
         return -1;
-    void *block = a->alloc(a->user, NULL, (cap + 1) * sizeof *w->ents);
+    void *block = pc_alloc(a, (cap + 1) * sizeof *w->ents);
     if (!block)
         return -1;
     entity *ents =
@@ -884,7 +883,7 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
         if (!valid_range(desc->range[s]))
             return set_error(w, PERCEPT_EINVAL,
                              "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn,
-                             id, section_names[s], desc->range[s]);
+                             id, percept_sense_name((percept_sense)s), desc->range[s]);
     if (desc->hidden & ~ALL_SENSES)
         return set_error(w, PERCEPT_EINVAL,
                          "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
@@ -957,7 +956,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
     if (!valid_range(range))
         return set_error(w, PERCEPT_EINVAL,
                          "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn, id,
-                         section_names[sense], range);
+                         percept_sense_name((percept_sense)sense), range);
     change ch = {.slot = slot, .next = w->ents[slot]};
     ch.next.range[sense] = range;
     return run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0);
@@ -1004,11 +1003,6 @@ static int find(const percept_world *w, percept_id id, uint32_t *slot)
     return *slot == ID_MAP_NONE ? PERCEPT_ENOENT : PERCEPT_OK;
 }
 
-static int valid_sense(percept_sense sense)
-{
-    return (unsigned)sense < PERCEPT_SENSE_COUNT;
-}
-
 int percept_get_entity(const percept_world *w, percept_id id, percept_entity_desc *out)
 {
     uint32_t slot;
@@ -1029,13 +1023,15 @@ int percept_perceives(const percept_world *w, percept_id observer, percept_id ta
         return PERCEPT_EINVAL;
     if (find(w, observer, &o) || find(w, target, &t))
         return PERCEPT_ENOENT;
-    /* Scan the shorter side of the pair state. */
-    const pair_list *seen = &w->seen[o], *seen_by = &w->seen_by[t];
-    uint32_t i = seen->len <= seen_by->len ? pair_list_find(seen, t) : pair_list_find(seen_by, o);
-    if (i == PAIR_NONE)
-        return 0;
-    uint32_t entry = seen->len <= seen_by->len ? seen->items[i].entry : seen_by->items[i].entry;
-    return (pair_mask(entry) & PERCEPT_SENSE_BIT(sense)) != 0;
+    /* Scan the shorter side of the pair state: o's targets or t's observers. */
+    const pair_list *list = &w->seen[o];
+    uint32_t partner = t;
+    if (w->seen_by[t].len < list->len) {
+        list = &w->seen_by[t];
+        partner = o;
+    }
+    uint32_t i = pair_list_find(list, partner);
+    return i != PAIR_NONE && (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense)) != 0;
 }
 
 /* Heapsort: in place and allocation-free (qsort may call malloc behind the
@@ -1103,7 +1099,7 @@ int percept_perceived_by(const percept_world *w, percept_id target, percept_sens
 
 const char *percept_backend_name(const percept_world *w, percept_sense sense)
 {
-    if (!w || (unsigned)sense >= PERCEPT_SENSE_COUNT)
+    if (!w || !valid_sense(sense))
         return NULL;
     return w->backends[w->backend_of[sense]].plugin.ops.name;
 }

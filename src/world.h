@@ -59,6 +59,8 @@ struct percept_world {
     int backend_count;
     uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
     observer_grid grids[PERCEPT_SENSE_COUNT];
+    uint8_t
+        near_backend[PERCEPT_SENSE_COUNT]; /* grid -> backends[] that finds its near observers */
     int grid_count;
     change_buffer changes;
     size_t observer_changes; /* changes[0 .. this): the changing entity as observer */

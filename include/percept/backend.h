@@ -1,7 +1,8 @@
 /*
  * percept/backend.h - the plugin ABI: the only header a spatial-index backend
- * includes. A backend answers one question for one sense: which entities
- * might be within distance R of a point. It knows nothing of senses, pairs
+ * includes. A backend answers one question: which entities might be within
+ * distance R of a point. One instance serves every sense configured with
+ * the same backend and parameters. It knows nothing of senses, pairs
  * or events; the core owns those and filters every answer by exact distance.
  *
  * A backend is a shared object that exports exactly one symbol,
