@@ -4,8 +4,6 @@
  */
 #include <percept/backend.h>
 
-/* Declared here as backend.h has no prototype for it (-Wmissing-prototypes). */
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
 PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
 {
     return NULL;
