@@ -36,3 +36,16 @@ int cli_usage_error(const char *program, const char *fmt, ...)
     fprintf(stderr, " (see %s --help)\n", program);
     return CLI_EXIT_USAGE;
 }
+
+int cli_backend_name_ok(const char *name)
+{
+    if (name[0] == '\0')
+        return 0;
+    for (const char *p = name; *p != '\0'; p++) {
+        int c = (unsigned char)*p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}

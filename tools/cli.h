@@ -1,9 +1,12 @@
 /*
  * cli.h - the command-line conventions the percept tools share: options
- * given as "--opt VALUE" or "--opt=VALUE", and one form of usage error.
+ * given as "--opt VALUE" or "--opt=VALUE", one form of usage error, the one
+ * rule for backend names, and the clock the tools time their runs with.
  */
 #ifndef PERCEPT_TOOLS_CLI_H
 #define PERCEPT_TOOLS_CLI_H
+
+#include <time.h>
 
 /* The exit status of every tool for bad usage. */
 #define CLI_EXIT_USAGE 2
@@ -18,5 +21,21 @@ int cli_option_value(int argc, char **argv, int *i, const char *opt, const char 
 /* Prints "PROGRAM: message (see PROGRAM --help)" to standard error; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *program, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Whether `name` can name a backend: one or more letters, digits, '_' and
+ * '-', the rule the library applies to the INI key and to
+ * percept_options.backend. Checked on the command line so that a bad name is
+ * a usage error before anything is opened.
+ */
+int cli_backend_name_ok(const char *name);
+
+/* The monotonic clock, in seconds. */
+static inline double cli_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #endif

@@ -35,7 +35,8 @@
 #define PERCEPT_BENCH_PLUGIN_DIR "/usr/local/lib/percept"
 #endif
 
-enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
+/* The exit status when events differ or a replay fails; bad usage is CLI_EXIT_USAGE. */
+enum { EXIT_MISMATCH = 1 };
 
 #define MAX_SIZES 16
 #define MAX_CASES 256
@@ -43,6 +44,7 @@ enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
 #define DEFAULT_BUDGET 210.0
 #define DEFAULT_MAX_REPLAY 30.0
 #define DEFAULT_MOVE_LIMIT 50000
+#define MOVE_LIMIT_ABOVE 20000 /* worlds larger than this replay DEFAULT_MOVE_LIMIT moves */
 
 /* The preferred order of the shipped backends in tables; others follow by name. */
 static const char *const known_order[] = {"bruteforce", "grid", "hashgrid", "tower", "crosslist"};
@@ -58,6 +60,27 @@ typedef struct args {
 
 /* ------------------------------------------------------------------------ */
 /* Command line                                                              */
+
+/* Lists the workloads after `lead`, wrapped like the rest of the help. */
+static void print_workloads(FILE *out, const char *lead)
+{
+    size_t col = strlen(lead);
+    fputs(lead, out);
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        const char *name = bench_workloads[w].name;
+        size_t len = strlen(name) + (w + 1 == bench_workload_count); /* the final '.' */
+        if (col + 1 + len > 84) { /* as wide as the help's longest lines */
+            fputc('\n', out);
+            col = 0;
+        } else if (w > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        fputs(name, out);
+        col += len;
+    }
+    fputs(".\n", out);
+}
 
 static void print_usage(FILE *out)
 {
@@ -91,10 +114,10 @@ static void print_usage(FILE *out)
           "  --svg-dir DIR      write the charts to DIR (default: FILE's directory)\n"
           "  --notes FILE       append FILE, a hand-written analysis, to the report\n"
           "  --help             print this help and exit\n"
-          "\n"
-          "Workloads: uniform_walk sparse_walk town_square boss_fight clusters road teleport\n"
-          "mixed_ranges churn mostly_static.\n"
-          "\n"
+          "\n",
+          out);
+    print_workloads(out, "Workloads: ");
+    fputs("\n"
           "Environment: PERCEPT_PLUGIN_PATH, colon-separated directories of NAME.so\n"
           "backends; PERCEPT_BENCH_NO_FORK=1 replays inside this process instead of a\n"
           "child, for profilers that do not follow fork() (memory figures then cover the\n"
@@ -153,7 +176,7 @@ static int parse_args(int argc, char **argv, args *a)
         int r = 0;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
-            return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--full") == 0) {
             a->full = 1;
         } else if (strcmp(arg, "--quick") == 0) {
@@ -208,20 +231,6 @@ typedef struct name_list {
     size_t count;
 } name_list;
 
-/* A backend name ends up in INI text: letters, digits, '_', '-' and '.' only. */
-static int valid_name(const char *name)
-{
-    if (!name[0])
-        return 0;
-    for (const char *p = name; *p; p++) {
-        int c = (unsigned char)*p;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
-            return 0;
-    }
-    return 1;
-}
-
 static int list_add(name_list *l, const char *name, size_t len)
 {
     for (size_t i = 0; i < l->count; i++)
@@ -252,7 +261,7 @@ static void scan_dir(name_list *l, const char *dir)
                 continue;
             memcpy(name, e->d_name, len - 3);
             name[len - 3] = '\0';
-            if (valid_name(name))
+            if (cli_backend_name_ok(name)) /* others cannot be loaded by name */
                 list_add(l, name, len - 3);
         }
     }
@@ -286,8 +295,9 @@ static int find_backends(const args *a, name_list *l)
                 return cli_usage_error(PROGRAM, "bad backend list '%s'", a->backends);
             memcpy(name, p, len);
             name[len] = '\0';
-            if (!valid_name(name))
-                return cli_usage_error(PROGRAM, "bad backend name '%s'", name);
+            if (!cli_backend_name_ok(name))
+                return cli_usage_error(
+                    PROGRAM, "bad backend name '%s': letters, digits, '_' and '-' only", name);
             if (list_add(l, name, len))
                 return cli_usage_error(PROGRAM, "%s", "too many backends");
             p += len + (p[len] == ',');
@@ -298,7 +308,7 @@ static int find_backends(const args *a, name_list *l)
     if (env && *env) {
         char *copy = strdup(env);
         if (!copy)
-            return EXIT_USAGE;
+            return CLI_EXIT_USAGE;
         for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":"))
             scan_dir(l, dir);
         free(copy);
@@ -310,7 +320,7 @@ static int find_backends(const args *a, name_list *l)
                 PROGRAM ": no backend plugins found in %s; set PERCEPT_PLUGIN_PATH to the "
                         "directory holding NAME.so files, or name them with --backends\n",
                 env && *env ? "PERCEPT_PLUGIN_PATH" : PERCEPT_BENCH_PLUGIN_DIR);
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     qsort(l->names, l->count, sizeof l->names[0], compare_backends);
     return -1;
@@ -361,7 +371,8 @@ static case_plan *plan_case(plan *p, const char *workload, size_t n, const args 
     c->reference_full = a->quick ? 100000 : 2000;
     c->reference_limit = 10000;
     /* Large worlds: the populating tick and part of one movement tick, unless --full. */
-    c->move_limit = !a->full && n > 20000 ? DEFAULT_MOVE_LIMIT : 0;
+    c->move_limit_above = MOVE_LIMIT_ABOVE;
+    c->move_limit = !a->full && n > c->move_limit_above ? DEFAULT_MOVE_LIMIT : 0;
     c->max_replay = a->max_replay >= 0 ? a->max_replay : a->full ? 600 : DEFAULT_MAX_REPLAY;
     return c;
 }
@@ -389,23 +400,15 @@ static int check_workloads(const args *a)
         return cli_usage_error(PROGRAM, "%s", "--workloads list too long");
     strcpy(buf, a->workloads);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-        if (!bench_workload_known(tok))
+        if (bench_workload_index(tok) == bench_workload_count)
             return cli_usage_error(PROGRAM, "unknown workload '%s'", tok);
     return -1;
-}
-
-static size_t workload_rank(const char *name)
-{
-    for (size_t i = 0; i < bench_workload_count; i++)
-        if (strcmp(bench_workload_names[i], name) == 0)
-            return i;
-    return bench_workload_count;
 }
 
 static int compare_cases(const void *pa, const void *pb)
 {
     const case_plan *a = pa, *b = pb;
-    size_t ra = workload_rank(a->workload), rb = workload_rank(b->workload);
+    size_t ra = bench_workload_index(a->workload), rb = bench_workload_index(b->workload);
     if (ra != rb)
         return ra < rb ? -1 : 1;
     return a->n < b->n ? -1 : a->n > b->n;
@@ -438,10 +441,10 @@ static int make_plan(const args *a, plan *p)
         return cli_usage_error(PROGRAM, "bad sweep list '%s'", a->sweep);
 
     for (size_t w = 0; w < bench_workload_count; w++) {
-        if (!selected(a, bench_workload_names[w]))
+        if (!selected(a, bench_workloads[w].name))
             continue;
         for (int i = 0; i < ns; i++) {
-            case_plan *c = plan_case(p, bench_workload_names[w], sizes[i], a);
+            case_plan *c = plan_case(p, bench_workloads[w].name, sizes[i], a);
             if (!c)
                 return cli_usage_error(PROGRAM, "%s", "too many cases");
             c->flags |= CASE_TABLE;
@@ -477,10 +480,8 @@ static int make_plan(const args *a, plan *p)
  * rounds to stand on. */
 static double case_weight(const case_plan *c)
 {
-    double moves = (double)c->ticks * (double)bench_workload_ops_per_tick(c->workload, c->n);
-    if (c->move_limit && moves > (double)c->move_limit)
-        moves = (double)c->move_limit;
-    double w = (double)c->n + moves;
+    size_t moves = case_plan_moves(c, c->ticks * bench_workload_ops_per_tick(c->workload, c->n));
+    double w = (double)c->n + (double)moves;
     if (c->n == 10000 &&
         (strcmp(c->workload, "uniform_walk") == 0 || strcmp(c->workload, "teleport") == 0))
         w *= 4;
@@ -532,11 +533,9 @@ static const char *predicted_too_slow(const case_result *done, size_t count, con
         if (e > 0)
             growth = pow((double)next->n / (double)p1->plan.n, e);
     }
-    double moves =
-        (double)next->ticks * (double)bench_workload_ops_per_tick(next->workload, next->n);
-    if (next->move_limit && moves > (double)next->move_limit)
-        moves = (double)next->move_limit;
-    double predicted = per_op1 * growth * ((double)next->n + moves);
+    size_t moves =
+        case_plan_moves(next, next->ticks * bench_workload_ops_per_tick(next->workload, next->n));
+    double predicted = per_op1 * growth * ((double)next->n + (double)moves);
     if (predicted <= 1.5 * next->max_replay)
         return NULL;
     snprintf(buf, size,
@@ -664,7 +663,7 @@ int main(int argc, char **argv)
     char *notes = NULL;
     if (a.notes && !(notes = read_text(a.notes))) {
         fprintf(stderr, PROGRAM ": cannot read %s: %s\n", a.notes, strerror(errno));
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     char svg_dir[PATH_MAX], svg_link[PATH_MAX + 1] = "";
     int have_svg = 0;
@@ -688,8 +687,7 @@ int main(int argc, char **argv)
 
     bench_machine machine;
     bench_machine_probe(&machine);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double start = cli_now_seconds();
     fprintf(stderr, PROGRAM ": %zu cases, backends:", p.count);
     for (size_t b = 0; b < backends.count; b++)
         fprintf(stderr, " %s", backends.names[b]);
@@ -703,12 +701,10 @@ int main(int argc, char **argv)
     size_t done = 0;
     int failed = 0;
     for (size_t i = 0; i < p.count; i++) {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        fprintf(stderr, "[%4.0fs]",
-                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        double elapsed = cli_now_seconds() - start;
+        fprintf(stderr, "[%4.0fs]", elapsed);
         char notes_buf[BENCH_MAX_BACKENDS][256];
         const char *skip[BENCH_MAX_BACKENDS];
-        double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
         p.cases[i].budget = case_budget(&a, &p, i, elapsed);
         for (size_t b = 0; b < backends.count; b++) {
             skip[b] =
@@ -728,7 +724,7 @@ int main(int argc, char **argv)
             failed |= results[done].b[b].failed;
         done++;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = cli_now_seconds() - start;
     bench_machine_load(machine.load_end);
 
     char command[1024], date[64];
@@ -746,7 +742,7 @@ int main(int argc, char **argv)
         .command = command,
         .date = date,
         .seed = a.seed,
-        .seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+        .seconds = seconds,
         .svg_dir = have_svg ? svg_dir : NULL,
         .svg_link = svg_link,
         .notes = notes,

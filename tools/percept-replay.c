@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -26,8 +25,8 @@
 
 #define PROGRAM "percept-replay"
 
-/* Exit statuses: the trace failed (line error) or the tool was misused. */
-enum { EXIT_TRACE = 1, EXIT_USAGE = 2 };
+/* The exit status when the trace fails (a line error); bad usage is CLI_EXIT_USAGE. */
+enum { EXIT_TRACE = 1 };
 
 /* add ID X Y plus at most one of each of the four options. */
 #define MAX_FIELDS 8
@@ -76,7 +75,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             only_operands = 1;
         } else if (!only_operands && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
             print_usage(stdout);
-            return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (!only_operands && strcmp(arg, "--stats") == 0) {
             a->stats = 1;
         } else if (!only_operands &&
@@ -87,6 +86,10 @@ static int parse_args(int argc, char **argv, struct args *a)
                    (r = cli_option_value(argc, argv, &i, "--backend", &a->backend)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a NAME", arg);
+            if (!cli_backend_name_ok(a->backend))
+                return cli_usage_error(PROGRAM,
+                                       "bad backend name '%s': letters, digits, '_' and '-' only",
+                                       a->backend);
         } else if (!only_operands && arg[0] == '-' && arg[1] != '\0') {
             return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         } else if (a->trace != NULL) {
@@ -103,24 +106,6 @@ static int parse_args(int argc, char **argv, struct args *a)
     return -1;
 }
 
-/*
- * A backend name ends up in INI text, so it must not be able to smuggle in
- * other keys or sections: letters, digits, '_', '-' and '.' only.
- */
-static int valid_backend_name(const char *name)
-{
-    if (name[0] == '\0')
-        return 0;
-    for (const char *p = name; *p != '\0'; p++) {
-        int c = (unsigned char)*p;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '-' || c == '.';
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Replay state                                                              */
 
@@ -128,7 +113,6 @@ struct replay {
     const struct args *args;
     const char *name; /* the trace's name in messages */
     FILE *in;
-    char *text; /* the INI text used without --config, or NULL */
     percept_world *world;
     unsigned long line; /* 1-based number of the line being run */
     int added;          /* an add has run: `world` is no longer allowed */
@@ -205,7 +189,8 @@ static void on_event(void *user, const percept_event *ev)
 
 /*
  * Creates r->world from --config, --backend or the installed default config,
- * with `bounds` (may be NULL) replacing the config's. On failure fills *err.
+ * with `bounds` (may be NULL) replacing the config's. --backend alone needs
+ * no config: every other setting keeps its default. On failure fills *err.
  */
 static int open_world(struct replay *r, const percept_bounds *bounds, percept_error *err)
 {
@@ -214,11 +199,11 @@ static int open_world(struct replay *r, const percept_bounds *bounds, percept_er
     int st;
 
     opt.bounds = bounds;
+    opt.backend = a->backend;
     if (a->config != NULL) {
-        opt.backend = a->backend;
         st = percept_world_open(&r->world, a->config, &opt, err);
-    } else if (r->text != NULL) {
-        st = percept_world_open_string(&r->world, r->text, "<--backend>", &opt, err);
+    } else if (a->backend != NULL) {
+        st = percept_world_open_string(&r->world, "", "<--backend>", &opt, err);
     } else {
         st = percept_world_open(&r->world, PERCEPT_DEFAULT_CONFIG, &opt, err);
     }
@@ -618,14 +603,6 @@ static int run_trace(struct replay *r)
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                                */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void print_stats(const struct replay *r, double seconds)
 {
     double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
@@ -648,7 +625,6 @@ static void print_stats(const struct replay *r, double seconds)
 /* Opens the trace and the world. Returns -1 when ready, else an exit status. */
 static int setup(struct replay *r, const struct args *a)
 {
-    static const char fmt[] = "[percept]\nbackend = %s\n";
     percept_error err;
     int st;
 
@@ -662,27 +638,14 @@ static int setup(struct replay *r, const struct args *a)
         r->in = fopen(a->trace, "r");
         if (r->in == NULL) {
             fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", a->trace, strerror(errno));
-            return EXIT_USAGE;
+            return CLI_EXIT_USAGE;
         }
-    }
-    if (a->backend != NULL && !valid_backend_name(a->backend)) {
-        fprintf(stderr, PROGRAM ": bad backend name '%s'\n", a->backend);
-        return EXIT_USAGE;
-    }
-    if (a->config == NULL && a->backend != NULL) {
-        size_t size = sizeof fmt + strlen(a->backend);
-        r->text = malloc(size);
-        if (r->text == NULL) {
-            fprintf(stderr, PROGRAM ": out of memory\n");
-            return EXIT_USAGE;
-        }
-        snprintf(r->text, size, fmt, a->backend);
     }
     memset(&err, 0, sizeof err);
     st = open_world(r, NULL, &err);
     if (st < 0) {
         fprintf(stderr, PROGRAM ": %s\n", open_error_text(&err, st));
-        return EXIT_USAGE;
+        return CLI_EXIT_USAGE;
     }
     return -1;
 }
@@ -692,7 +655,6 @@ static void teardown(struct replay *r)
     percept_world_close(r->world);
     if (r->in != NULL && r->in != stdin)
         fclose(r->in);
-    free(r->text);
 }
 
 int main(int argc, char **argv)
@@ -709,10 +671,10 @@ int main(int argc, char **argv)
 
     status = setup(&r, &a);
     if (status < 0) {
-        start = now_seconds();
+        start = cli_now_seconds();
         status = run_trace(&r) == 0 ? EXIT_SUCCESS : EXIT_TRACE;
         if (a.stats)
-            print_stats(&r, now_seconds() - start);
+            print_stats(&r, cli_now_seconds() - start);
     }
     teardown(&r);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/html.h"
@@ -33,7 +32,8 @@
 
 #define PROGRAM "percept-sim"
 
-enum { EXIT_RUN = 1, EXIT_USAGE = 2 };
+/* The exit status when a library call or writing a file fails; bad usage is CLI_EXIT_USAGE. */
+enum { EXIT_RUN = 1 };
 
 #define DEFAULT_ENTITIES 2000
 #define DEFAULT_TICKS 200
@@ -104,32 +104,31 @@ static int parse_count(const char *s, long min, long max, long *out)
     return 0;
 }
 
-/* A backend name as the library takes it: letters, digits, '_' and '-'. */
-static int valid_name(const char *s)
+/* Whether any --backend SENSE=NAME was given: then the options configure the world. */
+static int per_sense(const struct args *a)
 {
-    if (*s == '\0' || strlen(s) > 64)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-'))
-            return 0;
-    return 1;
+    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
+        if (a->sense_backend[k] != NULL)
+            return 1;
+    return 0;
 }
+
+#define BAD_NAME "bad backend name '%s': letters, digits, '_' and '-' only"
 
 static int parse_backend(struct args *a, const char *v)
 {
     const char *eq = strchr(v, '=');
     if (eq == NULL) {
-        if (!valid_name(v))
-            return cli_usage_error(PROGRAM, "bad backend name '%s'", v);
+        if (!cli_backend_name_ok(v))
+            return cli_usage_error(PROGRAM, BAD_NAME, v);
         a->backend = v;
         return -1;
     }
     for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
         const char *name = percept_sense_name((percept_sense)k);
         if (strlen(name) == (size_t)(eq - v) && strncmp(v, name, (size_t)(eq - v)) == 0) {
-            if (!valid_name(eq + 1))
-                return cli_usage_error(PROGRAM, "bad backend name '%s'", eq + 1);
+            if (!cli_backend_name_ok(eq + 1))
+                return cli_usage_error(PROGRAM, BAD_NAME, eq + 1);
             a->sense_backend[k] = eq + 1;
             return -1;
         }
@@ -155,7 +154,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         int r;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
-            return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--no-timing") == 0) {
             a->timing = 0;
         } else if (strcmp(arg, "--quiet") == 0) {
@@ -206,10 +205,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         a->snapshot = sim_phase_end((int)a->ticks, PHASE_MARKET);
     if (a->snapshot == 0)
         a->snapshot = a->ticks;
-    int per_sense = 0;
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-        per_sense |= a->sense_backend[k] != NULL;
-    if (per_sense && a->config != NULL)
+    if (per_sense(a) && a->config != NULL)
         return cli_usage_error(PROGRAM,
                                "--backend SENSE=NAME configures the world itself; it cannot be "
                                "combined with --config");
@@ -219,6 +215,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 /* ------------------------------------------------------------------------ */
 /* What the library reports                                                  */
 
+/* An enter or leave event for --events, kept until the call that caused it has returned. */
+typedef struct pending_event {
+    percept_id observer, target;
+    int tick;
+    unsigned char sense, enter;
+} pending_event;
+
 typedef struct tally {
     const sim_scene *scene;
     unsigned long long events[3][PERCEPT_SENSE_COUNT]; /* [kind of event][sense] */
@@ -226,6 +229,11 @@ typedef struct tally {
     unsigned long long noticed[KIND_COUNT][KIND_COUNT][PERCEPT_SENSE_COUNT];
     unsigned long *changes; /* [tick - 1][sense]: enter + leave, for the page's chart */
     FILE *events_out;       /* --events, or NULL */
+    /* The running call's events for events_out: written once it returns, so
+     * that the calls' timings leave out the writing. */
+    pending_event *pending;
+    size_t pending_count, pending_cap;
+    int pending_lost; /* out of memory: some events are missing from events_out */
 } tally;
 
 static void on_event(void *user, const percept_event *ev)
@@ -246,43 +254,80 @@ static void on_event(void *user, const percept_event *ev)
         if (o != SIZE_MAX && g != SIZE_MAX)
             t->noticed[s->entities[o].kind][s->entities[g].kind][sense]++;
     }
-    if (t->events_out != NULL)
-        fprintf(t->events_out, "%d %u %u %s %s\n", s->tick, (unsigned)ev->observer,
-                (unsigned)ev->target, percept_sense_name(ev->sense),
-                kind == PERCEPT_ENTER ? "enter" : "leave");
+    if (t->events_out != NULL) {
+        if (t->pending_count == t->pending_cap) {
+            size_t cap = t->pending_cap ? 2 * t->pending_cap : 1024;
+            pending_event *p = realloc(t->pending, cap * sizeof *p);
+            if (p == NULL) {
+                t->pending_lost = 1;
+                return;
+            }
+            t->pending = p;
+            t->pending_cap = cap;
+        }
+        t->pending[t->pending_count++] = (pending_event){
+            ev->observer, ev->target, s->tick, (unsigned char)sense, kind == PERCEPT_ENTER};
+    }
+}
+
+/* Runs after each library call of the scene, outside its timing: writes the call's events. */
+static void after_call(void *user)
+{
+    tally *t = user;
+    for (size_t i = 0; i < t->pending_count; i++) {
+        const pending_event *e = &t->pending[i];
+        fprintf(t->events_out, "%d %u %u %s %s\n", e->tick, (unsigned)e->observer,
+                (unsigned)e->target, percept_sense_name((percept_sense)e->sense),
+                e->enter ? "enter" : "leave");
+    }
+    t->pending_count = 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Opening the world                                                         */
 
+/* 0, or an exit status after printing why the world did not open. */
 static int open_world(const struct args *a, percept_world **world)
 {
     percept_options opt = PERCEPT_OPTIONS_INIT;
-    percept_bounds bounds = {0, 0, 1024, 1024}; /* the scene's town */
+    percept_bounds bounds = {0, 0, SIM_WORLD_SIZE, SIM_WORLD_SIZE}; /* the scene's town */
     percept_error err;
-    char text[512];
-    int st, per_sense = 0;
+    int st;
 
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-        per_sense |= a->sense_backend[k] != NULL;
     opt.bounds = &bounds;
     memset(&err, 0, sizeof err);
-    if (a->config == NULL && (per_sense || a->backend != NULL)) {
-        /* The options name every backend: no config file is needed. */
-        const char *all = a->backend != NULL ? a->backend : "bruteforce";
-        int n = snprintf(text, sizeof text, "[percept]\nbackend = %s\n", all);
+    if (per_sense(a)) {
+        /* The options name every backend: no config file is needed. A
+         * backend per sense takes INI text; the names are checked already. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        if (mem == NULL) {
+            fprintf(stderr, PROGRAM ": out of memory\n");
+            return EXIT_RUN;
+        }
+        fprintf(mem, "[percept]\nbackend = %s\n", a->backend != NULL ? a->backend : "bruteforce");
         for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
             if (a->sense_backend[k] != NULL)
-                n += snprintf(text + n, sizeof text - (size_t)n, "[%s]\nbackend = %s\n",
-                              percept_sense_name((percept_sense)k), a->sense_backend[k]);
+                fprintf(mem, "[%s]\nbackend = %s\n", percept_sense_name((percept_sense)k),
+                        a->sense_backend[k]);
+        if (fclose(mem) != 0) {
+            free(text);
+            fprintf(stderr, PROGRAM ": out of memory\n");
+            return EXIT_RUN;
+        }
         st = percept_world_open_string(world, text, "<--backend>", &opt, &err);
+        free(text);
+    } else if (a->config == NULL && a->backend != NULL) {
+        opt.backend = a->backend;
+        st = percept_world_open_string(world, "", "<--backend>", &opt, &err);
     } else {
         opt.backend = a->backend;
         st = percept_world_open(world, a->config ? a->config : PERCEPT_DEFAULT_CONFIG, &opt, &err);
     }
     if (st < 0) {
         fprintf(stderr, PROGRAM ": %s\n", err.text[0] ? err.text : percept_strerror(st));
-        return -1;
+        return CLI_EXIT_USAGE;
     }
     return 0;
 }
@@ -325,13 +370,6 @@ static void progress_show(progress *p, int tick, int ticks, const char *phase)
 /* ------------------------------------------------------------------------ */
 /* Summary                                                                   */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 typedef struct notice {
     unsigned long long count;
     int observer, target, sense;
@@ -350,12 +388,13 @@ static int by_count(const void *pa, const void *pb)
     return a->sense - b->sense;
 }
 
+/* The library calls the scene counts, as the summary names them. */
+static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_range", "set_hidden"};
+
 /* The deterministic part: everything but timings and file locations. */
 static void write_summary(FILE *o, const sim_scene *s, const tally *t)
 {
     static const char *const verb[PERCEPT_SENSE_COUNT] = {"saw", "heard", "smelled"};
-    static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_range",
-                                                  "set_hidden"};
 
     fprintf(o, PROGRAM ": %zu creatures, %d ticks, seed %llu\n", s->count, s->ticks,
             (unsigned long long)s->seed);
@@ -418,8 +457,6 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
 
 static void write_timing(FILE *o, const sim_scene *s, double run_seconds)
 {
-    static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_range",
-                                                  "set_hidden"};
     double in_calls = 0;
     fputs("  time per call", o);
     for (int op = 0; op < OP_COUNT; op++) {
@@ -461,9 +498,10 @@ static int play(run *r)
     sim_scene *s = &r->scene;
     progress pr = {!a->quiet, isatty(STDERR_FILENO), -1};
     long every = (a->ticks + a->frames - 1) / a->frames;
-    double start = now_seconds();
+    double start = cli_now_seconds();
 
-    if (sim_scene_init(s, r->world, (size_t)a->entities, (int)a->ticks, a->seed, a->timing) < 0) {
+    if (sim_scene_init(s, r->world, (size_t)a->entities, (int)a->ticks, a->seed, a->timing,
+                       r->tally.events_out != NULL ? after_call : NULL, &r->tally) < 0) {
         fprintf(stderr, PROGRAM ": %s\n", s->error);
         return EXIT_RUN;
     }
@@ -490,7 +528,7 @@ static int play(run *r)
         }
         progress_show(&pr, (int)t, (int)a->ticks, sim_phase_text(s->phase));
     }
-    double seconds = now_seconds() - start;
+    double seconds = cli_now_seconds() - start;
 
     /* The summary: printed, and (without timings and locations) shown in the page. */
     char *text = NULL;
@@ -544,9 +582,7 @@ int main(int argc, char **argv)
             return EXIT_RUN;
         }
     }
-    if (open_world(&r.a, &r.world) < 0) {
-        status = EXIT_USAGE;
-    } else {
+    if ((status = open_world(&r.a, &r.world)) == 0) {
         percept_set_event_callback(r.world, on_event, &r.tally);
         status = play(&r);
     }
@@ -559,6 +595,11 @@ int main(int argc, char **argv)
         fprintf(stderr, PROGRAM ": cannot write '%s': %s\n", r.a.events, strerror(errno));
         status = EXIT_RUN;
     }
+    if (r.tally.pending_lost && status == EXIT_SUCCESS) {
+        fprintf(stderr, PROGRAM ": cannot write '%s': out of memory\n", r.a.events);
+        status = EXIT_RUN;
+    }
+    free(r.tally.pending);
     free(r.tally.changes);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, PROGRAM ": error writing standard output\n");

@@ -76,10 +76,10 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
 }
 
 typedef struct sink {
-    uint64_t hash;       /* sum of one mixed word per event: independent of order */
-    uint64_t count;      /* events delivered */
-    uint64_t by_kind[4]; /* ENTER, LEAVE, MOVE, and anything else */
-    uint64_t op_key;     /* the running call's index, premultiplied */
+    uint64_t hash;           /* sum of one mixed word per event: independent of order */
+    uint64_t count;          /* events delivered */
+    uint64_t enters, leaves; /* of them ENTER and LEAVE */
+    uint64_t op_key;         /* the running call's index, premultiplied */
 } sink;
 
 /*
@@ -96,7 +96,8 @@ static void on_event(void *user, const percept_event *ev)
     x *= 0xD6E8FEB86659FD93ull;
     s->hash += x ^ (x >> 32);
     s->count++;
-    s->by_kind[(unsigned)ev->kind < 3u ? (unsigned)ev->kind : 3u]++;
+    s->enters += ev->kind == PERCEPT_ENTER;
+    s->leaves += ev->kind == PERCEPT_LEAVE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -199,7 +200,7 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
     percept_set_event_callback(w, on_event, &s);
 
     size_t limit = req->op_limit < wl->op_count ? req->op_limit : wl->op_count;
-    size_t cp = 0, alive = 0;
+    size_t cp = 0;
     while (cp < req->checkpoint_count && req->checkpoints[cp] == 0)
         hashes[cp++] = 0;
     for (size_t t = 0; t < wl->tick_count; t++) {
@@ -232,13 +233,6 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
                 percept_world_close(w);
                 return;
             }
-            r->ops[kind]++;
-            if (kind == OP_REMOVE)
-                alive--;
-            else if (kind == OP_ADD || kind == OP_LOGIN)
-                alive++;
-            if (alive > r->peak_alive)
-                r->peak_alive = alive;
             while (cp < req->checkpoint_count && req->checkpoints[cp] == i + 1)
                 hashes[cp++] = s.hash;
         }
@@ -246,18 +240,14 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
         r->ns[kind] += (double)(t_end - run_start);
         r->events[kind] += s.count - run_events;
         r->allocs[kind] += cnt.calls - run_allocs;
-        r->ops_run = end;
         if (end == wl->tick_end[t])
             tick_ns[r->ticks++] = (double)(t_end - tick_start);
-        if (t <= 1) {
+        if (t <= 1)
             memcpy(r->prefix_ns, r->ns, sizeof r->ns);
-            memcpy(r->prefix_ops, r->ops, sizeof r->ops);
-        }
     }
     r->hash_count = cp;
-    r->enters = s.by_kind[PERCEPT_ENTER];
-    r->leaves = s.by_kind[PERCEPT_LEAVE];
-    r->moves = s.by_kind[PERCEPT_MOVE] + s.by_kind[3];
+    r->enters = s.enters;
+    r->leaves = s.leaves;
     long peak = peak_rss_kib();
     r->rss_bytes = peak >= base ? (double)(peak - base) * 1024.0 : 0;
     r->heap_bytes = (double)cnt.peak;
@@ -326,39 +316,38 @@ static int read_all(int fd, char **data, size_t *len)
 
 /* Without a child, for profilers that do not follow fork(): the memory figure is then
  * the growth of the whole process's peak. */
-static int replay_in_process(const replay_request *req, replay_result *out)
+static void replay_in_process(const replay_request *req, replay_result *out)
 {
     out->tick_ns = calloc(req->wl->tick_count + 1, sizeof *out->tick_ns);
     out->hashes = calloc(req->checkpoint_count + 1, sizeof *out->hashes);
     if (!out->tick_ns || !out->hashes) {
         replay_result_free(out);
         fail(out, "%s: out of memory", req->backend);
-        return 0;
+        return;
     }
     replay(req, out, out->tick_ns, out->hashes);
-    return 0;
 }
 
-int replay_run(const replay_request *req, replay_result *out)
+void replay_run(const replay_request *req, replay_result *out)
 {
     int fds[2];
     memset(out, 0, sizeof *out);
     const char *in_process = getenv("PERCEPT_BENCH_NO_FORK");
-    if (in_process && *in_process && strcmp(in_process, "0") != 0)
-        return replay_in_process(req, out);
+    if (in_process && *in_process && strcmp(in_process, "0") != 0) {
+        replay_in_process(req, out);
+        return;
+    }
     fflush(NULL); /* or the child would repeat our buffered output */
     if (pipe(fds) != 0) {
-        snprintf(out->error, sizeof out->error, "pipe: %s", strerror(errno));
-        out->failed = 1;
-        return -1;
+        fail(out, "pipe: %s", strerror(errno));
+        return;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(out->error, sizeof out->error, "fork: %s", strerror(errno));
-        out->failed = 1;
+        fail(out, "fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        return -1;
+        return;
     }
     if (pid == 0) {
         close(fds[0]);
@@ -388,7 +377,7 @@ int replay_run(const replay_request *req, replay_result *out)
                      "the %s replay ended without a result (exit status %d)", req->backend,
                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         free(data);
-        return 0;
+        return;
     }
     memcpy(out, data, sizeof *out);
     size_t need = sizeof *out + out->ticks * sizeof(double) + out->hash_count * sizeof(uint64_t);
@@ -400,7 +389,7 @@ int replay_run(const replay_request *req, replay_result *out)
                  req->backend);
         out->ticks = out->hash_count = 0;
         free(data);
-        return 0;
+        return;
     }
     out->tick_ns = malloc((out->ticks + 1) * sizeof *out->tick_ns);
     out->hashes = malloc((out->hash_count + 1) * sizeof *out->hashes);
@@ -409,13 +398,12 @@ int replay_run(const replay_request *req, replay_result *out)
         replay_result_free(out);
         out->failed = 1;
         snprintf(out->error, sizeof out->error, "out of memory");
-        return 0;
+        return;
     }
     memcpy(out->tick_ns, data + sizeof *out, out->ticks * sizeof(double));
     memcpy(out->hashes, data + sizeof *out + out->ticks * sizeof(double),
            out->hash_count * sizeof(uint64_t));
     free(data);
-    return 0;
 }
 
 void replay_result_free(replay_result *r)

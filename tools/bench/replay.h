@@ -2,6 +2,8 @@
  * replay.h - replays a workload's operations against one backend in a
  * forked child process, timing each kind of operation and each tick, hashing
  * every event, counting allocations and measuring the resident memory used.
+ * How many operations of each kind a replay runs depends on the workload and
+ * op_limit alone: the caller counts them (suite.c), not the timed loop.
  */
 #ifndef PERCEPT_BENCH_REPLAY_H
 #define PERCEPT_BENCH_REPLAY_H
@@ -24,26 +26,23 @@ typedef struct replay_result {
     int failed;      /* the world could not be made, a call failed, or the child died */
     int timed_out;   /* stopped after the request's timeout (failed is set too) */
     char error[768]; /* why, when failed */
-    size_t ops_run;
-    /* Per operation kind: nanoseconds, calls, events delivered, allocator calls. */
+    /* Per operation kind: nanoseconds, events delivered, allocator calls. */
     double ns[OP_KIND_COUNT];
-    uint64_t ops[OP_KIND_COUNT], events[OP_KIND_COUNT], allocs[OP_KIND_COUNT];
-    /* The same up to the end of tick 1: what the reference's prefix replays. */
+    uint64_t events[OP_KIND_COUNT], allocs[OP_KIND_COUNT];
+    /* The nanoseconds up to the end of tick 1: what the reference's prefix replays. */
     double prefix_ns[OP_KIND_COUNT];
-    uint64_t prefix_ops[OP_KIND_COUNT];
-    uint64_t enters, leaves, moves; /* events by kind, over the whole replay */
-    double *tick_ns;                /* [ticks]: complete ticks only, tick 0 first */
+    uint64_t enters, leaves; /* events by kind, over the whole replay */
+    double *tick_ns;         /* [ticks]: complete ticks only, tick 0 first */
     size_t ticks;
     uint64_t *hashes; /* [hash_count]: the event hash at each checkpoint reached */
     size_t hash_count;
     double rss_bytes;  /* growth of the peak resident set during the replay */
     double heap_bytes; /* peak of the bytes the library held through its allocator (0: unknown) */
-    size_t peak_alive;
 } replay_result;
 
-/* Runs the request in a child process. Returns 0 with *out filled (check out->failed),
- * or -1 if the child could not be started (out->error says why). */
-int replay_run(const replay_request *req, replay_result *out);
+/* Runs the request in a child process and fills *out; out->failed and out->error
+ * say whether and why it failed, including a child that could not be started. */
+void replay_run(const replay_request *req, replay_result *out);
 void replay_result_free(replay_result *r);
 
 /* The cost of one clock read, in nanoseconds: the timing's resolution. */

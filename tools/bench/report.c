@@ -13,8 +13,6 @@
 #include "targets.h"
 #include "tuning.h"
 
-#define MAX_POINTS 64
-
 /* ------------------------------------------------------------------------ */
 /* Formatting                                                                */
 
@@ -97,23 +95,10 @@ static const backend_result *base_of(const case_result *c)
     return c->base >= 0 ? &c->b[c->base] : NULL;
 }
 
-static int usable(const backend_result *br)
-{
-    return br->ran && br->rounds > 0 && !br->failed;
-}
-
 /* The operation a workload is about: what its chart and summary show. */
 static int main_kind(const char *workload)
 {
     return strcmp(workload, "teleport") == 0 ? OP_TELEPORT : OP_MOVE;
-}
-
-static size_t workload_index(const char *name)
-{
-    for (size_t i = 0; i < bench_workload_count; i++)
-        if (strcmp(bench_workload_names[i], name) == 0)
-            return i;
-    return 0;
 }
 
 static int has_workload(const bench_report *r, const char *name)
@@ -126,11 +111,10 @@ static int has_workload(const bench_report *r, const char *name)
 
 static double total_events(const backend_result *br)
 {
-    double e = 0;
+    uint64_t e = 0;
     for (int k = 0; k < OP_KIND_COUNT; k++)
-        if (br->ops[k] && !isnan(br->events_per_op[k]))
-            e += br->events_per_op[k] * (double)br->ops[k];
-    return e;
+        e += br->events[k];
+    return (double)e;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -173,14 +157,37 @@ static void write_targets(FILE *f, const bench_report *r)
     fprintf(f, "\n");
 }
 
+/* The limits the plan set on the replays, the same for every case. */
+typedef struct replay_limits {
+    size_t move_limit, move_limit_above; /* above that N, replays stop after move_limit moves */
+    size_t reference_full, reference_limit;
+} replay_limits;
+
+static replay_limits limits_of(const bench_report *r)
+{
+    replay_limits l = {0, 0, 0, 0};
+    for (size_t i = 0; i < r->case_count; i++) {
+        const case_plan *p = &r->cases[i].plan;
+        if (p->move_limit > l.move_limit) {
+            l.move_limit = p->move_limit;
+            l.move_limit_above = p->move_limit_above;
+        }
+        if (p->reference_full > l.reference_full)
+            l.reference_full = p->reference_full;
+        if (p->reference_limit > l.reference_limit)
+            l.reference_limit = p->reference_limit;
+    }
+    return l;
+}
+
 static void write_method(FILE *f, const bench_report *r)
 {
-    size_t rounds_lo = 0, rounds_hi = 0, move_limit = 0;
+    size_t rounds_lo = 0, rounds_hi = 0;
     double max_replay = 0;
+    replay_limits l = limits_of(r);
+    char above[32], full[32], limit[32];
     for (size_t i = 0; i < r->case_count; i++) {
         size_t k = r->cases[i].plan.rounds;
-        if (r->cases[i].plan.move_limit > move_limit)
-            move_limit = r->cases[i].plan.move_limit;
         if (r->cases[i].plan.max_replay > max_replay)
             max_replay = r->cases[i].plan.max_replay;
         if (!rounds_lo || k < rounds_lo)
@@ -188,6 +195,9 @@ static void write_method(FILE *f, const bench_report *r)
         if (k > rounds_hi)
             rounds_hi = k;
     }
+    fmt_count(above, sizeof above, l.move_limit_above);
+    fmt_count(full, sizeof full, l.reference_full);
+    fmt_count(limit, sizeof limit, l.reference_limit);
     fprintf(f,
             "## How it is measured\n\n"
             "- Each workload is generated from the seed into an array of operations (add, move, "
@@ -205,20 +215,36 @@ static void write_method(FILE *f, const bench_report *r)
             "median over rounds, with the minimum in parentheses; tick p50 and p99 pool the "
             "movement ticks of all rounds.\n"
             "- Consecutive operations of one kind are timed as one run with two clock reads, so "
-            "the clock's cost (%.0f ns a read) stays out of the per-operation figures.\n"
-            "- Above 20k entities a replay is the populating tick and the next %zu "
-            "operations, the same prefix for every backend (`--full` replays whole ticks). A "
-            "replay that runs over %.0f s is stopped: its backend is noted as too slow and "
+            "the clock's cost (%.0f ns a read) stays out of the per-operation figures.\n",
+            rounds_lo, rounds_hi, r->machine->clock_read_ns);
+    if (l.move_limit)
+        fprintf(f,
+                "- Above %s entities a replay is the populating tick and the next %zu "
+                "operations, the same prefix for every backend (`--full` replays whole ticks).",
+                above, l.move_limit);
+    else
+        fprintf(f, "- Every replay runs whole ticks.");
+    fprintf(f,
+            " A replay that runs over %.0f s is stopped: its backend is noted as too slow and "
             "skipped at the workload's larger sizes. The run has a time budget shared among "
             "the cases; a case runs fewer rounds (at least one) rather than overrun its share, "
-            "and each table says how many it ran.\n"
-            "- `%s` is O(N) per query: it replays everything up to 2k entities, only the "
-            "populating and first movement tick up to 10k, and nothing above. Ratios (\xc3\x97) "
-            "are to `%s` where it ran, else to `grid`, always measured in the same run; where "
-            "the reference ran only the first tick, the ratios compare every backend over that "
-            "same first tick.\n\n",
-            rounds_lo, rounds_hi, r->machine->clock_read_ns, move_limit, max_replay,
-            BENCH_REFERENCE, BENCH_REFERENCE);
+            "and each table says how many it ran.\n",
+            max_replay);
+    if (l.reference_full < l.reference_limit)
+        fprintf(f,
+                "- `%s` is O(N) per query: it replays everything up to %s entities, only the "
+                "populating and first movement tick up to %s, and nothing above.",
+                BENCH_REFERENCE, full, limit);
+    else
+        fprintf(f,
+                "- `%s` is O(N) per query: it replays everything up to %s entities, and nothing "
+                "above.",
+                BENCH_REFERENCE, limit);
+    fprintf(f,
+            " Ratios (\xc3\x97) are to `%s` where it ran, else to `grid`, always measured in the "
+            "same run; where the reference ran only the first tick, the ratios compare every "
+            "backend over that same first tick.\n\n",
+            BENCH_REFERENCE);
 }
 
 static void write_correctness(FILE *f, const bench_report *r)
@@ -232,12 +258,14 @@ static void write_correctness(FILE *f, const bench_report *r)
         if (c->mismatch)
             bad++;
     }
+    char limit[32];
+    fmt_count(limit, sizeof limit, limits_of(r).reference_limit);
     fprintf(f, "## Correctness\n\n");
     fprintf(f,
             "The event hash of every replay was compared at the end of every tick with the "
-            "reference: `%s` up to 10k entities, above that the first backend in the list. "
+            "reference: `%s` up to %s entities, above that the first backend in the list. "
             "%zu cases, %zu timed replays: ",
-            BENCH_REFERENCE, r->case_count, checks);
+            BENCH_REFERENCE, limit, r->case_count, checks);
     if (!bad)
         fprintf(f, "**every backend's events are identical to the reference's.**\n\n");
     else
@@ -299,12 +327,12 @@ static void write_summary(FILE *f, const bench_report *r)
     backend_columns(f, r, "workload", "---");
     for (size_t w = 0; w < bench_workload_count; w++) {
         const case_result *c =
-            targets_find_case(r->cases, r->case_count, bench_workload_names[w], n);
+            targets_find_case(r->cases, r->case_count, bench_workloads[w].name, n);
         if (!c)
             continue;
         int k = main_kind(c->plan.workload), best = -1;
         for (size_t b = 0; b < c->backend_count; b++)
-            if (usable(&c->b[b]) && !isnan(c->b[b].med_ns[k]) &&
+            if (suite_usable(&c->b[b]) && !isnan(c->b[b].med_ns[k]) &&
                 (best < 0 || c->b[b].med_ns[k] < c->b[best].med_ns[k]))
                 best = (int)b;
         fprintf(f, "| %s |", c->plan.workload);
@@ -338,9 +366,9 @@ static void chart_link(FILE *f, const bench_report *r, const char *file, const c
 
 static void write_sweep(FILE *f, const bench_report *r)
 {
-    const case_result *pts[MAX_POINTS];
+    const case_result *pts[SUITE_MAX_POINTS];
     size_t m = 0;
-    for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++)
+    for (size_t i = 0; i < r->case_count && m < SUITE_MAX_POINTS; i++)
         if (r->cases[i].plan.flags & (CASE_SWEEP | CASE_MEMORY))
             pts[m++] = &r->cases[i];
     if (!m)
@@ -397,7 +425,7 @@ static void write_sweep(FILE *f, const bench_report *r)
         fprintf(f, "| %s |", size);
         for (size_t b = 0; b < pts[i]->backend_count; b++) {
             const backend_result *br = &pts[i]->b[b];
-            if (!usable(br) || isnan(br->rss_per_entity)) {
+            if (!suite_usable(br) || isnan(br->rss_per_entity)) {
                 fprintf(f, " - |");
                 continue;
             }
@@ -455,7 +483,7 @@ static void write_case_table(FILE *f, const case_result *c)
     for (int i = 0; i < nk; i++) {
         double e = NAN;
         for (size_t b = 0; b < c->backend_count && isnan(e); b++)
-            if (usable(&c->b[b]) && c->b[b].ops[kinds[i]])
+            if (suite_usable(&c->b[b]) && c->b[b].ops[kinds[i]])
                 e = c->b[b].events_per_op[kinds[i]];
         fprintf(f, "%s %s %.1f", i ? "," : "", bench_op_kind_name(kinds[i]), e);
     }
@@ -470,7 +498,7 @@ static void write_case_table(FILE *f, const case_result *c)
         const backend_result *br = &c->b[b];
         char t[48], q[32];
         fprintf(f, "| %s%s |", br->name, br->partial ? " \xc2\xb9" : "");
-        if (!br->ran || !usable(br)) {
+        if (!br->ran || !suite_usable(br)) {
             for (int i = 0; i < nk + 5; i++)
                 fprintf(f, " %s |", br->ran ? "FAILED" : "skipped");
             fprintf(f, "\n");
@@ -521,21 +549,14 @@ static void write_workload_exponents(FILE *f, const bench_report *r, const char 
     int kind = main_kind(name), any = 0;
     size_t lo = 0, hi = 0;
     for (size_t b = 0; b < r->backend_count; b++) {
-        double x[MAX_POINTS], y[MAX_POINTS];
-        size_t m = 0;
-        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
-            const case_result *c = &r->cases[i];
-            if (!(c->plan.flags & CASE_TABLE) || strcmp(c->plan.workload, name) != 0 ||
-                b >= c->backend_count || !usable(&c->b[b]) || isnan(c->b[b].med_ns[kind]))
-                continue;
-            x[m] = (double)c->plan.n;
-            y[m] = c->b[b].med_ns[kind];
-            if (!lo || c->plan.n < lo)
-                lo = c->plan.n;
-            if (c->plan.n > hi)
-                hi = c->plan.n;
-            m++;
-        }
+        double x[SUITE_MAX_POINTS], y[SUITE_MAX_POINTS];
+        size_t b_lo, b_hi;
+        size_t m = suite_series(r->cases, r->case_count, CASE_TABLE, name, r->backends[b], kind, x,
+                                y, &b_lo, &b_hi);
+        if (m && (!lo || b_lo < lo))
+            lo = b_lo;
+        if (b_hi > hi)
+            hi = b_hi;
         double e = stats_loglog_slope(x, y, m);
         if (isnan(e))
             continue;
@@ -553,10 +574,10 @@ static void write_workloads(FILE *f, const bench_report *r)
                "its ratio to the case's base; ns/event is the whole replay's time over its "
                "events; ticks are movement ticks; bytes/entity is the peak resident set.\n\n");
     for (size_t w = 0; w < bench_workload_count; w++) {
-        const char *name = bench_workload_names[w];
+        const char *name = bench_workloads[w].name;
         if (!has_workload(r, name))
             continue;
-        fprintf(f, "### %s\n\n%s.\n\n", name, bench_workload_describe(name));
+        fprintf(f, "### %s\n\n%s.\n\n", name, bench_workloads[w].description);
         char file[96];
         snprintf(file, sizeof file, "bench-%s.svg", name);
         chart_link(f, r, file, name);
@@ -586,8 +607,8 @@ static void write_configuration(FILE *f, const bench_report *r)
         "bruteforce and crosslist take no parameters. Ranges are jittered per entity and "
         "sense by \xc3\x97"
         "0.8 to 1.2 except in `mixed_ranges`. For example, `uniform_walk`",
-        BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR, BENCH_RANGE, BENCH_RANGE, 0.6 * BENCH_RANGE,
-        0.3 * BENCH_RANGE);
+        BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR, BENCH_RANGE, BENCH_RANGE,
+        BENCH_MIXED_HEARING * BENCH_RANGE, BENCH_MIXED_SMELL * BENCH_RANGE);
     const case_result *c = NULL;
     for (size_t i = 0; i < r->case_count; i++)
         if (strcmp(r->cases[i].plan.workload, "uniform_walk") == 0 &&
@@ -607,7 +628,6 @@ static void write_configuration(FILE *f, const bench_report *r)
         fprintf(f, " at N=%zu with grid:\n\n```ini\n%s```\n\n", c->plan.n, ini);
     else
         fprintf(f, " is configured the same way.\n\n");
-    (void)r;
 }
 
 int report_write_markdown(FILE *f, const bench_report *r)
@@ -638,7 +658,7 @@ int report_write_markdown(FILE *f, const bench_report *r)
 /* Charts                                                                    */
 
 typedef struct series_data {
-    double x[MAX_POINTS], y[MAX_POINTS];
+    double x[SUITE_MAX_POINTS], y[SUITE_MAX_POINTS];
 } series_data;
 
 static int chart(const bench_report *r, const char *file, const svg_chart *spec,
@@ -652,9 +672,9 @@ static int chart(const bench_report *r, const char *file, const svg_chart *spec,
     return 1;
 }
 
-/* One series per backend: figure(case, backend) against N over the selected cases. */
+/* One series per backend: its figure (see suite_series()) against N over the selected cases. */
 static int backend_chart(const bench_report *r, const char *file, const svg_chart *spec,
-                         unsigned flags, const char *workload, int kind, int memory, FILE *log)
+                         unsigned flags, const char *workload, int figure, FILE *log)
 {
     series_data *d = calloc(r->backend_count ? r->backend_count : 1, sizeof *d);
     svg_series s[BENCH_MAX_BACKENDS];
@@ -662,20 +682,8 @@ static int backend_chart(const bench_report *r, const char *file, const svg_char
         return 1;
     size_t count = r->backend_count < BENCH_MAX_BACKENDS ? r->backend_count : BENCH_MAX_BACKENDS;
     for (size_t b = 0; b < count; b++) {
-        size_t m = 0;
-        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
-            const case_result *c = &r->cases[i];
-            if (!(c->plan.flags & flags) || (workload && strcmp(c->plan.workload, workload)))
-                continue;
-            if (b >= c->backend_count || !usable(&c->b[b]))
-                continue;
-            double y = memory ? c->b[b].rss_per_entity : c->b[b].med_ns[kind];
-            if (isnan(y))
-                continue;
-            d[b].x[m] = (double)c->plan.n;
-            d[b].y[m] = y;
-            m++;
-        }
+        size_t m = suite_series(r->cases, r->case_count, flags, workload, r->backends[b], figure,
+                                d[b].x, d[b].y, NULL, NULL);
         s[b] = (svg_series){r->backends[b], (int)b, d[b].x, d[b].y, m};
     }
     int bad = chart(r, file, spec, s, count, log);
@@ -696,7 +704,7 @@ int report_write_charts(const bench_report *r, FILE *log)
                          150,
                          "target at 10k: 150 ns"};
     bad += backend_chart(r, "bench-scaling.svg", &scaling, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE,
-                         0, log);
+                         log);
     svg_chart memory = {"uniform_walk: peak resident bytes per entity",
                         "entities (N)",
                         "bytes per entity",
@@ -704,10 +712,10 @@ int report_write_charts(const bench_report *r, FILE *log)
                         SVG_PLAIN,
                         1024,
                         "target: 1 KiB"};
-    bad += backend_chart(r, "bench-memory.svg", &memory, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE, 1,
-                         log);
+    bad += backend_chart(r, "bench-memory.svg", &memory, CASE_SWEEP | CASE_MEMORY, NULL,
+                         SUITE_RSS_PER_ENTITY, log);
     for (size_t w = 0; w < bench_workload_count; w++) {
-        const char *name = bench_workload_names[w];
+        const char *name = bench_workloads[w].name;
         if (!has_workload(r, name))
             continue;
         char file[96], title[160], ylabel[64];
@@ -723,7 +731,7 @@ int report_write_charts(const bench_report *r, FILE *log)
             spec.ref_y = 2000;
             spec.ref_label = "target at 10k: 2 \xc2\xb5s";
         }
-        bad += backend_chart(r, file, &spec, CASE_TABLE, name, kind, 0, log);
+        bad += backend_chart(r, file, &spec, CASE_TABLE, name, kind, log);
     }
 
     /* Events per move: one series per workload, from any backend that ran it. */
@@ -731,14 +739,14 @@ int report_write_charts(const bench_report *r, FILE *log)
     svg_series *s = calloc(bench_workload_count, sizeof *s);
     size_t count = 0;
     for (size_t w = 0; d && s && w < bench_workload_count; w++) {
-        const char *name = bench_workload_names[w];
+        const char *name = bench_workloads[w].name;
         size_t m = 0;
-        for (size_t i = 0; i < r->case_count && m < MAX_POINTS; i++) {
+        for (size_t i = 0; i < r->case_count && m < SUITE_MAX_POINTS; i++) {
             const case_result *c = &r->cases[i];
             if (!(c->plan.flags & CASE_TABLE) || strcmp(c->plan.workload, name) != 0)
                 continue;
             for (size_t b = 0; b < c->backend_count; b++) {
-                if (usable(&c->b[b]) && !c->b[b].partial && c->b[b].ops[OP_MOVE]) {
+                if (suite_usable(&c->b[b]) && !c->b[b].partial && c->b[b].ops[OP_MOVE]) {
                     d[count].x[m] = (double)c->plan.n;
                     d[count].y[m] = c->b[b].events_per_op[OP_MOVE];
                     m++;
@@ -747,7 +755,7 @@ int report_write_charts(const bench_report *r, FILE *log)
             }
         }
         if (m) {
-            s[count] = (svg_series){name, (int)workload_index(name), d[count].x, d[count].y, m};
+            s[count] = (svg_series){name, (int)w, d[count].x, d[count].y, m};
             count++;
         }
     }

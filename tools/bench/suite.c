@@ -9,26 +9,47 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../cli.h"
 #include "stats.h"
 
-static double wall_seconds(void)
+/* What a replay of ops [0, limit) runs, known before it runs: it depends on
+ * the workload alone, so the timed loop need not count it. */
+typedef struct op_counts {
+    uint64_t all[OP_KIND_COUNT];    /* operations of each kind */
+    uint64_t prefix[OP_KIND_COUNT]; /* the same up to the end of tick 1 */
+    size_t peak_alive;              /* the most entities in the world at once */
+} op_counts;
+
+static void count_ops(const bench_workload *wl, size_t limit, op_counts *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    size_t prefix_end = wl->tick_end[wl->tick_count > 1 ? 1 : 0], alive = 0;
+    if (limit > wl->op_count)
+        limit = wl->op_count;
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < limit; i++) {
+        uint32_t kind = wl->ops[i].kind;
+        if (i == prefix_end)
+            memcpy(c->prefix, c->all, sizeof c->all);
+        c->all[kind]++;
+        if (kind == OP_REMOVE)
+            alive--;
+        else if (kind == OP_ADD || kind == OP_LOGIN)
+            alive++;
+        if (alive > c->peak_alive)
+            c->peak_alive = alive;
+    }
+    if (limit <= prefix_end)
+        memcpy(c->prefix, c->all, sizeof c->all);
 }
 
 /* Where each backend's replays stop: everything (or the plan's share of the
- * movement ticks), the reference's prefix, or nothing. */
+ * movement ticks), the reference's prefix, or nothing; and what each runs. */
 static void plan_limits(case_result *out, const bench_workload *wl, const char *const *backends,
-                        const char *const *skip)
+                        const char *const *skip, op_counts *counts)
 {
     const case_plan *p = &out->plan;
-    size_t all = wl->op_count;
-    if (p->move_limit && wl->tick_end[0] + p->move_limit < all)
-        all = wl->tick_end[0] + p->move_limit;
+    size_t all = wl->tick_end[0] + case_plan_moves(p, wl->op_count - wl->tick_end[0]);
     out->replay_ops = all;
     out->populate_ops = wl->tick_end[0];
     for (size_t b = 0; b < out->backend_count; b++) {
@@ -53,6 +74,9 @@ static void plan_limits(case_result *out, const bench_workload *wl, const char *
             br->op_limit = wl->tick_end[1];
         }
     }
+    for (size_t b = 0; b < out->backend_count; b++)
+        if (out->b[b].ran)
+            count_ops(wl, out->b[b].op_limit, &counts[b]);
 }
 
 static void flag_failure(case_result *out, size_t b, const char *why, FILE *log)
@@ -123,7 +147,8 @@ static void check_replay(case_result *out, size_t b, const replay_result *r, con
     }
 }
 
-static void aggregate(case_result *out, size_t b, replay_result *res, size_t rounds)
+static void aggregate(case_result *out, size_t b, replay_result *res, size_t rounds,
+                      const op_counts *n)
 {
     backend_result *br = &out->b[b];
     double v[BENCH_MAX_ROUNDS], totals[BENCH_MAX_ROUNDS];
@@ -154,18 +179,19 @@ static void aggregate(case_result *out, size_t b, replay_result *res, size_t rou
     for (int k = 0; k < OP_KIND_COUNT; k++) {
         size_t m = 0;
         for (size_t r = 0; r < rounds; r++)
-            if (!res[r].failed && res[r].prefix_ops[k])
-                v[m++] = res[r].prefix_ns[k] / (double)res[r].prefix_ops[k];
+            if (!res[r].failed && n->prefix[k])
+                v[m++] = res[r].prefix_ns[k] / (double)n->prefix[k];
         br->prefix_ns[k] = stats_median(v, m);
         m = 0;
         for (size_t r = 0; r < rounds; r++)
-            if (!res[r].failed && res[r].ops[k])
-                v[m++] = res[r].ns[k] / (double)res[r].ops[k];
+            if (!res[r].failed && n->all[k])
+                v[m++] = res[r].ns[k] / (double)n->all[k];
         br->min_ns[k] = stats_min(v, m);
         br->med_ns[k] = stats_median(v, m);
-        br->ops[k] = last->ops[k];
-        br->events_per_op[k] = last->ops[k] ? (double)last->events[k] / (double)last->ops[k] : NAN;
-        br->allocs_per_op[k] = last->ops[k] ? (double)last->allocs[k] / (double)last->ops[k] : NAN;
+        br->ops[k] = n->all[k];
+        br->events[k] = last->events[k];
+        br->events_per_op[k] = n->all[k] ? (double)last->events[k] / (double)n->all[k] : NAN;
+        br->allocs_per_op[k] = n->all[k] ? (double)last->allocs[k] / (double)n->all[k] : NAN;
     }
     br->total_ns = stats_median(totals, ok);
     size_t m1 = 0;
@@ -173,21 +199,19 @@ static void aggregate(case_result *out, size_t b, replay_result *res, size_t rou
         if (!res[r].failed && res[r].ticks > 1)
             v[m1++] = res[r].tick_ns[1];
     br->prefix_tick = stats_median(v, m1);
-    br->tick_samples = samples;
     br->tick_p50 = stats_percentile(ticks, samples, 50);
     br->tick_p99 = stats_percentile(ticks, samples, 99);
     free(ticks);
     size_t m = 0;
     for (size_t r = 0; r < rounds; r++)
-        if (!res[r].failed && res[r].peak_alive)
-            v[m++] = res[r].rss_bytes / (double)res[r].peak_alive;
+        if (!res[r].failed && n->peak_alive)
+            v[m++] = res[r].rss_bytes / (double)n->peak_alive;
     br->rss_per_entity = stats_median(v, m);
-    br->heap_per_entity = last->peak_alive && last->heap_bytes > 0
-                              ? last->heap_bytes / (double)last->peak_alive
-                              : NAN;
+    br->heap_per_entity =
+        n->peak_alive && last->heap_bytes > 0 ? last->heap_bytes / (double)n->peak_alive : NAN;
     if (br->op_limit == out->replay_ops && isnan(out->pairs_per_observer)) {
         double alive =
-            (double)last->ops[OP_ADD] + (double)last->ops[OP_LOGIN] - (double)last->ops[OP_REMOVE];
+            (double)n->all[OP_ADD] + (double)n->all[OP_LOGIN] - (double)n->all[OP_REMOVE];
         if (alive > 0)
             out->pairs_per_observer =
                 ((double)last->enters - (double)last->leaves) / alive / PERCEPT_SENSE_COUNT;
@@ -229,8 +253,40 @@ double suite_comparable_tick(const case_result *c, size_t b, double full)
 
 double suite_replay_seconds(const case_result *c, size_t b)
 {
-    const backend_result *br = &c->b[b];
-    return br->ran && br->rounds && !br->failed ? br->total_ns * 1e-9 : NAN;
+    return suite_usable(&c->b[b]) ? c->b[b].total_ns * 1e-9 : NAN;
+}
+
+size_t suite_series(const case_result *cases, size_t case_count, unsigned flags,
+                    const char *workload, const char *backend, int figure,
+                    double x[SUITE_MAX_POINTS], double y[SUITE_MAX_POINTS], size_t *lo, size_t *hi)
+{
+    size_t m = 0, n_lo = 0, n_hi = 0;
+    for (size_t i = 0; i < case_count && m < SUITE_MAX_POINTS; i++) {
+        const case_result *c = &cases[i];
+        if (!(c->plan.flags & flags) || (workload && strcmp(c->plan.workload, workload) != 0))
+            continue;
+        const backend_result *br = NULL;
+        for (size_t b = 0; b < c->backend_count && !br; b++)
+            if (strcmp(c->b[b].name, backend) == 0)
+                br = &c->b[b];
+        if (!br || !suite_usable(br))
+            continue;
+        double v = figure == SUITE_RSS_PER_ENTITY ? br->rss_per_entity : br->med_ns[figure];
+        if (isnan(v))
+            continue;
+        x[m] = (double)c->plan.n;
+        y[m] = v;
+        if (!n_lo || c->plan.n < n_lo)
+            n_lo = c->plan.n;
+        if (c->plan.n > n_hi)
+            n_hi = c->plan.n;
+        m++;
+    }
+    if (lo)
+        *lo = n_lo;
+    if (hi)
+        *hi = n_hi;
+    return m;
 }
 
 size_t suite_replay_ops(const case_result *c, size_t b)
@@ -245,7 +301,7 @@ size_t suite_replay_ops(const case_result *c, size_t b)
 int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
                    size_t backend_count, const char *const *skip, uint64_t seed, FILE *log)
 {
-    double start = wall_seconds();
+    double start = cli_now_seconds();
     bench_workload wl;
 
     memset(out, 0, sizeof *out);
@@ -260,16 +316,16 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
     if (bench_workload_generate(&wl, plan->workload, plan->n, plan->ticks, seed))
         return -1;
     out->op_count = wl.op_count;
-    out->peak_alive = wl.peak_alive;
     out->tick_count = wl.tick_count;
     out->bounds = wl.bounds;
+    op_counts counts[BENCH_MAX_BACKENDS];
+    plan_limits(out, &wl, backends, skip, counts);
     fprintf(log, "  %s N=%zu: %zu tick%s, %zu operations", plan->workload, plan->n,
             wl.tick_count - 1, wl.tick_count == 2 ? "" : "s", wl.op_count);
-    if (plan->move_limit && wl.tick_end[0] + plan->move_limit < wl.op_count)
-        fprintf(log, " (replayed: tick 0 and %zu more)", plan->move_limit);
+    if (out->replay_ops < wl.op_count)
+        fprintf(log, " (replayed: tick 0 and %zu more)", out->replay_ops - out->populate_ops);
     fprintf(log, ", up to %zu round%s\n", rounds, rounds == 1 ? "" : "s");
     fflush(log);
-    plan_limits(out, &wl, backends, skip);
 
     replay_result(*res)[BENCH_MAX_ROUNDS] = calloc(out->backend_count, sizeof *res);
     replay_result *warm = calloc(out->backend_count, sizeof *warm);
@@ -292,7 +348,6 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
             cps[cp_count++] = out->replay_ops;
         cps[cp_count++] = wl.tick_end[t];
     }
-    out->checkpoints = cp_count;
 
     /* Untimed warm-up: the populating tick once per backend (caches, allocator, clocks). */
     for (size_t b = 0; plan->warmup && b < out->backend_count; b++) {
@@ -309,7 +364,7 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
      * machine hits all of them alike. */
     for (size_t r = 0; r < rounds; r++) {
         /* At least one round; another only if it should end within the budget. */
-        double spent = wall_seconds() - start;
+        double spent = cli_now_seconds() - start;
         if (r > 0 && plan->budget > 0 && spent + spent / (double)r > plan->budget) {
             rounds = r;
             fprintf(log, "    (%zu round%s: the time budget of this case, %.0f s, is spent)\n", r,
@@ -347,7 +402,7 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
     }
     for (size_t b = 0; b < out->backend_count; b++) {
         if (out->b[b].ran)
-            aggregate(out, b, res[b], rounds);
+            aggregate(out, b, res[b], rounds, &counts[b]);
         if (out->b[b].too_slow && out->b[b].rounds == 0)
             out->b[b].ran = 0; /* nothing measured: shown as skipped, with the note */
     }
@@ -375,7 +430,7 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
     free(valid);
     free(cps);
     bench_workload_free(&wl);
-    out->seconds = wall_seconds() - start;
+    out->seconds = cli_now_seconds() - start;
     fflush(log);
     return 0;
 }

@@ -19,14 +19,21 @@
 typedef struct case_plan {
     const char *workload;
     size_t n, ticks, rounds;
-    size_t move_limit;      /* replay only this many operations after tick 0; 0: all */
-    double max_replay;      /* seconds: a longer replay is stopped and its backend skipped */
-    int warmup;             /* replay the populating tick once per backend, untimed, first */
-    size_t reference_full;  /* the reference backend runs everything up to this N, */
-    size_t reference_limit; /* the populating and first tick up to this N, and nothing above */
-    double budget;          /* seconds: no round starts that would end beyond it; 0: no limit */
+    size_t move_limit;       /* replay only this many operations after tick 0; 0: all */
+    size_t move_limit_above; /* the rule move_limit follows: set for worlds above this N */
+    double max_replay;       /* seconds: a longer replay is stopped and its backend skipped */
+    int warmup;              /* replay the populating tick once per backend, untimed, first */
+    size_t reference_full;   /* the reference backend runs everything up to this N, */
+    size_t reference_limit;  /* the populating and first tick up to this N, and nothing above */
+    double budget;           /* seconds: no round starts that would end beyond it; 0: no limit */
     unsigned flags;
 } case_plan;
+
+/* The operations after tick 0 that a replay of the plan runs, out of `moves`. */
+static inline size_t case_plan_moves(const case_plan *p, size_t moves)
+{
+    return p->move_limit && moves > p->move_limit ? p->move_limit : moves;
+}
 
 #define CASE_SWEEP 1u  /* a point of the constant-density sweep */
 #define CASE_MEMORY 2u /* the large memory run */
@@ -43,32 +50,59 @@ typedef struct backend_result {
     char note[256]; /* why it was skipped */
     size_t rounds;
     double med_ns[OP_KIND_COUNT], min_ns[OP_KIND_COUNT]; /* per operation */
-    uint64_t ops[OP_KIND_COUNT];                         /* per replay */
+    uint64_t ops[OP_KIND_COUNT], events[OP_KIND_COUNT];  /* per replay */
     double events_per_op[OP_KIND_COUNT], allocs_per_op[OP_KIND_COUNT];
     /* The same figures over the reference's prefix (the populating and first
      * movement tick), for ratios to a reference that ran only that. */
     double prefix_ns[OP_KIND_COUNT], prefix_tick;
-    double tick_p50, tick_p99; /* ns per movement tick; NAN without a complete one */
-    size_t tick_samples;
+    double tick_p50, tick_p99;              /* ns per movement tick; NAN without a complete one */
     double rss_per_entity, heap_per_entity; /* bytes */
     double total_ns;                        /* median time of one replay */
 } backend_result;
 
 typedef struct case_result {
     case_plan plan; /* plan.rounds: the rounds actually run */
-    size_t op_count, peak_alive, tick_count;
+    size_t op_count, tick_count;
     size_t replay_ops;   /* the operations every backend replays (the reference maybe fewer) */
     size_t populate_ops; /* the operations of tick 0 */
     percept_bounds bounds;
     double pairs_per_observer; /* live pairs per entity and sense at the end */
     backend_result b[BENCH_MAX_BACKENDS];
     size_t backend_count;
-    int base;           /* index of the ratio base: the reference, or grid above its limit */
-    const char *truth;  /* whose events the others are checked against */
-    size_t checkpoints; /* event hashes compared per replay */
-    int mismatch;       /* some backend's events differ */
-    double seconds;     /* wall time of the whole case */
+    int base;          /* index of the ratio base: the reference, or grid above its limit */
+    const char *truth; /* whose events the others are checked against */
+    int mismatch;      /* some backend's events differ */
+    double seconds;    /* wall time of the whole case */
 } case_result;
+
+/* Whether backend b's figures can be shown: it ran, at least one round, without failing. */
+static inline int suite_usable(const backend_result *br)
+{
+    return br->ran && br->rounds > 0 && !br->failed;
+}
+
+/* Backend b's median time per operation of `kind`, over what the case's base
+ * replayed when the base ran only a prefix: the numerator of a fair ratio. */
+double suite_comparable_ns(const case_result *c, size_t b, int kind);
+/* The same for the time of a movement tick. */
+double suite_comparable_tick(const case_result *c, size_t b, double full);
+
+/* The most points a series holds. */
+#define SUITE_MAX_POINTS 64
+/* The figure suite_series() collects: a median time per operation of one kind
+ * (a bench_op_kind), or this for the resident bytes per entity. */
+#define SUITE_RSS_PER_ENTITY (-1)
+
+/*
+ * One backend's figure against N over the cases whose plan has any of `flags`
+ * (and is of `workload`, unless that is NULL), where the backend is usable
+ * and the figure known: x[i] is N, y[i] the figure, in case order. Returns
+ * the number of points (at most SUITE_MAX_POINTS); *lo and *hi (may be NULL)
+ * receive the smallest and largest N among them, 0 without points.
+ */
+size_t suite_series(const case_result *cases, size_t case_count, unsigned flags,
+                    const char *workload, const char *backend, int figure,
+                    double x[SUITE_MAX_POINTS], double y[SUITE_MAX_POINTS], size_t *lo, size_t *hi);
 
 /*
  * Generate the case's workload, run it against each backend in rounds
@@ -76,12 +110,6 @@ typedef struct case_result {
  * does not run (skip may be NULL). Progress and every mismatch go to `log`.
  * Returns 0, or -1 if the workload could not be generated.
  */
-/* Backend b's median time per operation of `kind`, over what the case's base
- * replayed when the base ran only a prefix: the numerator of a fair ratio. */
-double suite_comparable_ns(const case_result *c, size_t b, int kind);
-/* The same for the time of a movement tick. */
-double suite_comparable_tick(const case_result *c, size_t b, double full);
-
 int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
                    size_t backend_count, const char *const *skip, uint64_t seed, FILE *log);
 

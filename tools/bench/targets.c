@@ -31,18 +31,13 @@ const case_result *targets_find_case(const case_result *cases, size_t case_count
     return NULL;
 }
 
-static int usable(const backend_result *br)
-{
-    return br->ran && !br->failed && br->rounds > 0;
-}
-
 /* The fastest backend other than the reference for one kind, or -1. */
 static int fastest(const case_result *c, int kind)
 {
     int best = -1;
     for (size_t b = 0; b < c->backend_count; b++) {
         const backend_result *br = &c->b[b];
-        if (!usable(br) || strcmp(br->name, BENCH_REFERENCE) == 0 || isnan(br->med_ns[kind]))
+        if (!suite_usable(br) || strcmp(br->name, BENCH_REFERENCE) == 0 || isnan(br->med_ns[kind]))
             continue;
         if (best < 0 || br->med_ns[kind] < c->b[best].med_ns[kind])
             best = (int)b;
@@ -61,26 +56,9 @@ static int find_backend(const case_result *c, const char *name)
 double targets_sweep_exponent(const case_result *cases, size_t case_count, const char *name,
                               size_t *points, size_t *lo, size_t *hi)
 {
-    double x[64], y[64];
-    size_t m = 0;
-    *lo = *hi = 0;
-    for (size_t i = 0; i < case_count && m < 64; i++) {
-        const case_result *c = &cases[i];
-        if (!(c->plan.flags & CASE_SWEEP))
-            continue;
-        int b = find_backend(c, name);
-        if (b < 0 || !usable(&c->b[b]) || isnan(c->b[b].med_ns[OP_MOVE]))
-            continue;
-        x[m] = (double)c->plan.n;
-        y[m] = c->b[b].med_ns[OP_MOVE];
-        if (!*lo || c->plan.n < *lo)
-            *lo = c->plan.n;
-        if (c->plan.n > *hi)
-            *hi = c->plan.n;
-        m++;
-    }
-    *points = m;
-    return stats_loglog_slope(x, y, m);
+    double x[SUITE_MAX_POINTS], y[SUITE_MAX_POINTS];
+    *points = suite_series(cases, case_count, CASE_SWEEP, NULL, name, OP_MOVE, x, y, lo, hi);
+    return stats_loglog_slope(x, y, *points);
 }
 
 static void move_target(const case_result *cases, size_t n, target_result *t)
@@ -97,7 +75,7 @@ static void move_target(const case_result *cases, size_t n, target_result *t)
     double ns = c->b[best].med_ns[OP_MOVE];
     int ref = find_backend(c, BENCH_REFERENCE);
     /* Over what the reference replayed: its first tick, at this size. */
-    double speedup = ref >= 0 && usable(&c->b[ref])
+    double speedup = ref >= 0 && suite_usable(&c->b[ref])
                          ? c->b[ref].med_ns[OP_MOVE] / suite_comparable_ns(c, (size_t)best, OP_MOVE)
                          : NAN;
     snprintf(t->measured, sizeof t->measured, "%s: %.0f ns per move, %.1fx faster than %s",
@@ -165,7 +143,7 @@ static void memory_target(const case_result *cases, size_t n, target_result *t)
     int best = -1;
     for (size_t b = 0; c && b < c->backend_count; b++) {
         const backend_result *br = &c->b[b];
-        if (usable(br) && !isnan(br->rss_per_entity) &&
+        if (suite_usable(br) && !isnan(br->rss_per_entity) &&
             (best < 0 || br->rss_per_entity < c->b[best].rss_per_entity))
             best = (int)b;
     }
@@ -192,10 +170,10 @@ static void crowd_target(const case_result *cases, size_t n, target_result *t)
         if (strcmp(c->plan.workload, "town_square") != 0)
             continue;
         int ref = find_backend(c, BENCH_REFERENCE);
-        if (ref < 0 || !usable(&c->b[ref]))
+        if (ref < 0 || !suite_usable(&c->b[ref]))
             continue;
         for (size_t b = 0; b < c->backend_count; b++) {
-            if ((int)b == ref || !usable(&c->b[b]))
+            if ((int)b == ref || !suite_usable(&c->b[b]))
                 continue;
             for (int k = 0; k < OP_KIND_COUNT; k++) {
                 double base = c->b[ref].med_ns[k], v = suite_comparable_ns(c, b, k);

@@ -11,9 +11,8 @@
 /* Every cell array stays below this many cells, whatever the world's shape. */
 #define MAX_CELLS (1u << 20)
 
-static const char *const section[PERCEPT_SENSE_COUNT] = {"sight", "hearing", "smell"};
-
-const char *bench_tuning_param(const char *backend)
+/* The name of `backend`'s size parameter, or NULL when it takes none. */
+static const char *size_param(const char *backend)
 {
     if (strcmp(backend, "grid") == 0 || strcmp(backend, "hashgrid") == 0)
         return "cell_size";
@@ -56,8 +55,7 @@ int bench_tuning_ini(char *buf, size_t size, const char *backend, const bench_wo
 {
     out o = {buf, size, 0, 0};
     const percept_bounds *b = &wl->bounds;
-    const char *param = bench_tuning_param(backend);
-    double factor = strcmp(backend, "tower") == 0 ? BENCH_TOWER_FACTOR : BENCH_CELL_FACTOR;
+    const char *param = size_param(backend);
 
     if (size == 0)
         return -1;
@@ -73,10 +71,10 @@ int bench_tuning_ini(char *buf, size_t size, const char *backend, const bench_wo
         if (wl->typical_range[s] > r)
             r = wl->typical_range[s];
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        put(&o, "[%s]\nobserver_cell_size = %.17g\n", section[s],
+        put(&o, "[%s]\nobserver_cell_size = %.17g\n", percept_sense_name((percept_sense)s),
             fit_cells(b, BENCH_OBSERVER_CELL_FACTOR * r));
         if (param)
-            put(&o, "%s = %.17g\n", param, fit_cells(b, factor * r));
+            put(&o, "%s = %.17g\n", param, fit_cells(b, BENCH_CELL_FACTOR * r));
     }
     return o.overflow ? -1 : 0;
 }

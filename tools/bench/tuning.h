@@ -9,10 +9,9 @@
 
 #include "workload.h"
 
-/* Cell size (grid, hashgrid), tower size and observer cell size, as multiples of a sense's
- * typical range. */
+/* A backend's size parameter (cell_size of grid and hashgrid, tower_size of tower) and the
+ * observer cell size, as multiples of a sense's typical range. */
 #define BENCH_CELL_FACTOR 1.0
-#define BENCH_TOWER_FACTOR 1.0
 #define BENCH_OBSERVER_CELL_FACTOR 1.0
 
 /*
@@ -21,8 +20,5 @@
  * the observer grid's cell size. Returns 0, or -1 if buf is too small.
  */
 int bench_tuning_ini(char *buf, size_t size, const char *backend, const bench_workload *wl);
-
-/* The name of `backend`'s size parameter ("cell_size", ...), or NULL when it takes none. */
-const char *bench_tuning_param(const char *backend);
 
 #endif

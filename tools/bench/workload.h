@@ -44,17 +44,25 @@ typedef struct bench_workload {
     size_t profile_count;
     percept_bounds bounds;
     double typical_range[PERCEPT_SENSE_COUNT]; /* what cell sizes are tuned to */
-    size_t peak_alive;                         /* the most entities in the world at once */
 } bench_workload;
 
-/* The workloads' names, in report order, and a one-line description of each. */
-extern const char *const bench_workload_names[];
+/* The workloads, in report order: each one's name and a one-line description. */
+typedef struct bench_workload_info {
+    const char *name, *description;
+} bench_workload_info;
+
+extern const bench_workload_info bench_workloads[];
 extern const size_t bench_workload_count;
-const char *bench_workload_describe(const char *name);
-int bench_workload_known(const char *name);
+
+/* The index of workload `name` in bench_workloads[], or bench_workload_count if unknown. */
+size_t bench_workload_index(const char *name);
 
 /* The base sight range: the unit every workload's geometry is expressed in. */
 #define BENCH_RANGE 10.0
+
+/* mixed_ranges: hearing and smell reach these shares of an entity's sight range. */
+#define BENCH_MIXED_HEARING 0.6
+#define BENCH_MIXED_SMELL 0.3
 
 /*
  * Generate workload `name` with `n` entities and `ticks` movement ticks

@@ -19,9 +19,13 @@
 #define JITTER_HI 1.2
 #define JITTER_F2 (1.0 + (JITTER_HI - JITTER_LO) * (JITTER_HI - JITTER_LO) / 12.0)
 
-static const struct {
-    const char *name, *description;
-} table[] = {
+#define SPELL_(x) #x
+#define SPELL(x) SPELL_(x)
+#define MIXED_DESCRIPTION                                                                          \
+    "90% NPCs with sight r, 10% players with 4r; hearing and smell at " SPELL(                     \
+        BENCH_MIXED_HEARING) " and " SPELL(BENCH_MIXED_SMELL) " of sight"
+
+const bench_workload_info bench_workloads[] = {
     {"uniform_walk", "Every entity walks a tenth of its range per tick on a slowly turning "
                      "heading; about 20 neighbours per sense"},
     {"sparse_walk", "The same walk in a world 20 times larger: about 1 neighbour per sense"},
@@ -32,32 +36,20 @@ static const struct {
     {"clusters", "32 groups drift across the world, their members milling inside them"},
     {"road", "Everyone walks back and forth on one line along x (y is the same for all)"},
     {"teleport", "As uniform_walk, but each tick 2% of the entities jump anywhere instead"},
-    {"mixed_ranges", "90% NPCs with sight r, 10% players with 4r; hearing and smell at 0.6 and "
-                     "0.3 of sight"},
+    {"mixed_ranges", MIXED_DESCRIPTION},
     {"churn", "As uniform_walk, but 5% leave and 5% enter per tick, and once a login storm of 10% "
               "of N into one spot"},
     {"mostly_static", "The density of uniform_walk, but 90% of the entities never move"},
 };
 
-#define WORKLOAD_COUNT (sizeof table / sizeof table[0])
+const size_t bench_workload_count = sizeof bench_workloads / sizeof bench_workloads[0];
 
-const char *const bench_workload_names[] = {
-    "uniform_walk", "sparse_walk", "town_square",  "boss_fight", "clusters",
-    "road",         "teleport",    "mixed_ranges", "churn",      "mostly_static",
-};
-const size_t bench_workload_count = sizeof bench_workload_names / sizeof bench_workload_names[0];
-
-const char *bench_workload_describe(const char *name)
+size_t bench_workload_index(const char *name)
 {
-    for (size_t i = 0; i < WORKLOAD_COUNT; i++)
-        if (strcmp(table[i].name, name) == 0)
-            return table[i].description;
-    return NULL;
-}
-
-int bench_workload_known(const char *name)
-{
-    return bench_workload_describe(name) != NULL;
+    size_t i = 0;
+    while (i < bench_workload_count && strcmp(bench_workloads[i].name, name) != 0)
+        i++;
+    return i;
 }
 
 const char *bench_op_kind_name(int kind)
@@ -169,8 +161,8 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
         /* One in ten is a player who perceives four times as far. */
         double base = below(&g->rng, 10) == 0 ? 4 * R : R;
         p->range[PERCEPT_SIGHT] = base;
-        p->range[PERCEPT_HEARING] = 0.6 * base;
-        p->range[PERCEPT_SMELL] = 0.3 * base;
+        p->range[PERCEPT_HEARING] = BENCH_MIXED_HEARING * base;
+        p->range[PERCEPT_SMELL] = BENCH_MIXED_SMELL * base;
     } else {
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
             p->range[s] = R * splitmix_between(&g->rng, JITTER_LO, JITTER_HI);
@@ -185,8 +177,6 @@ static int add_agent(gen *g, uint32_t kind, size_t id)
     agent *a = &g->agents[id];
     a->alive = 1;
     g->alive++;
-    if (g->alive > g->wl->peak_alive)
-        g->wl->peak_alive = g->alive;
     return push_op(g, kind, (uint32_t)id, a->x, a->y);
 }
 
@@ -497,8 +487,8 @@ static int setup(gen *g, const char *name, size_t n, size_t ticks)
     }
     if (strcmp(name, "mixed_ranges") == 0) {
         g->mixed = 1;
-        wl->typical_range[PERCEPT_HEARING] = 0.6 * R;
-        wl->typical_range[PERCEPT_SMELL] = 0.3 * R;
+        wl->typical_range[PERCEPT_HEARING] = BENCH_MIXED_HEARING * R;
+        wl->typical_range[PERCEPT_SMELL] = BENCH_MIXED_SMELL * R;
         set_square(wl, side_for(n, 20, R * R));
         return populate_walkers(g, n);
     }

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The canvas is this many pixels square, like the SVG's map. */
-#define MAP_PX 760
-
 static const char page_head[] =
     "<!DOCTYPE html>\n"
     "<html lang=\"en\">\n"
@@ -48,8 +45,10 @@ static const char page_head[] =
     "<body>\n"
     "<h1>percept-sim</h1>\n"
     "<div class=\"sub\" id=\"sub\"></div>\n"
-    "<div class=\"row\">\n"
-    "<canvas id=\"map\" width=\"760\" height=\"760\"></canvas>\n"
+    "<div class=\"row\">\n";
+
+/* Then the map's canvas, SIM_MAP_PX pixels square, and the rest of the page's markup. */
+static const char page_side[] =
     "<div class=\"side\">\n"
     "<div id=\"tick\">tick</div>\n"
     "<div id=\"phase\"></div>\n"
@@ -251,12 +250,6 @@ static void put_string(FILE *o, const char *s)
     fputc('"', o);
 }
 
-/* The radius a creature of this kind is drawn with (as in the SVG). */
-static double dot_radius(int kind)
-{
-    return kind == KIND_PLAYER ? 4.5 : kind == KIND_VILLAGER || kind == KIND_THIEF ? 2.1 : 2.6;
-}
-
 int sim_html_open(sim_html *h, const char *path, const sim_scene *s, char *err, size_t errsize)
 {
     memset(h, 0, sizeof *h);
@@ -266,6 +259,9 @@ int sim_html_open(sim_html *h, const char *path, const sim_scene *s, char *err, 
         return write_error(h, err, errsize);
     FILE *o = h->out;
     fputs(page_head, o);
+    /* The canvas is as large as the SVG's map. */
+    fprintf(o, "<canvas id=\"map\" width=\"%d\" height=\"%d\"></canvas>\n", SIM_MAP_PX, SIM_MAP_PX);
+    fputs(page_side, o);
     fputs("<script>\nvar SIM = {\n", o);
     fprintf(o, "\"size\": %.0f, \"ticks\": %d, \"entities\": %zu, \"seed\": \"%llu\",\n", s->size,
             s->ticks, s->count, (unsigned long long)s->seed);
@@ -284,7 +280,7 @@ int sim_html_open(sim_html *h, const char *path, const sim_scene *s, char *err, 
     for (int k = 0; k < KIND_COUNT; k++) {
         const sim_profile *p = &sim_profiles[k];
         fprintf(o, "  [\"%s\", \"%s\", \"%s\", %.1f, %zu, %d, [%g, %g, %g]]%s\n", p->name,
-                p->plural, p->color, dot_radius(k), s->kind_count[k], p->hidden != 0, p->range[0],
+                p->plural, p->color, p->dot, s->kind_count[k], p->hidden != 0, p->range[0],
                 p->range[1], p->range[2], k + 1 < KIND_COUNT ? "," : "");
     }
     fputs("],\n\"senses\": [", o);

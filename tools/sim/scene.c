@@ -13,20 +13,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
 #include <math.h>
+
+#include "../cli.h"
 #include "../splitmix.h"
 
 /* Ranges differ the way a game's do: the profiles are the point of the demo. */
 const sim_profile sim_profiles[KIND_COUNT] = {
-    [KIND_VILLAGER] = {"villager", "villagers", "#a39e93", {35, 25, 0}, 0, 1.6},
-    [KIND_GUARD] = {"guard", "guards", "#1d3557", {80, 18, 0}, 0, 2.0},
-    [KIND_WOLF] = {"wolf", "wolves", "#8d5524", {35, 55, 120}, 0, 2.6},
-    [KIND_OWL] = {"owl", "owls", "#7b2cbf", {180, 60, 0}, 0, 4.0},
+    [KIND_VILLAGER] = {"villager", "villagers", "#a39e93", 2.1, {35, 25, 0}, 0, 1.6},
+    [KIND_GUARD] = {"guard", "guards", "#1d3557", 2.6, {80, 18, 0}, 0, 2.0},
+    [KIND_WOLF] = {"wolf", "wolves", "#8d5524", 2.6, {35, 55, 120}, 0, 2.6},
+    [KIND_OWL] = {"owl", "owls", "#7b2cbf", 2.6, {180, 60, 0}, 0, 4.0},
     [KIND_THIEF] =
-        {"thief", "thieves", "#111111", {55, 45, 0}, PERCEPT_SENSE_BIT(PERCEPT_SIGHT), 2.2},
-    [KIND_PLAYER] = {"player", "players", "#e63946", {220, 140, 40}, 0, 4.0},
+        {"thief", "thieves", "#111111", 2.1, {55, 45, 0}, PERCEPT_SENSE_BIT(PERCEPT_SIGHT), 2.2},
+    [KIND_PLAYER] = {"player", "players", "#e63946", 4.5, {220, 140, 40}, 0, 4.0},
 };
 
 const char *const sim_sense_colors[PERCEPT_SENSE_COUNT] = {"#f4a300", "#0096c7", "#2a9d3f"};
@@ -42,7 +42,6 @@ const char *sim_phase_text(sim_phase phase)
 }
 
 /* The town: a market square with houses around it, a forest to the north-west. */
-#define WORLD_SIZE 1024.0
 #define MARKET_X 560.0
 #define MARKET_Y 560.0
 #define MARKET_HALF 120.0
@@ -96,20 +95,15 @@ static void patrol_corner(unsigned k, double *x, double *y)
 /* ------------------------------------------------------------------------ */
 /* Calls of the library, counted and timed                                   */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Books a finished call; on failure keeps the first message for the tool. */
 static int account(sim_scene *s, sim_op op, double start, int status, const char *call,
                    percept_id id)
 {
     s->op_calls[op]++;
     if (s->timing)
-        s->op_seconds[op] += now_seconds() - start;
+        s->op_seconds[op] += cli_now_seconds() - start;
+    if (s->after_call != NULL)
+        s->after_call(s->after_call_user);
     if (status < 0) {
         if (s->error[0] == '\0')
             snprintf(s->error, sizeof s->error, "%s(%u) failed: %s", call, (unsigned)id,
@@ -121,7 +115,7 @@ static int account(sim_scene *s, sim_op op, double start, int status, const char
 
 static double start_clock(const sim_scene *s)
 {
-    return s->timing ? now_seconds() : 0.0;
+    return s->timing ? cli_now_seconds() : 0.0;
 }
 
 static int do_add(sim_scene *s, size_t i)
@@ -483,15 +477,17 @@ static void place(sim_scene *s, sim_entity *e, size_t nth)
 }
 
 int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, uint64_t seed,
-                   int timing)
+                   int timing, void (*after_call)(void *user), void *user)
 {
     memset(s, 0, sizeof *s);
     s->world = world;
     s->ticks = ticks;
     s->timing = timing;
+    s->after_call = after_call;
+    s->after_call_user = user;
     s->seed = seed;
     s->rng = seed;
-    s->size = WORLD_SIZE;
+    s->size = SIM_WORLD_SIZE;
     s->market_x0 = MARKET_X - MARKET_HALF;
     s->market_y0 = MARKET_Y - MARKET_HALF;
     s->market_x1 = MARKET_X + MARKET_HALF;

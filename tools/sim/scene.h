@@ -22,11 +22,18 @@ typedef enum sim_kind {
     KIND_COUNT
 } sim_kind;
 
+/* The town is [0, SIM_WORLD_SIZE] x [0, SIM_WORLD_SIZE] in world units. */
+#define SIM_WORLD_SIZE 1024.0
+
+/* The pictures draw the town this many pixels square. */
+#define SIM_MAP_PX 760
+
 /* A kind's sense profile and look, shared by the writers of the pictures. */
 typedef struct sim_profile {
     const char *name;   /* singular: "guard" */
     const char *plural; /* "guards" */
     const char *color;  /* fill colour in the pictures */
+    double dot;         /* radius it is drawn with in the pictures, in pixels */
     double range[PERCEPT_SENSE_COUNT];
     unsigned hidden; /* PERCEPT_SENSE_BIT()s it is hidden from at the start */
     double speed;    /* world units per tick when walking */
@@ -85,17 +92,22 @@ typedef struct sim_scene {
     unsigned long long op_calls[OP_COUNT];
     double op_seconds[OP_COUNT];
     int timing; /* measure each call (0: count only) */
+    /* Runs after each call, outside its timing (NULL: nothing). */
+    void (*after_call)(void *user);
+    void *after_call_user;
     /* The first failed call, for the tool's message. */
     char error[256];
 } sim_scene;
 
 /*
  * Lays out `count` creatures for a run of `ticks` ticks from `seed` and adds
- * them to `world`. Returns 0, or -1 with scene->error set (the scene must
- * still be freed with sim_scene_free()).
+ * them to `world`. `after_call` (may be NULL) is called with `user` after
+ * every library call, outside its timing: the tool writes out the events the
+ * call delivered there. Returns 0, or -1 with scene->error set (the scene
+ * must still be freed with sim_scene_free()).
  */
 int sim_scene_init(sim_scene *scene, percept_world *world, size_t count, int ticks, uint64_t seed,
-                   int timing);
+                   int timing, void (*after_call)(void *user), void *user);
 
 /* Plays one tick: phase changes, then everyone moves. 0, or -1 with scene->error. */
 int sim_scene_step(sim_scene *scene);

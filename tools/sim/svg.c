@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* The map is drawn MAP_PX pixels square at (MARGIN, MARGIN); the legend sits to its right. */
-#define MAP_PX 760.0
+#define MAP_PX ((double)SIM_MAP_PX)
 #define MARGIN 20.0
 #define LEGEND_X (MARGIN + MAP_PX + 24.0)
 #define WIDTH (LEGEND_X + 236.0)
@@ -35,21 +35,6 @@ static double px(const svg *g, double world)
 static double len(const svg *g, double world)
 {
     return world * g->scale;
-}
-
-/* The radius a creature of this kind is drawn with. */
-static double dot_radius(sim_kind kind)
-{
-    switch (kind) {
-    case KIND_PLAYER:
-        return 4.5;
-    case KIND_OWL:
-    case KIND_WOLF:
-    case KIND_GUARD:
-        return 2.6;
-    default:
-        return 2.1;
-    }
 }
 
 static void draw_map(svg *g)
@@ -135,7 +120,7 @@ static void draw_entities(svg *g)
 
     for (int k = 0; k < KIND_COUNT; k++) {
         const char *color = sim_profiles[k].color;
-        double r = dot_radius((sim_kind)k);
+        double r = sim_profiles[k].dot;
         int dots = 0, rings = 0;
         for (size_t i = 0; i < s->count; i++) {
             const sim_entity *e = &s->entities[i];
