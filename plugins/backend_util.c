@@ -92,3 +92,49 @@ int backend_size_param(const percept_backend_setup *setup, const char *backend, 
     }
     return 0;
 }
+
+/* ceil(len / size), at least 1, without libm (plugins link nothing but libc). */
+static double cells_along(double len, double size)
+{
+    double f = len / size;
+    if (!(f < 1e18))
+        return f;
+    double n = (double)(uint64_t)f;
+    if (n < f)
+        n += 1;
+    return n < 1 ? 1 : n;
+}
+
+int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
+                        int size_param, const char *key, const char *unit, double max_cells,
+                        percept_backend_error *error)
+{
+    double w = setup->max_x - setup->min_x;
+    double h = setup->max_y - setup->min_y;
+    /* The comparisons also reject NaN and infinite bounds. */
+    if (!(w >= 0 && w <= 1.0e300 && h >= 0 && h <= 1.0e300)) {
+        backend_set_error(error, -1, "world bounds must be finite with min <= max");
+        return -1;
+    }
+    double nx = cells_along(w, size), ny = cells_along(h, size);
+    if (!(nx * ny <= max_cells)) {
+        char text[256];
+        if (size_param >= 0)
+            snprintf(text, sizeof(text),
+                     "too small for the world bounds: %.0f x %.0f %s (at most %.0f)", nx, ny, unit,
+                     max_cells);
+        else
+            snprintf(text, sizeof(text),
+                     "%s %g (the default) is too small for the world bounds: "
+                     "%.0f x %.0f %s (at most %.0f)",
+                     key, size, nx, ny, unit, max_cells);
+        backend_set_error(error, size_param, text);
+        return -1;
+    }
+    layout->min_x = setup->min_x;
+    layout->min_y = setup->min_y;
+    layout->inv = 1.0 / size;
+    layout->nx = (uint32_t)nx;
+    layout->ny = (uint32_t)ny;
+    return 0;
+}

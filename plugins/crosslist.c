@@ -15,7 +15,9 @@
  */
 #include <percept/backend.h>
 
-#include <stdio.h>
+#include "backend_util.h"
+#include "entry_block.h"
+
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -54,19 +56,6 @@ struct percept_backend {
     unsigned top;                /* highest height of any slot: where searches start */
     uint64_t rng;                /* xorshift state for slot heights */
 };
-
-static void *host_alloc(const percept_backend_host *host, void *ptr, size_t size)
-{
-    return host->alloc(host->user, ptr, size);
-}
-
-static void set_error(percept_backend_error *error, int param_index, const char *text)
-{
-    if (error == NULL)
-        return;
-    error->param_index = param_index;
-    snprintf(error->text, sizeof(error->text), "%s", text);
-}
 
 static uint64_t next_random(uint64_t *state)
 {
@@ -224,12 +213,12 @@ static percept_backend *crosslist_create(const percept_backend_setup *setup,
                                          percept_backend_error *error)
 {
     if (setup->param_count > 0) {
-        set_error(error, 0, "crosslist takes no parameters");
+        backend_set_error(error, 0, "crosslist takes no parameters");
         return NULL;
     }
-    percept_backend *b = host_alloc(setup->host, NULL, sizeof(*b));
+    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
     if (b == NULL) {
-        set_error(error, -1, "out of memory");
+        backend_set_error(error, -1, "out of memory");
         return NULL;
     }
     memset(b, 0, sizeof(*b));
@@ -248,10 +237,10 @@ static void crosslist_destroy(percept_backend *b)
         return;
     const percept_backend_host *host = b->host;
     if (b->links != NULL)
-        host_alloc(host, b->links, 0);
+        backend_host_alloc(host, b->links, 0);
     if (b->slots != NULL)
-        host_alloc(host, b->slots, 0);
-    host_alloc(host, b, 0);
+        backend_host_alloc(host, b->slots, 0);
+    backend_host_alloc(host, b, 0);
 }
 
 /*
@@ -270,9 +259,7 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
     if (slot_count <= b->slot_cap)
         return 0;
-    uint32_t cap = b->slot_cap < 16 ? 16 : b->slot_cap;
-    while (cap < slot_count)
-        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    uint32_t cap = backend_grown(b->slot_cap, slot_count, 16);
     if ((uint64_t)cap * sizeof(cl_slot) > SIZE_MAX)
         return -1;
 
@@ -284,18 +271,17 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
     if (need > UINT32_MAX) /* `up` is a 32-bit offset */
         return -1;
     if (need > b->link_cap) {
-        size_t lcap = b->link_cap < 64 ? 64 : b->link_cap;
-        while (lcap < need)
-            lcap *= 2;
+        /* link_cap stays within 32 bits, as need does. */
+        size_t lcap = backend_grown((uint32_t)b->link_cap, (uint32_t)need, 64);
         if (lcap > SIZE_MAX / sizeof(cl_link))
             return -1;
-        cl_link *links = host_alloc(b->host, b->links, lcap * sizeof(cl_link));
+        cl_link *links = backend_host_alloc(b->host, b->links, lcap * sizeof(cl_link));
         if (links == NULL)
             return -1;
         b->links = links;
         b->link_cap = lcap; /* spare room only: link_len says what is owned */
     }
-    cl_slot *slots = host_alloc(b->host, b->slots, (size_t)cap * sizeof(cl_slot));
+    cl_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(cl_slot));
     if (slots == NULL)
         return -1;
     b->slots = slots;
@@ -388,7 +374,6 @@ static int pad_of(double q, double r, double *pad)
  * O(log n + min(window X, window Y)) expected, plus a sixteenth for sampling.
  */
 #define SAMPLE_LEVEL 2u
-#define HITS 64
 
 static void crosslist_query(const percept_backend *b, double x, double y, double r,
                             percept_backend_visit visit, void *ctx)
@@ -398,10 +383,11 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
     const cl_slot *slots = b->slots;
     double r2 = r * r;
     double px, py;
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     if (!pad_of(x, r, &px) || !pad_of(y, r, &py)) {
         for (uint32_t s = b->head[AXIS_X][0]; s != NONE; s = slots[s].next[AXIS_X])
-            if (within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2))
-                visit(ctx, s);
+            block_hits_add(&hits, s, within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2));
+        block_hits_flush(&hits);
         return;
     }
     double hi[2] = {x + px, y + py};
@@ -423,20 +409,11 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
             cy = next_of(b, AXIS_Y, SAMPLE_LEVEL, cy);
         }
     }
-    uint32_t hit[HITS];
-    unsigned nhit = 0;
+    /* The finds go through a batch, without a branch (see entry_block.h). */
     for (uint32_t s = next_of(b, axis, 0, preds[axis][0]);
-         s != NONE && !(slots[s].key[axis] > hi[axis]); s = slots[s].next[axis]) {
-        hit[nhit] = s;
-        nhit += (unsigned)within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2);
-        if (nhit == HITS) {
-            for (unsigned i = 0; i < nhit; i++)
-                visit(ctx, hit[i]);
-            nhit = 0;
-        }
-    }
-    for (unsigned i = 0; i < nhit; i++)
-        visit(ctx, hit[i]);
+         s != NONE && !(slots[s].key[axis] > hi[axis]); s = slots[s].next[axis])
+        block_hits_add(&hits, s, within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2));
+    block_hits_flush(&hits);
 }
 
 static size_t crosslist_memory_usage(const percept_backend *b)

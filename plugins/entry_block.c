@@ -50,6 +50,22 @@ uint32_t entry_block_remove(entry_block *block, uint32_t i)
     return block->items[i].slot;
 }
 
+void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
+                    double x, double y)
+{
+    refs[slot].block = where;
+    refs[slot].index = entry_block_push(block, slot, x, y);
+}
+
+void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block)
+{
+    entry_ref *r = &refs[slot];
+    uint32_t moved = entry_block_remove(block, r->index);
+    if (moved != ENTRY_BLOCK_NONE)
+        refs[moved].index = r->index;
+    r->block = ENTRY_BLOCK_NONE;
+}
+
 void block_hits_flush(block_hits *hits)
 {
     for (uint32_t i = 0; i < hits->count; i++)
@@ -60,17 +76,9 @@ void block_hits_flush(block_hits *hits)
 void entry_block_gather(const entry_block *block, double x, double y, double limit,
                         block_hits *hits)
 {
-    uint32_t n = hits->count;
     const block_entry *e = block->items, *end = e + block->count;
     for (; e < end; e++) {
         double dx = e->x - x, dy = e->y - y;
-        hits->slot[n] = e->slot;
-        n += !(dx * dx + dy * dy > limit);
-        if (n == BLOCK_HITS) {
-            hits->count = n;
-            block_hits_flush(hits);
-            n = 0;
-        }
+        block_hits_add(hits, e->slot, !(dx * dx + dy * dy > limit));
     }
-    hits->count = n;
 }

@@ -2,7 +2,8 @@
  * entry_block.h - the entities of one cell (or tower) as one block: what a
  * query reads of each entity, in a single array, so a cell's candidates are
  * one sequential read rather than a chain of misses. grid, hashgrid and tower
- * keep one block per occupied cell and, per slot, where its entry is.
+ * keep one block per occupied cell and, per slot, where its entry is
+ * (entry_ref). Also the batch in which queries hand their finds to the host.
  */
 #ifndef PERCEPT_ENTRY_BLOCK_H
 #define PERCEPT_ENTRY_BLOCK_H
@@ -44,6 +45,41 @@ uint32_t entry_block_remove(entry_block *block, uint32_t i);
 /* Bytes of a block of `cap` entries. */
 size_t entry_block_bytes(uint32_t cap);
 
+/* Whether `block` (maybe NULL) takes one more entry without allocating. */
+static inline int entry_block_has_room(const entry_block *block)
+{
+    return block != NULL && block->count < block->cap;
+}
+
+/*
+ * Where a slot's entry is, in a backend's per-slot array: the number of its
+ * block (a cell or tower) and the entry's index there. block ==
+ * ENTRY_BLOCK_NONE means the slot is not in the index.
+ */
+typedef struct entry_ref {
+    uint32_t block;
+    uint32_t index;
+} entry_ref;
+
+/* Appends slot's entry to `block`, number `where`, which has room; records it in refs[slot]. */
+void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
+                    double x, double y);
+
+/*
+ * Takes slot's entry out of `block`, the one refs[slot] names, by moving the
+ * block's last entry into its place (the array stays dense) and fixing that
+ * entry's ref.
+ */
+void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block);
+
+/* A move within the same block: the entry is rewritten in place. */
+static inline void entry_ref_move(entry_block *block, const entry_ref *ref, double x, double y)
+{
+    block_entry *e = &block->items[ref->index];
+    e->x = x;
+    e->y = y;
+}
+
 /*
  * A query's finds on their way to the host's visit callback, in batches.
  * In a crowd, whether an entry lies within the query's circle is a coin
@@ -58,12 +94,26 @@ typedef struct block_hits {
     percept_slot slot[BLOCK_HITS];
 } block_hits;
 
+/* Visits what is gathered and empties the batch: call at the query's end. */
+void block_hits_flush(block_hits *hits);
+
+/*
+ * Adds slot s to the batch when `keep` (0 or 1) says so, without a branch:
+ * the slot is always written and the count advances by `keep`. Visits
+ * whenever the batch fills.
+ */
+static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
+{
+    uint32_t n = hits->count;
+    hits->slot[n] = s;
+    hits->count = n + (uint32_t)keep;
+    if (hits->count == BLOCK_HITS)
+        block_hits_flush(hits);
+}
+
 /* Gathers the entries of `block` whose squared distance to (x, y) is not
  * above `limit`, visiting whenever the batch fills. */
 void entry_block_gather(const entry_block *block, double x, double y, double limit,
                         block_hits *hits);
-
-/* Visits what is gathered and empties the batch: call at the query's end. */
-void block_hits_flush(block_hits *hits);
 
 #endif

@@ -10,100 +10,38 @@
 #include "entry_block.h"
 
 #include <float.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE ENTRY_BLOCK_NONE
 #define DEFAULT_CELL_SIZE 64.0
 /* 2^24 cells: 128 MiB of cell pointers, beyond which the grid is the wrong tool. */
 #define MAX_CELLS 16777216.0
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
 
-/*
- * Where a slot's entry is, for moves and removal. cell == NONE means the
- * slot is not in the index.
- */
-typedef struct grid_slot {
-    uint32_t cell;
-    uint32_t index; /* in cells[cell]->items */
-} grid_slot;
-
 struct percept_backend {
     const percept_backend_host *host;
-    double min_x, min_y;
-    double inv_cell; /* 1 / cell_size: a multiplication keeps cell_of monotone too */
-    uint32_t nx, ny;
+    backend_layout grid; /* nx * ny cells */
     entry_block **cells; /* nx * ny blocks, NULL until a cell first takes an entity */
     size_t cell_bytes;   /* bytes of all blocks, for memory_usage */
-    grid_slot *slots;    /* slot_cap records */
+    entry_ref *slots;    /* slot_cap records: the cell (block) and entry of each slot */
     uint32_t slot_cap;   /* records allocated */
     uint32_t slot_limit; /* 1 + the highest slot ever inserted: bounds a full scan */
     uint32_t count;      /* entities in the index */
 };
-
-/* Clamped, monotone in v: a query rectangle built from it never misses a cell. */
-static uint32_t cell_of(double v, double min, double inv, uint32_t n)
-{
-    double f = (v - min) * inv;
-    if (!(f >= 0)) /* also NaN */
-        return 0;
-    if (f >= (double)n)
-        return n - 1;
-    return (uint32_t)f;
-}
-
-/* ceil(len / cell_size), at least 1, without libm (plugins link nothing but libc). */
-static double cells_along(double len, double cell_size)
-{
-    double f = len / cell_size;
-    if (!(f < 1e18))
-        return f;
-    double n = (double)(uint64_t)f;
-    if (n < f)
-        n += 1;
-    return n < 1 ? 1 : n;
-}
-
-static uint32_t cell_index(const percept_backend *b, double x, double y)
-{
-    return cell_of(y, b->min_y, b->inv_cell, b->ny) * b->nx +
-           cell_of(x, b->min_x, b->inv_cell, b->nx);
-}
 
 static percept_backend *grid_create(const percept_backend_setup *setup,
                                     percept_backend_error *error)
 {
     double cell_size = DEFAULT_CELL_SIZE;
     int cell_param;
-    char text[256];
+    backend_layout grid;
 
     if (backend_size_param(setup, "grid", "cell_size", DBL_MAX, &cell_size, &cell_param, error) !=
-        0)
+            0 ||
+        backend_layout_init(&grid, setup, cell_size, cell_param, "cell_size", "cells", MAX_CELLS,
+                            error) != 0)
         return NULL;
-
-    double w = setup->max_x - setup->min_x;
-    double h = setup->max_y - setup->min_y;
-    /* The comparisons also reject NaN and infinite bounds. */
-    if (!(w >= 0 && w <= 1.0e300 && h >= 0 && h <= 1.0e300)) {
-        backend_set_error(error, -1, "world bounds must be finite with min <= max");
-        return NULL;
-    }
-    double nxd = cells_along(w, cell_size), nyd = cells_along(h, cell_size);
-    if (nxd * nyd > MAX_CELLS) {
-        if (cell_param >= 0)
-            snprintf(text, sizeof(text),
-                     "too small for the world bounds: %.0f x %.0f cells (at most %.0f)", nxd, nyd,
-                     MAX_CELLS);
-        else
-            snprintf(text, sizeof(text),
-                     "cell_size %g (the default) is too small for the world bounds: "
-                     "%.0f x %.0f cells (at most %.0f)",
-                     cell_size, nxd, nyd, MAX_CELLS);
-        backend_set_error(error, cell_param, text);
-        return NULL;
-    }
 
     percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
     if (b == NULL) {
@@ -112,12 +50,8 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     }
     memset(b, 0, sizeof(*b));
     b->host = setup->host;
-    b->min_x = setup->min_x;
-    b->min_y = setup->min_y;
-    b->inv_cell = 1.0 / cell_size;
-    b->nx = (uint32_t)nxd;
-    b->ny = (uint32_t)nyd;
-    size_t ncells = (size_t)b->nx * b->ny;
+    b->grid = grid;
+    size_t ncells = (size_t)grid.nx * grid.ny;
     b->cells = backend_host_alloc(b->host, NULL, ncells * sizeof(*b->cells));
     if (b->cells == NULL) {
         backend_host_alloc(b->host, b, 0);
@@ -134,7 +68,7 @@ static void grid_destroy(percept_backend *b)
     if (b == NULL)
         return;
     const percept_backend_host *host = b->host;
-    size_t ncells = (size_t)b->nx * b->ny;
+    size_t ncells = (size_t)b->grid.nx * b->grid.ny;
     for (size_t i = 0; i < ncells; i++)
         if (b->cells[i] != NULL)
             backend_host_alloc(host, b->cells[i], 0);
@@ -148,17 +82,14 @@ static int grow_slots(percept_backend *b, uint32_t slot_count)
 {
     if (slot_count <= b->slot_cap)
         return 0;
-    /* Geometric growth keeps reserve amortized O(1) when slots arrive one by one. */
-    uint32_t cap = b->slot_cap < 16 ? 16 : b->slot_cap;
-    while (cap < slot_count)
-        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-    if ((uint64_t)cap * sizeof(grid_slot) > SIZE_MAX)
+    uint32_t cap = backend_grown(b->slot_cap, slot_count, 16);
+    if ((uint64_t)cap * sizeof(entry_ref) > SIZE_MAX)
         return -1;
-    grid_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(grid_slot));
+    entry_ref *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(entry_ref));
     if (slots == NULL)
         return -1; /* the old block is still ours and unchanged */
     for (uint32_t i = b->slot_cap; i < cap; i++)
-        slots[i].cell = NONE;
+        slots[i].block = NONE;
     b->slots = slots;
     b->slot_cap = cap;
     return 0;
@@ -176,34 +107,10 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
     if (grow_slots(b, slot_count) != 0)
         return -1;
-    uint32_t cell = cell_index(b, x, y);
-    if (slot < b->slot_cap && b->slots[slot].cell == cell)
+    uint32_t cell = backend_cell_index(&b->grid, x, y);
+    if (slot < b->slot_cap && b->slots[slot].block == cell)
         return 0; /* a move within the cell rewrites the entry in place */
     return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, &b->cell_bytes);
-}
-
-/* Whether `cell` can take one more entry without allocating. */
-static int cell_has_room(const percept_backend *b, uint32_t cell)
-{
-    const entry_block *c = b->cells[cell];
-    return c != NULL && c->count < c->cap;
-}
-
-/* Appends slot's entry to `cell`, which reserve() made room in. */
-static void link_slot(percept_backend *b, percept_slot slot, uint32_t cell, double x, double y)
-{
-    b->slots[slot].cell = cell;
-    b->slots[slot].index = entry_block_push(b->cells[cell], slot, x, y);
-}
-
-/* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
-static void unlink_slot(percept_backend *b, percept_slot slot)
-{
-    grid_slot *s = &b->slots[slot];
-    uint32_t moved = entry_block_remove(b->cells[s->cell], s->index);
-    if (moved != ENTRY_BLOCK_NONE)
-        b->slots[moved].index = s->index;
-    s->cell = NONE;
 }
 
 static void grid_update(percept_backend *b, percept_slot slot, double x, double y, double range);
@@ -212,14 +119,14 @@ static void grid_insert(percept_backend *b, percept_slot slot, double x, double 
 {
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
-    if (b->slots[slot].cell != NONE) {
+    if (b->slots[slot].block != NONE) {
         grid_update(b, slot, x, y, range);
         return;
     }
-    uint32_t cell = cell_index(b, x, y);
-    if (!cell_has_room(b, cell))
+    uint32_t cell = backend_cell_index(&b->grid, x, y);
+    if (!entry_block_has_room(b->cells[cell]))
         return; /* the host skipped reserve() */
-    link_slot(b, slot, cell, x, y);
+    entry_ref_link(b->slots, slot, b->cells[cell], cell, x, y);
     b->count++;
     if (slot >= b->slot_limit)
         b->slot_limit = slot + 1;
@@ -230,28 +137,26 @@ static void grid_update(percept_backend *b, percept_slot slot, double x, double 
     (void)range;
     if (slot >= b->slot_cap)
         return;
-    grid_slot *s = &b->slots[slot];
-    if (s->cell == NONE) {
+    const entry_ref *s = &b->slots[slot];
+    if (s->block == NONE) {
         grid_insert(b, slot, x, y, range);
         return;
     }
-    uint32_t cell = cell_index(b, x, y);
-    if (cell == s->cell) {
-        block_entry *e = &b->cells[cell]->items[s->index];
-        e->x = x;
-        e->y = y;
-    } else if (cell_has_room(b, cell)) {
-        unlink_slot(b, slot);
-        link_slot(b, slot, cell, x, y);
+    uint32_t cell = backend_cell_index(&b->grid, x, y);
+    if (cell == s->block) {
+        entry_ref_move(b->cells[cell], s, x, y);
+    } else if (entry_block_has_room(b->cells[cell])) {
+        entry_ref_unlink(b->slots, slot, b->cells[s->block]);
+        entry_ref_link(b->slots, slot, b->cells[cell], cell, x, y);
     }
     /* else the host skipped reserve(): the entity stays where it was, still found there */
 }
 
 static void grid_remove(percept_backend *b, percept_slot slot)
 {
-    if (slot >= b->slot_cap || b->slots[slot].cell == NONE)
+    if (slot >= b->slot_cap || b->slots[slot].block == NONE)
         return;
-    unlink_slot(b, slot);
+    entry_ref_unlink(b->slots, slot, b->cells[b->slots[slot].block]);
     b->count--;
 }
 
@@ -276,20 +181,21 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
      * costs nothing measurable and keeps the answer a superset.
      */
     double limit = r * r * (1 + 1e-9) + 1e-300;
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     int finite = x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r < 1e300;
     if (finite) {
         double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
         double pad_x = r + (ax + r) * 4e-15 + 1e-150;
         double pad_y = r + (ay + r) * 4e-15 + 1e-150;
-        uint32_t x0 = cell_of(x - pad_x, b->min_x, b->inv_cell, b->nx);
-        uint32_t x1 = cell_of(x + pad_x, b->min_x, b->inv_cell, b->nx);
-        uint32_t y0 = cell_of(y - pad_y, b->min_y, b->inv_cell, b->ny);
-        uint32_t y1 = cell_of(y + pad_y, b->min_y, b->inv_cell, b->ny);
+        const backend_layout *g = &b->grid;
+        uint32_t x0 = backend_cell_of(x - pad_x, g->min_x, g->inv, g->nx);
+        uint32_t x1 = backend_cell_of(x + pad_x, g->min_x, g->inv, g->nx);
+        uint32_t y0 = backend_cell_of(y - pad_y, g->min_y, g->inv, g->ny);
+        uint32_t y1 = backend_cell_of(y + pad_y, g->min_y, g->inv, g->ny);
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
-            block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
             for (uint32_t cy = y0; cy <= y1; cy++) {
-                entry_block *const *row = &b->cells[(size_t)cy * b->nx];
+                entry_block *const *row = &b->cells[(size_t)cy * g->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {
                     if (row[cx] != NULL)
                         entry_block_gather(row[cx], x, y, limit, &hits);
@@ -300,20 +206,21 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         }
     }
     /* More cells than slots (or an infinite query): scanning the slots is cheaper. */
-    const grid_slot *slots = b->slots;
+    const entry_ref *slots = b->slots;
+    int all = !finite; /* an infinite query takes every entity: a superset is allowed */
     for (uint32_t s = 0; s < b->slot_limit; s++) {
-        if (slots[s].cell == NONE)
+        if (slots[s].block == NONE)
             continue;
-        const block_entry *e = &b->cells[slots[s].cell]->items[slots[s].index];
-        if (!finite || maybe_within(e->x, e->y, x, y, limit))
-            visit(ctx, s);
+        const block_entry *e = &b->cells[slots[s].block]->items[slots[s].index];
+        block_hits_add(&hits, s, all | maybe_within(e->x, e->y, x, y, limit));
     }
+    block_hits_flush(&hits);
 }
 
 static size_t grid_memory_usage(const percept_backend *b)
 {
-    return sizeof(*b) + (size_t)b->nx * b->ny * sizeof(*b->cells) +
-           (size_t)b->slot_cap * sizeof(grid_slot) + b->cell_bytes;
+    return sizeof(*b) + (size_t)b->grid.nx * b->grid.ny * sizeof(*b->cells) +
+           (size_t)b->slot_cap * sizeof(entry_ref) + b->cell_bytes;
 }
 
 static const percept_backend_ops grid_ops = {

@@ -10,11 +10,9 @@
 #include "entry_block.h"
 
 #include <float.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE ENTRY_BLOCK_NONE
 #define DEFAULT_CELL_SIZE 64.0
 /*
  * Cell coordinates are clamped to +-2^60: far beyond any real position at any
@@ -27,12 +25,6 @@
 #define MAX_TABLE 2147483648u
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
-
-/* Where a slot's entry is, for moves and removal. */
-typedef struct hg_slot {
-    uint32_t cell;  /* NONE when the slot is not in the index */
-    uint32_t index; /* in cells[cell].block->items */
-} hg_slot;
 
 /*
  * A live cell, or a free one linked into the pool's free list. A cell keeps
@@ -55,7 +47,7 @@ struct percept_backend {
     const percept_backend_host *host;
     double inv_cell; /* 1 / cell_size: a multiplication keeps coord_of monotone too */
 
-    hg_slot *slots;
+    entry_ref *slots; /* slot_cap records: the cell (in the pool) and entry of each slot */
     uint32_t slot_cap;
 
     hg_cell *cells; /* the pool: [0, cell_used) handed out at least once */
@@ -192,16 +184,6 @@ static void hashgrid_destroy(percept_backend *b)
     backend_host_alloc(host, b, 0);
 }
 
-/* The next capacity at least `need`, doubling from `cap`. */
-static uint32_t grown(uint32_t cap, uint32_t need)
-{
-    if (cap < 16)
-        cap = 16;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-    return cap;
-}
-
 /* Whether one more live cell fits without growing anything. */
 static int has_room(const percept_backend *b)
 {
@@ -218,11 +200,11 @@ static int has_room(const percept_backend *b)
 static int can_enter(const percept_backend *b, percept_slot slot, uint32_t c)
 {
     if (c != NONE)
-        return b->cells[c].block->count < b->cells[c].block->cap;
+        return entry_block_has_room(b->cells[c].block);
     if (has_room(b))
         return 1;
-    return slot < b->slot_cap && b->slots[slot].cell != NONE &&
-           b->cells[b->slots[slot].cell].block->count == 1;
+    return slot < b->slot_cap && b->slots[slot].block != NONE &&
+           b->cells[b->slots[slot].block].block->count == 1;
 }
 
 /*
@@ -234,22 +216,26 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
 {
     (void)range;
     if (slot_count > b->slot_cap) {
-        uint32_t cap = grown(b->slot_cap, slot_count);
-        hg_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(hg_slot));
+        uint32_t cap = backend_grown(b->slot_cap, slot_count, 16);
+        entry_ref *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(entry_ref));
         if (slots == NULL)
             return -1;
         for (uint32_t i = b->slot_cap; i < cap; i++)
-            slots[i].cell = NONE;
+            slots[i].block = NONE;
         b->slots = slots;
         b->slot_cap = cap;
     }
 
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
+    if (slot < b->slot_cap && b->slots[slot].block != NONE) {
+        /* The common small move, as in update(): the entry is rewritten in place. */
+        const hg_cell *cell = &b->cells[b->slots[slot].block];
+        if (cell->cx == cx && cell->cy == cy)
+            return 0;
+    }
     uint32_t target = find_cell(b, cx, cy, hash_cell(cx, cy));
     if (target != NONE) {
-        /* A live cell: room for one more entry, unless the slot is in it already. */
-        if (slot < b->slot_cap && b->slots[slot].cell == target)
-            return 0;
+        /* A live cell, not the slot's own: room for one more entry. */
         return entry_block_reserve(b->host, &b->cells[target].block, FIRST_CELL_CAP,
                                    &b->block_bytes);
     }
@@ -260,7 +246,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
         return 0;
     if (b->free_cell == NONE && b->cell_used == b->cell_ready) {
         if (b->cell_ready == b->cell_cap) {
-            uint32_t cap = grown(b->cell_cap, b->cell_ready + 1);
+            uint32_t cap = backend_grown(b->cell_cap, b->cell_ready + 1, 16);
             hg_cell *cells = backend_host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
             if (cells == NULL)
                 return -1;
@@ -273,7 +259,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
         b->cells[b->cell_ready++].block = block;
     }
     if (need > b->occupied_cap) {
-        uint32_t cap = grown(b->occupied_cap, need);
+        uint32_t cap = backend_grown(b->occupied_cap, need, 16);
         uint32_t *occupied =
             backend_host_alloc(b->host, b->occupied, (size_t)cap * sizeof(uint32_t));
         if (occupied == NULL)
@@ -346,20 +332,15 @@ static void release_cell(percept_backend *b, uint32_t c)
 /* Appends slot's entry to cell c, which has room (can_enter). */
 static void link_slot(percept_backend *b, percept_slot slot, uint32_t c, double x, double y)
 {
-    b->slots[slot].cell = c;
-    b->slots[slot].index = entry_block_push(b->cells[c].block, slot, x, y);
+    entry_ref_link(b->slots, slot, b->cells[c].block, c, x, y);
 }
 
-/* Swap-remove: the cell's last entry fills the hole, so the array stays dense. */
+/* Takes slot's entry out of its cell, which returns to the pool when emptied. */
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
-    hg_slot *s = &b->slots[slot];
-    uint32_t c = s->cell;
+    uint32_t c = b->slots[slot].block;
     entry_block *block = b->cells[c].block;
-    uint32_t moved = entry_block_remove(block, s->index);
-    if (moved != ENTRY_BLOCK_NONE)
-        b->slots[moved].index = s->index;
-    s->cell = NONE;
+    entry_ref_unlink(b->slots, slot, block);
     if (block->count == 0)
         release_cell(b, c);
 }
@@ -371,7 +352,7 @@ static void hashgrid_insert(percept_backend *b, percept_slot slot, double x, dou
 {
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
-    if (b->slots[slot].cell != NONE) {
+    if (b->slots[slot].block != NONE) {
         hashgrid_update(b, slot, x, y, range);
         return;
     }
@@ -387,18 +368,16 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
 {
     if (slot >= b->slot_cap)
         return;
-    hg_slot *s = &b->slots[slot];
-    if (s->cell == NONE) {
+    const entry_ref *s = &b->slots[slot];
+    if (s->block == NONE) {
         hashgrid_insert(b, slot, x, y, range);
         return;
     }
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
-    const hg_cell *cell = &b->cells[s->cell];
+    const hg_cell *cell = &b->cells[s->block];
     if (cell->cx == cx && cell->cy == cy) {
         /* The common small move: rewrite the entry in place. */
-        block_entry *e = &cell->block->items[s->index];
-        e->x = x;
-        e->y = y;
+        entry_ref_move(cell->block, s, x, y);
         return;
     }
     uint32_t hash = hash_cell(cx, cy);
@@ -415,7 +394,7 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
 
 static void hashgrid_remove(percept_backend *b, percept_slot slot)
 {
-    if (slot >= b->slot_cap || b->slots[slot].cell == NONE)
+    if (slot >= b->slot_cap || b->slots[slot].block == NONE)
         return;
     unlink_slot(b, slot);
 }
@@ -477,7 +456,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
 
 static size_t hashgrid_memory_usage(const percept_backend *b)
 {
-    return sizeof(*b) + (size_t)b->slot_cap * sizeof(hg_slot) +
+    return sizeof(*b) + (size_t)b->slot_cap * sizeof(entry_ref) +
            (size_t)b->cell_cap * sizeof(hg_cell) + (size_t)b->occupied_cap * sizeof(uint32_t) +
            (size_t)b->table_cap * sizeof(hg_entry) + b->block_bytes;
 }
