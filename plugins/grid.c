@@ -3,6 +3,13 @@
  * classic nine-square layout). Each cell keeps its entities in one array, so a
  * query reads memory sequentially. Positions outside the bounds fall into the
  * edge cells, so no answer misses anyone; best when entities stay inside.
+ *
+ * Built with GRID_AS_TOWER, the same source is the "tower" backend. The
+ * classic lighthouse towers are square regions each keeping the entities
+ * standing in it, which is this grid, and each listing the observers watching
+ * it, which is what the core's observer grid keeps (it finds who perceives a
+ * moving entity; no operation of the ABI would read such lists). So the two
+ * differ only in name, size key and wording.
  */
 #include <percept/backend.h>
 
@@ -11,6 +18,20 @@
 
 #include <float.h>
 #include <string.h>
+
+#ifdef GRID_AS_TOWER
+#define GRID_NAME "tower"
+#define GRID_SIZE_KEY "tower_size"
+#define GRID_UNIT "towers"
+#define GRID_DESCRIPTION                                                                           \
+    "lighthouse towers over the world bounds, each keeping the entities standing in it"
+#else
+#define GRID_NAME "grid"
+#define GRID_SIZE_KEY "cell_size"
+#define GRID_UNIT "cells"
+#define GRID_DESCRIPTION                                                                           \
+    "uniform grid over the world bounds (nine-square); edge cells take the outside"
+#endif
 
 #define NONE ENTRY_BLOCK_NONE
 #define DEFAULT_CELL_SIZE 64.0
@@ -37,10 +58,10 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     int cell_param;
     backend_layout grid;
 
-    if (backend_size_param(setup, "grid", "cell_size", DBL_MAX, &cell_size, &cell_param, error) !=
-            0 ||
-        backend_layout_init(&grid, setup, cell_size, cell_param, "cell_size", "cells", MAX_CELLS,
-                            error) != 0)
+    if (backend_size_param(setup, GRID_NAME, GRID_SIZE_KEY, DBL_MAX, &cell_size, &cell_param,
+                           error) != 0 ||
+        backend_layout_init(&grid, setup, cell_size, cell_param, GRID_SIZE_KEY, GRID_UNIT,
+                            MAX_CELLS, error) != 0)
         return NULL;
 
     percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
@@ -226,8 +247,8 @@ static size_t grid_memory_usage(const percept_backend *b)
 static const percept_backend_ops grid_ops = {
     .abi_version = PERCEPT_BACKEND_ABI_VERSION,
     .struct_size = sizeof(percept_backend_ops),
-    .name = "grid",
-    .description = "uniform grid over the world bounds (nine-square); edge cells take the outside",
+    .name = GRID_NAME,
+    .description = GRID_DESCRIPTION,
     .create = grid_create,
     .destroy = grid_destroy,
     .reserve = grid_reserve,
