@@ -209,19 +209,6 @@ static op op_hide(percept_id id, percept_sense s, int hidden)
     return (op){.kind = TU_HIDE, .id = id, .sense = s, .value = hidden};
 }
 
-/* Spread IDs over the whole 32-bit range (a bijection, so distinct), 0 and max included. */
-static percept_id spread_id(uint32_t i)
-{
-    if (i == 0)
-        return 0;
-    if (i == 1)
-        return UINT32_MAX;
-    uint32_t x = i * 2654435761u;
-    x ^= x >> 15;
-    /* The bijection could land on 0 or UINT32_MAX: keep those for i 0 and 1. */
-    return x == 0 || x == UINT32_MAX ? 0x7FFFFFFFu - i : x;
-}
-
 /*
  * A crowd that grows past the first capacities: slot arrays (64), the ID map
  * (32 entities per 64 buckets), pair lists and the event buffer (doubling from
@@ -240,7 +227,7 @@ static void gen_crowd(scenario *sc)
              "move_events = on\n[sight]\nobserver_cell_size = 128\n"
              "[hearing]\nobserver_cell_size = 128\n[smell]\nobserver_cell_size = 128\n");
     for (int i = 0; i < 72; i++) {
-        percept_id id = spread_id(next_index++);
+        percept_id id = tu_spread_id(next_index++);
         double r[3];
         if (i % 5 < 3) {
             for (int s = 0; s < 3; s++)
@@ -276,7 +263,7 @@ static void gen_crowd(scenario *sc)
     for (int s = 0; s < 3; s++)           /* hide in the crowd */
         push_op(sc, op_hide(c6, (percept_sense)s, 1));
     for (int i = 0; i < 8; i++) { /* the crowd grows meanwhile */
-        percept_id id = spread_id(next_index++);
+        percept_id id = tu_spread_id(next_index++);
         push_op(sc, op_add(id, splitmix_between(&rnd, 110, 150), splitmix_between(&rnd, 110, 150),
                            70, 70, 70, 0));
         alive[n_alive++] = id;

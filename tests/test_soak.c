@@ -63,18 +63,6 @@ static int chance(uint64_t *state, unsigned percent)
     return splitmix_next(state) % 100 < percent;
 }
 
-/* IDs spread over the 32-bit range: a bijection of the index, 0 and max included. */
-static percept_id pool_id(uint32_t i)
-{
-    if (i == 0)
-        return 0;
-    if (i == 1)
-        return UINT32_MAX;
-    uint32_t x = i * 2654435761u;
-    x ^= x >> 15;
-    return x == 0 || x == UINT32_MAX ? 0x7FFFFFFFu - i : x;
-}
-
 /* ------------------------------------------------------------------------ */
 /* A set of 64-bit keys: linear probing, backward-shift deletion             */
 
@@ -712,7 +700,7 @@ static void soak_open(soak *k, const char *label, const char *backend, const cha
     memset(k->id_table, 0xff, buckets * sizeof *k->id_table);
     k->id_mask = buckets - 1;
     for (uint32_t i = 0; i < k->n; i++) {
-        k->ids[i] = pool_id(i);
+        k->ids[i] = tu_spread_id(i);
         assert_int_equal(index_of(k, k->ids[i]), UINT32_MAX);
         index_add(k, i);
     }

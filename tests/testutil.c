@@ -187,6 +187,18 @@ percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *
     return world;
 }
 
+percept_id tu_spread_id(uint32_t i)
+{
+    if (i == 0)
+        return 0;
+    if (i == 1)
+        return UINT32_MAX;
+    uint32_t x = i * 2654435761u;
+    x ^= x >> 15;
+    /* The bijection could land on 0 or UINT32_MAX: keep those for i 0 and 1. */
+    return x == 0 || x == UINT32_MAX ? 0x7FFFFFFFu - i : x;
+}
+
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,
                             unsigned hidden)
 {

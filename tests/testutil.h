@@ -96,6 +96,10 @@ percept_entity_desc tu_desc(double x, double y, double sight, double hearing, do
 /* Add an entity and fail the test if that does not succeed. */
 void tu_add(percept_world *world, percept_id id, percept_entity_desc desc);
 
+/* The i-th of distinct IDs spread over the whole 32-bit range (a bijection
+ * of i), 0 and UINT32_MAX included: for i 0 and 1. */
+percept_id tu_spread_id(uint32_t i);
+
 /* ------------------------------------------------------------------------ */
 /* Events                                                                    */
 
