@@ -66,6 +66,7 @@ static void free_world(percept_world *w)
     pc_free(a, w->seen_by);
     id_map_free(a, &w->ids);
     change_buffer_free(a, &w->changes);
+    pc_free(a, w->shared_hits);
     pc_free(a, w->ents_block);
     pc_free(a, w->free_slots);
     percept_allocator copy = *a;
@@ -432,9 +433,14 @@ typedef struct change {
 typedef struct pass {
     percept_world *w;
     const change *ch;
-    unsigned senses; /* the senses whose relation the call can change */
+    unsigned senses;        /* the senses whose relation the call can change */
+    unsigned target_senses; /* those of the target pass, which follows */
     uint32_t epoch;
     int failed;
+    /* The backend whose forward query kept its candidates in w->shared_hits
+     * (-1: none), and the radius it was asked. */
+    int shared_backend;
+    double shared_radius;
 } pass;
 
 static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t index,
@@ -471,6 +477,27 @@ static void visit_target(void *ctx, percept_slot t)
         push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
 }
 
+/* As visit_target(), keeping the candidate for the target pass. */
+static void visit_target_shared(void *ctx, percept_slot t)
+{
+    pass *p = ctx;
+    percept_world *w = p->w;
+    if (w->shared_hit_count == w->shared_hit_cap) {
+        size_t cap = w->shared_hit_cap ? w->shared_hit_cap * 2 : 256;
+        uint32_t *hits = cap <= SIZE_MAX / sizeof *hits
+                             ? w->alloc.alloc(w->alloc.user, w->shared_hits, cap * sizeof *hits)
+                             : NULL;
+        if (!hits) {
+            p->failed = 1; /* the call fails whole: nothing is applied yet */
+            return;
+        }
+        w->shared_hits = hits;
+        w->shared_hit_cap = cap;
+    }
+    w->shared_hits[w->shared_hit_count++] = t;
+    visit_target(ctx, t);
+}
+
 /* A candidate observer of the changing entity, from an observer grid. */
 static void visit_observer(void *ctx, uint32_t o)
 {
@@ -493,6 +520,26 @@ static void visit_near_observer(void *ctx, percept_slot o)
     if (o >= w->slot_count || !w->ents[o].alive)
         return;
     visit_observer(ctx, o);
+}
+
+/* Radii within this factor of each other share one query (see observer_pass). */
+#define SHARED_QUERY_SLACK 1.25
+
+/* The largest radius the target pass will ask backend g for near observers
+ * with (0: none): the same tests target_pass() makes. */
+static double near_radius_of_backend(const pass *p, int g)
+{
+    const percept_world *w = p->w;
+    unsigned visible = p->target_senses & ~(unsigned)p->ch->next.hidden;
+    double radius = 0;
+    for (int i = 0; i < w->grid_count; i++) {
+        if (w->near_backend[i] != g || !(w->grids[i].senses & visible))
+            continue;
+        double near = og_near_radius(&w->grids[i]);
+        if (near > radius)
+            radius = near;
+    }
+    return radius;
 }
 
 /*
@@ -521,8 +568,23 @@ static void observer_pass(pass *p)
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
         double r = reach_of(me, bg->senses & p->senses);
-        if (r > 0)
+        if (r <= 0)
+            continue;
+        /* Where the target pass will ask this backend for near observers
+         * around the same point with a radius close to r, one query of the
+         * larger radius serves both passes: the exact tests drop the extra
+         * candidates, cheaper than reading the cells again. */
+        double near = near_radius_of_backend(p, g);
+        if (near > 0 && near <= r * SHARED_QUERY_SLACK && r <= near * SHARED_QUERY_SLACK &&
+            p->shared_backend < 0) {
+            p->shared_backend = g;
+            p->shared_radius = r > near ? r : near;
+            w->shared_hit_count = 0;
+            bg->plugin.ops.query(bg->backend, me->x, me->y, p->shared_radius, visit_target_shared,
+                                 p);
+        } else {
             bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_target, p);
+        }
     }
 }
 
@@ -558,7 +620,10 @@ static void target_pass(pass *p)
          * that of one of the grid's senses, whose cells the observer pass
          * has just read around the same point. */
         double near = og_near_radius(grid);
-        if (near > 0) {
+        if (near > 0 && p->shared_backend == w->near_backend[g] && near <= p->shared_radius) {
+            for (size_t i = 0; i < w->shared_hit_count; i++)
+                visit_near_observer(p, w->shared_hits[i]);
+        } else if (near > 0) {
             const backend_group *bg = &w->backends[w->near_backend[g]];
             bg->plugin.ops.query(bg->backend, me->x, me->y, near, visit_near_observer, p);
         }
@@ -569,7 +634,8 @@ static int compute_changes(percept_world *w, const change *ch, unsigned observe_
                            unsigned target_mask)
 {
     w->changes.len = 0;
-    pass p = {w, ch, observe_mask, 0, 0};
+    pass p = {.w = w, .ch = ch, .senses = observe_mask, .target_senses = target_mask,
+              .shared_backend = -1};
     if (observe_mask)
         observer_pass(&p);
     w->observer_changes = w->changes.len;

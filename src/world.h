@@ -64,6 +64,10 @@ struct percept_world {
     int grid_count;
     change_buffer changes;
     size_t observer_changes; /* changes[0 .. this): the changing entity as observer */
+    /* The candidates of a call's forward query, kept so the target pass can
+     * take its near observers from them instead of querying again. */
+    uint32_t *shared_hits;
+    size_t shared_hit_count, shared_hit_cap;
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;
