@@ -634,7 +634,10 @@ static int compute_changes(percept_world *w, const change *ch, unsigned observe_
                            unsigned target_mask)
 {
     w->changes.len = 0;
-    pass p = {.w = w, .ch = ch, .senses = observe_mask, .target_senses = target_mask,
+    pass p = {.w = w,
+              .ch = ch,
+              .senses = observe_mask,
+              .target_senses = target_mask,
               .shared_backend = -1};
     if (observe_mask)
         observer_pass(&p);
@@ -817,11 +820,17 @@ static void deliver(percept_world *w, const change *ch)
             .x = t->x,
             .y = t->y,
         };
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-            unsigned bit = PERCEPT_SENSE_BIT(s), was = c->before & bit, is = c->after & bit;
-            if (was == is && !(is && c->moved))
+        /* The senses with an event: those that changed, and with MOVE
+         * records those held throughout; visited in sense order. */
+        unsigned changed = (unsigned)(c->before ^ c->after);
+        unsigned fire = changed | (c->moved ? (unsigned)(c->before & c->after) : 0);
+        for (int s = 0; fire; s++, fire >>= 1) {
+            if (!(fire & 1))
                 continue;
-            out.kind = was == is ? PERCEPT_MOVE : is ? PERCEPT_ENTER : PERCEPT_LEAVE;
+            unsigned bit = PERCEPT_SENSE_BIT(s);
+            out.kind = !(changed & bit)   ? PERCEPT_MOVE
+                       : (c->after & bit) ? PERCEPT_ENTER
+                                          : PERCEPT_LEAVE;
             out.sense = (percept_sense)s;
             w->on_event(w->on_event_user, &out);
         }
