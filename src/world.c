@@ -387,7 +387,9 @@ const char *percept_errmsg(const percept_world *w)
 /*
  * The relation's definition, for the senses in `senses`: the ones in which
  * `o` perceives `t`. One squared distance serves every sense; each compare
- * is the same dx*dx + dy*dy <= r*r as the specification's.
+ * is the same dx*dx + dy*dy <= r*r as the specification's. A sense o lacks
+ * is stored as a NaN range (see entity_range()), which no comparison
+ * satisfies, so "the range is greater than 0" needs no test of its own.
  */
 static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned senses)
 {
@@ -395,10 +397,21 @@ static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned 
     const double *r = o->range;
     /* Branch-free: a list walk calls this for every pair, and which senses
      * hold is as good as random to the branch predictor. */
-    unsigned mask = (unsigned)((r[0] > 0) & (d2 <= r[0] * r[0])) |
-                    (unsigned)((r[1] > 0) & (d2 <= r[1] * r[1])) << 1 |
-                    (unsigned)((r[2] > 0) & (d2 <= r[2] * r[2])) << 2;
+    unsigned mask = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
+                    (unsigned)(d2 <= r[2] * r[2]) << 2;
     return mask & senses & ~(unsigned)t->hidden;
+}
+
+/* A public range as an entity record keeps it: NaN for 0 or -0, a lacking sense. */
+static double entity_range(double range)
+{
+    return range > 0 ? range : NAN;
+}
+
+/* A record's range as the public API gives it back. */
+static double public_range(double range)
+{
+    return isnan(range) ? 0 : range;
 }
 
 /* The largest of an entity's ranges among `senses`: what an index must cover. */
@@ -976,7 +989,8 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     ch.next = (entity){
         .x = desc->x,
         .y = desc->y,
-        .range = {desc->range[0], desc->range[1], desc->range[2]},
+        .range = {entity_range(desc->range[0]), entity_range(desc->range[1]),
+                  entity_range(desc->range[2])},
         .id = id,
         .hidden = (uint8_t)desc->hidden,
         .alive = 1,
@@ -1033,7 +1047,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
                          "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn, id,
                          percept_sense_name((percept_sense)sense), range);
     change ch = {.slot = slot, .next = w->ents[slot]};
-    ch.next.range[sense] = range;
+    ch.next.range[sense] = entity_range(range);
     return run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0);
 }
 
@@ -1086,7 +1100,11 @@ int percept_get_entity(const percept_world *w, percept_id id, percept_entity_des
     if (find(w, id, &slot))
         return PERCEPT_ENOENT;
     const entity *e = &w->ents[slot];
-    *out = (percept_entity_desc){e->x, e->y, {e->range[0], e->range[1], e->range[2]}, e->hidden};
+    *out = (percept_entity_desc){
+        e->x,
+        e->y,
+        {public_range(e->range[0]), public_range(e->range[1]), public_range(e->range[2])},
+        e->hidden};
     return PERCEPT_OK;
 }
 

@@ -26,7 +26,7 @@
  */
 typedef struct entity {
     double x, y;
-    double range[PERCEPT_SENSE_COUNT];
+    double range[PERCEPT_SENSE_COUNT]; /* NaN for a sense the entity lacks */
     percept_id id;
     uint32_t mark;  /* visit stamp that dedupes a pass's candidates */
     uint8_t hidden; /* PERCEPT_SENSE_BIT()s */
