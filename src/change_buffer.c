@@ -8,24 +8,21 @@
 
 #include "alloc.h"
 
-int change_buffer_push(const percept_allocator *a, change_buffer *buf, const pair_change *c)
+int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
 {
-    if (buf->len == buf->cap) {
-        /* Grow both buffers before the call commits, so sorting cannot fail. */
-        size_t cap = buf->cap ? buf->cap * 2 : 64;
-        if (cap > SIZE_MAX / sizeof *c)
-            return -1;
-        pair_change *items = a->alloc(a->user, buf->items, cap * sizeof *c);
-        if (!items)
-            return -1;
-        buf->items = items;
-        pair_change *scratch = a->alloc(a->user, buf->scratch, cap * sizeof *c);
-        if (!scratch)
-            return -1; /* items grew; cap stays, so the next push grows both again */
-        buf->scratch = scratch;
-        buf->cap = cap;
-    }
-    buf->items[buf->len++] = *c;
+    /* Grow both buffers before the call commits, so sorting cannot fail. */
+    size_t cap = buf->cap ? buf->cap * 2 : 64;
+    if (cap > SIZE_MAX / sizeof *buf->items)
+        return -1;
+    pair_change *items = a->alloc(a->user, buf->items, cap * sizeof *items);
+    if (!items)
+        return -1;
+    buf->items = items;
+    pair_change *scratch = a->alloc(a->user, buf->scratch, cap * sizeof *scratch);
+    if (!scratch)
+        return -1; /* items grew; cap stays, so the next push grows both again */
+    buf->scratch = scratch;
+    buf->cap = cap;
     return 0;
 }
 

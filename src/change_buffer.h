@@ -28,7 +28,19 @@ typedef struct change_buffer {
     size_t len, cap;
 } change_buffer;
 
-int change_buffer_push(const percept_allocator *a, change_buffer *buf, const pair_change *c);
+/* Doubles the buffer (and its scratch); 0, or -1 when out of memory. */
+int change_buffer_grow(const percept_allocator *a, change_buffer *buf);
+
+/* Appends a change; 0, or -1 when out of memory. Inline: every candidate
+ * pair that changes passes here. */
+static inline int change_buffer_push(const percept_allocator *a, change_buffer *buf,
+                                     const pair_change *c)
+{
+    if (buf->len == buf->cap && change_buffer_grow(a, buf))
+        return -1;
+    buf->items[buf->len++] = *c;
+    return 0;
+}
 /* Order by observer ID, then target ID: each pair comes once, so that is the
  * order promised in percept.h once each record's senses are taken in order.
  * The records before `split` and those from it are sorted apart and then

@@ -476,8 +476,9 @@ static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t in
         p->failed = 1;
 }
 
-/* A candidate target of the changing entity, from a backend. */
-static void visit_target(void *ctx, percept_slot t)
+/* A candidate target of the changing entity, from a backend. Inline: the
+ * shared query's visitor below calls it for every candidate. */
+static inline void visit_target(void *ctx, percept_slot t)
 {
     pass *p = ctx;
     percept_world *w = p->w;
