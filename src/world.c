@@ -632,7 +632,8 @@ static void target_pass(pass *p)
         og_query(grid, me->x, me->y, grid->senses & visible, visit_observer, p);
         /* The near observers, through a backend (each holds every entity):
          * that of one of the grid's senses, whose cells the observer pass
-         * has just read around the same point. */
+         * has just read around the same point; usually that pass kept the
+         * candidates of a query wide enough, and they are read back. */
         double near = og_near_radius(grid);
         if (near > 0 && p->shared_backend == w->near_backend[g] && near <= p->shared_radius) {
             for (size_t i = 0; i < w->shared_hit_count; i++)
