@@ -24,11 +24,15 @@ typedef struct pair_change {
 
 typedef struct change_buffer {
     pair_change *items;
-    pair_change *scratch; /* as long as items: the radix sort's second buffer */
+    /* Sorting room, grown with items: 2 * cap keys (each run's sort key
+     * beside its record's index, and the radix sort's second buffer) and cap
+     * indices, the delivery order. Records never move; only these do. */
+    uint64_t *keys;
+    uint32_t *order;
     size_t len, cap;
 } change_buffer;
 
-/* Doubles the buffer (and its scratch); 0, or -1 when out of memory. */
+/* Doubles the buffer and its sorting room; 0, or -1 when out of memory. */
 int change_buffer_grow(const percept_allocator *a, change_buffer *buf);
 
 /* Appends a change; 0, or -1 when out of memory. Inline: every candidate
@@ -41,13 +45,17 @@ static inline int change_buffer_push(const percept_allocator *a, change_buffer *
     buf->items[buf->len++] = *c;
     return 0;
 }
-/* Order by observer ID, then target ID: each pair comes once, so that is the
- * order promised in percept.h once each record's senses are taken in order.
- * The records before `split` and those from it are sorted apart and then
- * merged: a call's changes come in two runs (the changing entity as observer,
- * then as target), each with half of every key the same, which the sort
- * skips. Never fails and never allocates: push() already grew the scratch. */
-void change_buffer_sort(change_buffer *buf, size_t split);
+/*
+ * Fill buf->order with the records' indices in delivery order: by observer
+ * ID, then target ID (each pair comes once, so that is the order promised in
+ * percept.h once each record's senses are taken in order). A call's changes
+ * come in two runs: items[0 .. split) have the changing entity (ID `self`)
+ * as observer, the rest have it as target. Each run is sorted on the half of
+ * the key that varies in it; the observer run then goes, whole, between the
+ * target run's pairs with a lower and a higher observer ID. Never fails and
+ * never allocates: push() already grew the sorting room.
+ */
+void change_buffer_order(change_buffer *buf, size_t split, percept_id self);
 void change_buffer_free(const percept_allocator *a, change_buffer *buf);
 
 #endif

@@ -823,10 +823,10 @@ static void deliver(percept_world *w, const change *ch)
 {
     if (!w->on_event || w->changes.len == 0)
         return;
-    change_buffer_sort(&w->changes, w->observer_changes);
+    change_buffer_order(&w->changes, w->observer_changes, ch->next.id);
     w->in_callback = 1;
     for (size_t i = 0; i < w->changes.len; i++) {
-        const pair_change *c = &w->changes.items[i];
+        const pair_change *c = &w->changes.items[w->changes.order[i]];
         /* After a removal the target's record is gone: take the last position from ch. */
         const entity *t = c->target == ch->slot ? &ch->next : &w->ents[c->target];
         percept_event out = {
