@@ -396,11 +396,17 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
 
     const percept_bounds *b = &cfg->bounds;
     if (b->min_x > b->max_x || b->min_y > b->max_y) {
-        int line = b->min_x > b->max_x ? cfg->bound_lines[2] : cfg->bound_lines[3];
+        /* bound_lines: min_x, min_y, max_x, max_y. Name the line of the
+         * pair's key set last: the other may be the default, set nowhere. */
+        int lo = b->min_x > b->max_x ? 0 : 1, hi = lo + 2;
+        int lo_line = cfg->bound_lines[lo], hi_line = cfg->bound_lines[hi];
+        int line = lo_line > hi_line ? lo_line : hi_line;
         pc_error_set(err, PERCEPT_ECONFIG, line,
                      "%s:%d: [world]: the bounds are inverted (min_x %g, max_x %g, min_y %g, "
-                     "max_y %g): each min must not exceed its max",
-                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y);
+                     "max_y %g): each min must not exceed its max%s",
+                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y,
+                     lo_line && hi_line ? ""
+                                        : " (a bound not set takes its default: min 0, max 1024)");
         return PERCEPT_ECONFIG;
     }
     if (resolve_plugin_dir(a, cfg, path)) {
