@@ -247,6 +247,13 @@ static int list_add(name_list *l, const char *name, size_t len)
     return 0;
 }
 
+static void list_free(name_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->names[i]);
+    l->count = 0;
+}
+
 static void scan_dir(name_list *l, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -656,13 +663,18 @@ int main(int argc, char **argv)
     plan p;
     int rc;
 
-    if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0 ||
-        (rc = find_backends(&a, &backends)) >= 0 || (rc = make_plan(&a, &p)) >= 0)
+    if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0)
         return rc;
+    /* find_backends() may fail after taking some names: free them on every exit. */
+    if ((rc = find_backends(&a, &backends)) >= 0 || (rc = make_plan(&a, &p)) >= 0) {
+        list_free(&backends);
+        return rc;
+    }
 
     char *notes = NULL;
     if (a.notes && !(notes = read_text(a.notes))) {
         fprintf(stderr, PROGRAM ": cannot read %s: %s\n", a.notes, strerror(errno));
+        list_free(&backends);
         return CLI_EXIT_USAGE;
     }
     char svg_dir[PATH_MAX], svg_link[PATH_MAX + 1] = "";
@@ -696,6 +708,8 @@ int main(int argc, char **argv)
     case_result *results = calloc(p.count, sizeof *results);
     if (!results) {
         fprintf(stderr, PROGRAM ": out of memory\n");
+        free(notes);
+        list_free(&backends);
         return EXIT_MISMATCH;
     }
     size_t done = 0;
@@ -763,7 +777,6 @@ int main(int argc, char **argv)
 
     free(results);
     free(notes);
-    for (size_t b = 0; b < backends.count; b++)
-        free(backends.names[b]);
+    list_free(&backends);
     return failed ? EXIT_MISMATCH : EXIT_SUCCESS;
 }
