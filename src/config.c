@@ -53,6 +53,9 @@ typedef struct line_source {
 /* The sections besides the senses' own. */
 static const char *const known_sections[] = {"percept", "world"};
 
+/* [world] when the file leaves a bound out. */
+static const percept_bounds default_bounds = {0, 0, 1024, 1024};
+
 /* Checked here rather than in the key handler, which inih never calls for
  * a section without keys: a misspelt empty section must not pass either. */
 static void check_section(line_source *src, const char *line)
@@ -341,7 +344,7 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->move_events = 1;
-    cfg->bounds = (percept_bounds){0, 0, 1024, 1024};
+    cfg->bounds = default_bounds;
     cfg->source = pc_strdup(a, path ? path : label ? label : "<string>");
     if (!cfg->source) {
         pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory reading the configuration");
@@ -401,12 +404,16 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         int lo = b->min_x > b->max_x ? 0 : 1, hi = lo + 2;
         int lo_line = cfg->bound_lines[lo], hi_line = cfg->bound_lines[hi];
         int line = lo_line > hi_line ? lo_line : hi_line;
+        char defaults[96] = "";
+        if (!lo_line || !hi_line)
+            snprintf(defaults, sizeof defaults,
+                     " (a bound not set takes its default: min %g, max %g)",
+                     lo == 0 ? default_bounds.min_x : default_bounds.min_y,
+                     lo == 0 ? default_bounds.max_x : default_bounds.max_y);
         pc_error_set(err, PERCEPT_ECONFIG, line,
                      "%s:%d: [world]: the bounds are inverted (min_x %g, max_x %g, min_y %g, "
                      "max_y %g): each min must not exceed its max%s",
-                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y,
-                     lo_line && hi_line ? ""
-                                        : " (a bound not set takes its default: min 0, max 1024)");
+                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y, defaults);
         return PERCEPT_ECONFIG;
     }
     if (resolve_plugin_dir(a, cfg, path)) {
