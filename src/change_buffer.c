@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "key_sort.h"
 
 int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
 {
@@ -31,71 +32,6 @@ int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
     return 0;
 }
 
-static void insertion_sort(uint64_t *a, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        uint64_t k = a[i];
-        size_t j = i;
-        while (j > 0 && k < a[j - 1]) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = k;
-    }
-}
-
-/*
- * LSD radix sort of n keys, using `scratch` (n more): a crowd or a teleport
- * gives one call hundreds of changes, where a comparison sort dominates the
- * call. Only the bytes of the ID half (the top 32 bits) that differ between
- * keys are sorted on, found in one pass: IDs below 65536 need two passes.
- * The low half, a record's index, is unique, so no two keys are equal.
- */
-static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
-{
-    uint64_t *src = keys, *dst = scratch;
-    uint64_t all_or = 0, all_and = UINT64_MAX;
-    for (size_t i = 0; i < n; i++) {
-        all_or |= src[i];
-        all_and &= src[i];
-    }
-    uint64_t varies = all_or ^ all_and;
-    for (int shift = 32; shift < 64; shift += 8) {
-        if (!((varies >> shift) & 0xffu))
-            continue;
-        /* No key's byte exceeds that of all_or: small IDs use few buckets. */
-        unsigned top = (unsigned)(all_or >> shift) & 0xffu;
-        uint32_t count[256];
-        memset(count, 0, (top + 1) * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(src[i] >> shift) & 0xffu]++;
-        uint32_t sum = 0;
-        for (unsigned v = 0; v <= top; v++) {
-            uint32_t c = count[v];
-            count[v] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i] >> shift) & 0xffu]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != keys)
-        memcpy(keys, src, n * sizeof *src);
-}
-
-/* Sort keys[0 .. n) (ID << 32 | record index), with scratch room for n more. */
-static void sort_keys(uint64_t *keys, uint64_t *scratch, size_t n)
-{
-    /* Most calls yield a handful of changes: insertion sort is fastest there
-     * (callgrind, 10k teleports: switching at 48 beats 24 and 32). */
-    if (n <= 48)
-        insertion_sort(keys, n);
-    else
-        radix_sort(keys, scratch, n);
-}
-
 void change_buffer_order(change_buffer *buf, size_t split, percept_id self)
 {
     size_t n = buf->len;
@@ -110,8 +46,8 @@ void change_buffer_order(change_buffer *buf, size_t split, percept_id self)
         keys[i] = (uint64_t)(uint32_t)items[i].key << 32 | i;
     for (size_t i = split; i < n; i++)
         keys[i] = (items[i].key >> 32) << 32 | i;
-    sort_keys(keys, scratch, split);
-    sort_keys(keys + split, scratch + split, n - split);
+    key_sort(keys, scratch, split);
+    key_sort(keys + split, scratch + split, n - split);
     /* The target run's observers below `self`, the observer run (observer
      * `self` throughout), then the target run's observers above `self`: the
      * target run never holds `self` as observer, so there is no tie. */

@@ -1,0 +1,17 @@
+/*
+ * key_sort.h - sorting 64-bit keys on their high half: a 32-bit sort key
+ * (an ID, a place in the world) beside a 32-bit index that is unique in the
+ * array, so no two keys are equal and the sort needs no stability. Both the
+ * delivery order of a call's events and the order of a batch of moves are
+ * sorted this way.
+ */
+#ifndef PERCEPT_KEY_SORT_H
+#define PERCEPT_KEY_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sort keys[0 .. n) ascending, using scratch[0 .. n) as room. Never fails. */
+void key_sort(uint64_t *keys, uint64_t *scratch, size_t n);
+
+#endif
