@@ -64,7 +64,7 @@ typedef enum percept_sense {
 typedef enum percept_status {
     PERCEPT_OK = 0,
     PERCEPT_EINVAL = -1,  /* an argument is invalid (NULL, NaN, negative range, ...) */
-    PERCEPT_ENOMEM = -2,  /* out of memory; nothing was changed */
+    PERCEPT_ENOMEM = -2,  /* out of memory; nothing was changed (percept_move_many: see there) */
     PERCEPT_EEXIST = -3,  /* an entity with that ID is already in the world */
     PERCEPT_ENOENT = -4,  /* no entity with that ID is in the world */
     PERCEPT_EBUSY = -5,   /* a change was requested from inside the event callback */
@@ -212,6 +212,40 @@ PERCEPT_API int percept_add(percept_world *world, percept_id id, const percept_e
 /* Move entity `id` to (x, y). Any distance: a teleport is a move. A move to
  * the position the entity already has changes nothing and delivers nothing. */
 PERCEPT_API int percept_move(percept_world *world, percept_id id, double x, double y);
+
+/* One entry of percept_move_many(): an entity and where it goes. */
+typedef struct percept_position {
+    percept_id id;
+    double x, y;
+} percept_position;
+
+/*
+ * Move many entities, each as percept_move() would: a tick's moves in one
+ * call. The library makes the moves in an order of its choosing, entities
+ * near each other one after the other, so that the neighbourhood one move
+ * reads is still in the cache for the next; in a world of 100k entities
+ * that makes a tick of moves two to three times faster than one call per
+ * move (docs/BENCHMARKS.md). The order depends only on the batch, never on
+ * the backend, so every backend delivers the same events; each move's
+ * events are delivered as percept_move() delivers them, before the next
+ * move is made. The result, who perceives whom after the call, is the same
+ * in any order.
+ *
+ * The whole batch is checked before any move: an unknown ID (PERCEPT_ENOENT),
+ * a position percept_move() would refuse, an entity named twice or more than
+ * UINT32_MAX entries (PERCEPT_EINVAL) move nothing, and percept_errmsg()
+ * names the first bad entry by its index. `moves` may be NULL when `count`
+ * is 0. PERCEPT_EBUSY from inside the event callback.
+ *
+ * Out of memory (PERCEPT_ENOMEM) is the one failure that can stop a batch
+ * part-way. The moves already made stay made, with their events delivered;
+ * the rest are not made; each move is whole, so every entity is at its old
+ * or its new position. percept_errmsg() says how many were made. Calling
+ * again with the same batch finishes it: a move to where an entity already
+ * is changes nothing and delivers nothing.
+ */
+PERCEPT_API int percept_move_many(percept_world *world, const percept_position *moves,
+                                  size_t count);
 
 /* Remove entity `id`; every pair it was part of leaves, in both directions. */
 PERCEPT_API int percept_remove(percept_world *world, percept_id id);

@@ -4,7 +4,6 @@
 #include "change_buffer.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "alloc.h"
 #include "key_sort.h"

@@ -35,6 +35,12 @@ typedef struct entity {
 } entity;
 _Static_assert(sizeof(entity) == 64, "an entity record is one cache line");
 
+/* One move of a batch, checked: where the entity in `slot` goes. */
+typedef struct batch_move {
+    double x, y;
+    uint32_t slot;
+} batch_move;
+
 /* One backend instance and the senses it indexes. */
 typedef struct backend_group {
     plugin plugin;
@@ -68,6 +74,12 @@ struct percept_world {
      * take its near observers from them instead of querying again. */
     uint32_t *shared_hits;
     size_t shared_hit_count, shared_hit_cap;
+    /* percept_move_many()'s room, kept from call to call: the checked moves
+     * (a copy, so the callback cannot change one after its check) and
+     * 2 * batch_cap sort keys (the second half is the sort's room). */
+    batch_move *batch;
+    uint64_t *batch_keys;
+    size_t batch_cap;
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;
