@@ -41,7 +41,8 @@ enum { EXIT_MISMATCH = 1 };
 #define MAX_SIZES 16
 #define MAX_CASES 256
 #define DEFAULT_SEED 20240611u
-#define DEFAULT_BUDGET 210.0
+/* Under five minutes for the whole run; the batched twins take about a third of it. */
+#define DEFAULT_BUDGET 270.0
 #define DEFAULT_MAX_REPLAY 30.0
 #define DEFAULT_MOVE_LIMIT 50000
 #define MOVE_LIMIT_ABOVE 20000 /* worlds larger than this replay DEFAULT_MOVE_LIMIT moves */
@@ -51,6 +52,7 @@ static const char *const known_order[] = {"bruteforce", "grid", "hashgrid", "tow
 
 typedef struct args {
     int full, quick;
+    int batched; /* also run the batched twins (CASE_BATCHED) */
     const char *workloads, *backends, *sizes, *sweep, *out, *svg_dir, *notes;
     size_t rounds;     /* 0: by size */
     double budget;     /* seconds for the whole run; < 0: the default */
@@ -100,9 +102,12 @@ static void print_usage(FILE *out)
           "                     suffixes k and M)\n"
           "  --sweep LIST       sizes of the constant-density sweep (default 1k,4k,16k,64k,256k;\n"
           "                     'none' to skip it)\n"
+          "  --batched on|off   also replay uniform_walk and teleport at every size, and the\n"
+          "                     sweep, with each tick's moves in one percept_move_many call\n"
+          "                     (default on)\n"
           "  --rounds N         measured rounds per case (default: 7 up to 2k entities, 3 up\n"
           "                     to 20k, 2 up to 300k, 1 above)\n"
-          "  --budget SECONDS   time for the whole run (default 210; 0: no limit, the default\n"
+          "  --budget SECONDS   time for the whole run (default 270; 0: no limit, the default\n"
           "                     with --full and --quick): every case gets a share in\n"
           "                     proportion to its operations, and runs fewer rounds (at least\n"
           "                     one) when a next round would overrun its share\n"
@@ -169,6 +174,7 @@ static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
     a->seed = DEFAULT_SEED;
+    a->batched = 1;
     a->budget = -1;
     a->max_replay = -1;
     for (int i = 1; i < argc; i++) {
@@ -190,6 +196,11 @@ static int parse_args(int argc, char **argv, args *a)
                    (r = cli_option_value(argc, argv, &i, "--notes", &a->notes))) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
+            if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
+                return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off', not '%s'",
+                                       r > 0 ? v : "");
+            a->batched = strcmp(v, "on") == 0;
         } else if ((r = cli_option_value(argc, argv, &i, "--rounds", &v)) != 0) {
             size_t n = r > 0 ? parse_count(v) : 0;
             if (!n || n > BENCH_MAX_ROUNDS)
@@ -361,25 +372,37 @@ typedef struct plan {
     size_t count;
 } plan;
 
-static case_plan *plan_case(plan *p, const char *workload, size_t n, const args *a)
+/* The case of `workload` at n, batched if `flags` has CASE_BATCHED, made if it is new;
+ * it takes on `flags`. NULL when there are too many cases. */
+static case_plan *plan_case(plan *p, const char *workload, size_t n, unsigned flags, const args *a)
 {
-    for (size_t i = 0; i < p->count; i++)
-        if (p->cases[i].n == n && strcmp(p->cases[i].workload, workload) == 0)
-            return &p->cases[i];
+    case_plan *c = NULL;
+    for (size_t i = 0; i < p->count && !c; i++)
+        if (p->cases[i].n == n && strcmp(p->cases[i].workload, workload) == 0 &&
+            (p->cases[i].flags & CASE_BATCHED) == (flags & CASE_BATCHED))
+            c = &p->cases[i];
+    if (c) {
+        c->flags |= flags;
+        return c;
+    }
     if (p->count == MAX_CASES)
         return NULL;
-    case_plan *c = &p->cases[p->count++];
+    c = &p->cases[p->count++];
     memset(c, 0, sizeof *c);
     c->workload = workload;
     c->n = n;
+    c->flags = flags;
     c->ticks = ticks_for(n, a->quick);
     c->rounds = rounds_for(n, a);
     c->warmup = !a->quick && n <= 20000;
     c->reference_full = a->quick ? 100000 : 2000;
     c->reference_limit = 10000;
-    /* Large worlds: the populating tick and part of one movement tick, unless --full. */
+    /* Large worlds: the populating tick and part of one movement tick, unless --full.
+     * Batched cases replay whole ticks: a batch stands for a tick's moves, and a part
+     * of them, spread thinner over the world, would be less coherent in space. */
     c->move_limit_above = MOVE_LIMIT_ABOVE;
-    c->move_limit = !a->full && n > c->move_limit_above ? DEFAULT_MOVE_LIMIT : 0;
+    c->move_limit =
+        !a->full && n > c->move_limit_above && !(flags & CASE_BATCHED) ? DEFAULT_MOVE_LIMIT : 0;
     c->max_replay = a->max_replay >= 0 ? a->max_replay : a->full ? 600 : DEFAULT_MAX_REPLAY;
     return c;
 }
@@ -412,13 +435,32 @@ static int check_workloads(const args *a)
     return -1;
 }
 
+/* By workload, then N, then the single-call case before its batched twin: the twins
+ * run one after the other, so that a slow spell of the machine hits both. */
 static int compare_cases(const void *pa, const void *pb)
 {
     const case_plan *a = pa, *b = pb;
     size_t ra = bench_workload_index(a->workload), rb = bench_workload_index(b->workload);
     if (ra != rb)
         return ra < rb ? -1 : 1;
-    return a->n < b->n ? -1 : a->n > b->n;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    unsigned ba = a->flags & CASE_BATCHED, bb = b->flags & CASE_BATCHED;
+    return ba < bb ? -1 : ba > bb;
+}
+
+/* Whether case b is case a's batched twin: then they run together, round by round. */
+static int is_twin(const case_plan *a, const case_plan *b)
+{
+    return a->n == b->n && strcmp(a->workload, b->workload) == 0 && !(a->flags & CASE_BATCHED) &&
+           (b->flags & CASE_BATCHED);
+}
+
+/* Whether done case c is a smaller size of the next case's workload, run the same way. */
+static int smaller_size_of(const case_result *c, const case_plan *next)
+{
+    return c->plan.n < next->n && strcmp(c->plan.workload, next->workload) == 0 &&
+           (c->plan.flags & CASE_BATCHED) == (next->flags & CASE_BATCHED);
 }
 
 static int make_plan(const args *a, plan *p)
@@ -448,27 +490,27 @@ static int make_plan(const args *a, plan *p)
         return cli_usage_error(PROGRAM, "bad sweep list '%s'", a->sweep);
 
     for (size_t w = 0; w < bench_workload_count; w++) {
-        if (!selected(a, bench_workloads[w].name))
+        const char *name = bench_workloads[w].name;
+        if (!selected(a, name))
             continue;
-        for (int i = 0; i < ns; i++) {
-            case_plan *c = plan_case(p, bench_workloads[w].name, sizes[i], a);
-            if (!c)
+        /* The workloads of the move and teleport targets are also replayed in batches. */
+        int twin =
+            a->batched && (strcmp(name, "uniform_walk") == 0 || strcmp(name, "teleport") == 0);
+        for (int i = 0; i < ns; i++)
+            if (!plan_case(p, name, sizes[i], CASE_TABLE, a) ||
+                (twin && !plan_case(p, name, sizes[i], CASE_TABLE | CASE_BATCHED, a)))
                 return cli_usage_error(PROGRAM, "%s", "too many cases");
-            c->flags |= CASE_TABLE;
-        }
     }
     if (selected(a, "uniform_walk")) {
-        for (int i = 0; i < nw; i++) {
-            case_plan *c = plan_case(p, "uniform_walk", sweep[i], a);
-            if (!c)
+        for (int i = 0; i < nw; i++)
+            if (!plan_case(p, "uniform_walk", sweep[i], CASE_SWEEP, a) ||
+                (a->batched &&
+                 !plan_case(p, "uniform_walk", sweep[i], CASE_SWEEP | CASE_BATCHED, a)))
                 return cli_usage_error(PROGRAM, "%s", "too many cases");
-            c->flags |= CASE_SWEEP;
-        }
         if (a->full) {
-            case_plan *c = plan_case(p, "uniform_walk", 1000000, a);
+            case_plan *c = plan_case(p, "uniform_walk", 1000000, CASE_MEMORY, a);
             if (!c)
                 return cli_usage_error(PROGRAM, "%s", "too many cases");
-            c->flags |= CASE_MEMORY;
             c->ticks = 1;
             c->rounds = 1;
             c->warmup = 0;
@@ -495,15 +537,16 @@ static double case_weight(const case_plan *c)
     return w;
 }
 
-/* The share of what is left of the budget that case i may spend: cases that
- * overran leave less to the later ones, cases that finished early more. */
-static double case_budget(const args *a, const plan *p, size_t i, double elapsed)
+/* The share of what is left of the budget that case i may spend, cases [first, i)
+ * having yet to run with it: cases that overran leave less to the later ones, cases
+ * that finished early more. */
+static double case_budget(const args *a, const plan *p, size_t first, size_t i, double elapsed)
 {
     double budget = a->budget >= 0 ? a->budget : a->full || a->quick ? 0 : DEFAULT_BUDGET;
     double rest = 0;
     if (budget <= 0)
         return 0;
-    for (size_t j = i; j < p->count; j++)
+    for (size_t j = first; j < p->count; j++)
         rest += case_weight(&p->cases[j]);
     double left = budget - elapsed;
     /* An exhausted budget still lets every case run its one round. */
@@ -520,8 +563,8 @@ static const char *predicted_too_slow(const case_result *done, size_t count, con
         return NULL;
     for (size_t i = 0; i < count; i++) {
         const case_result *c = &done[i];
-        if (c->plan.n >= next->n || strcmp(c->plan.workload, next->workload) != 0 ||
-            b >= c->backend_count || isnan(suite_replay_seconds(c, b)) || c->b[b].partial)
+        if (!smaller_size_of(c, next) || b >= c->backend_count ||
+            isnan(suite_replay_seconds(c, b)) || c->b[b].partial)
             continue;
         if (!p1 || c->plan.n > p1->plan.n) {
             p2 = p1;
@@ -559,8 +602,7 @@ static const char *too_slow_before(const case_result *done, size_t count, const 
 {
     for (size_t i = 0; i < count; i++) {
         const case_result *c = &done[i];
-        if (c->plan.n < next->n && strcmp(c->plan.workload, next->workload) == 0 &&
-            b < c->backend_count && c->b[b].too_slow) {
+        if (smaller_size_of(c, next) && b < c->backend_count && c->b[b].too_slow) {
             snprintf(buf, size, "too slow: a replay of N=%zu did not finish within %.0f s",
                      c->plan.n, c->plan.max_replay);
             return buf;
@@ -714,29 +756,39 @@ int main(int argc, char **argv)
     }
     size_t done = 0;
     int failed = 0;
-    for (size_t i = 0; i < p.count; i++) {
+    for (size_t i = 0, twins; i < p.count; i += twins) {
+        twins = i + 1 < p.count && is_twin(&p.cases[i], &p.cases[i + 1]) ? 2 : 1;
         double elapsed = cli_now_seconds() - start;
         fprintf(stderr, "[%4.0fs]", elapsed);
-        char notes_buf[BENCH_MAX_BACKENDS][256];
-        const char *skip[BENCH_MAX_BACKENDS];
-        p.cases[i].budget = case_budget(&a, &p, i, elapsed);
-        for (size_t b = 0; b < backends.count; b++) {
-            skip[b] =
-                too_slow_before(results, done, &p.cases[i], b, notes_buf[b], sizeof notes_buf[b]);
-            if (!skip[b])
-                skip[b] = predicted_too_slow(results, done, &p.cases[i], b, notes_buf[b],
-                                             sizeof notes_buf[b]);
+        char notes_buf[SUITE_MAX_TWINS][BENCH_MAX_BACKENDS][256];
+        const char *skip[SUITE_MAX_TWINS][BENCH_MAX_BACKENDS];
+        for (size_t k = 0; k < twins; k++) {
+            case_plan *c = &p.cases[i + k];
+            c->budget = case_budget(&a, &p, i, i + k, elapsed);
+            for (size_t b = 0; b < backends.count; b++) {
+                char *why = notes_buf[k][b];
+                /* The batched twin replays the same populating tick and at least as many
+                 * moves: too slow with one call per move, it is too slow in batches. */
+                if (k > 0 && skip[0][b]) {
+                    skip[k][b] = skip[0][b];
+                    continue;
+                }
+                skip[k][b] = too_slow_before(results, done, c, b, why, sizeof notes_buf[k][b]);
+                if (!skip[k][b])
+                    skip[k][b] =
+                        predicted_too_slow(results, done, c, b, why, sizeof notes_buf[k][b]);
+            }
         }
-        if (suite_run_case(&results[done], &p.cases[i], (const char *const *)backends.names,
-                           backends.count, skip, a.seed, stderr) != 0) {
+        if (suite_run_cases(&results[done], &p.cases[i], twins, (const char *const *)backends.names,
+                            backends.count, skip, a.seed, stderr) != 0) {
             fprintf(stderr, PROGRAM ": cannot generate %s with %zu entities: out of memory\n",
                     p.cases[i].workload, p.cases[i].n);
             failed = 1;
             continue;
         }
-        for (size_t b = 0; b < results[done].backend_count; b++)
-            failed |= results[done].b[b].failed;
-        done++;
+        for (size_t k = 0; k < twins; k++, done++)
+            for (size_t b = 0; b < results[done].backend_count; b++)
+                failed |= results[done].b[b].failed;
     }
     double seconds = cli_now_seconds() - start;
     bench_machine_load(machine.load_end);

@@ -172,7 +172,54 @@ static void fail(replay_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static void replay(const replay_request *req, replay_result *r, double *tick_ns, uint64_t *hashes)
+/*
+ * A batched replay's calls, laid out before any timing so that the timed loop
+ * only hands them over: every move and teleport as a percept_position, in
+ * replay order, and the length of each run of them within a tick, in order.
+ */
+typedef struct batches {
+    percept_position *moves;
+    size_t *len;
+} batches;
+
+static void batches_free(batches *b)
+{
+    free(b->moves);
+    free(b->len);
+}
+
+/* Lays out the batches of ops [0, limit) as the replay loop walks them. */
+static int batches_build(batches *b, const bench_workload *wl, size_t limit)
+{
+    if (limit > wl->op_count)
+        limit = wl->op_count;
+    b->moves = malloc((limit + 1) * sizeof *b->moves);
+    b->len = malloc((limit + 1) * sizeof *b->len);
+    if (!b->moves || !b->len)
+        return -1;
+    size_t moves = 0, runs = 0;
+    for (size_t t = 0; t < wl->tick_count; t++) {
+        size_t begin = t ? wl->tick_end[t - 1] : 0;
+        size_t end = wl->tick_end[t] < limit ? wl->tick_end[t] : limit;
+        size_t run = 0; /* a run ends at a tick's end too: a tick is what a batch stands for */
+        for (size_t i = begin; i < end; i++) {
+            const bench_op *op = &wl->ops[i];
+            if (replay_timed_kind(op->kind, 1) == OP_MOVE) {
+                b->moves[moves++] = (percept_position){op->id, op->x, op->y};
+                run++;
+            } else if (run) {
+                b->len[runs++] = run;
+                run = 0;
+            }
+        }
+        if (run)
+            b->len[runs++] = run;
+    }
+    return 0;
+}
+
+static void replay_world(const replay_request *req, replay_result *r, double *tick_ns,
+                         uint64_t *hashes, const batches *batch)
 {
     const bench_workload *wl = req->wl;
     static char ini[4096];
@@ -200,7 +247,7 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
     percept_set_event_callback(w, on_event, &s);
 
     size_t limit = req->op_limit < wl->op_count ? req->op_limit : wl->op_count;
-    size_t cp = 0;
+    size_t cp = 0, runs = 0, moved = 0; /* runs and moves of `batch` made so far */
     while (cp < req->checkpoint_count && req->checkpoints[cp] == 0)
         hashes[cp++] = 0;
     for (size_t t = 0; t < wl->tick_count; t++) {
@@ -210,31 +257,46 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
             break;
         /* Consecutive operations of one kind are timed as one run: few clock
          * reads, so the clock's own cost stays out of the figures. */
-        uint32_t kind = wl->ops[begin].kind;
+        uint32_t kind = replay_timed_kind(wl->ops[begin].kind, req->batched);
         uint64_t tick_start = now_ns(), run_start = tick_start;
         uint64_t run_events = s.count, run_allocs = cnt.calls;
         for (size_t i = begin; i < end; i++) {
             const bench_op *op = &wl->ops[i];
-            if (op->kind != kind) {
+            uint32_t op_kind = replay_timed_kind(op->kind, req->batched);
+            if (op_kind != kind) {
                 uint64_t t1 = now_ns();
                 r->ns[kind] += (double)(t1 - run_start);
                 r->events[kind] += s.count - run_events;
                 r->allocs[kind] += cnt.calls - run_allocs;
-                kind = op->kind;
+                kind = op_kind;
                 run_start = t1;
                 run_events = s.count;
                 run_allocs = cnt.calls;
             }
             s.op_key = (uint64_t)i * 0x9E3779B97F4A7C15ull;
-            int rc = apply(w, wl, op);
+            size_t last = i; /* the last operation this call makes */
+            int rc;
+            if (req->batched && op_kind == OP_MOVE) {
+                size_t count = batch->len[runs++];
+                rc = percept_move_many(w, batch->moves + moved, count);
+                moved += count;
+                last = i + count - 1;
+            } else {
+                rc = apply(w, wl, op);
+            }
             if (rc != PERCEPT_OK) {
-                fail(r, "%s of entity %u (operation %zu) failed: %.600s",
-                     bench_op_kind_name((int)op->kind), op->id, i, percept_errmsg(w));
+                if (last > i)
+                    fail(r, "percept_move_many() of operations %zu to %zu failed: %.600s", i, last,
+                         percept_errmsg(w));
+                else
+                    fail(r, "%s of entity %u (operation %zu) failed: %.600s",
+                         bench_op_kind_name((int)op->kind), op->id, i, percept_errmsg(w));
                 percept_world_close(w);
                 return;
             }
-            while (cp < req->checkpoint_count && req->checkpoints[cp] == i + 1)
+            while (cp < req->checkpoint_count && req->checkpoints[cp] <= last + 1)
                 hashes[cp++] = s.hash;
+            i = last;
         }
         uint64_t t_end = now_ns();
         r->ns[kind] += (double)(t_end - run_start);
@@ -252,6 +314,18 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
     r->rss_bytes = peak >= base ? (double)(peak - base) * 1024.0 : 0;
     r->heap_bytes = (double)cnt.peak;
     percept_world_close(w);
+}
+
+/* The batches are laid out before the world is made: the resident set they
+ * take is part of the baseline the memory figure subtracts. */
+static void replay(const replay_request *req, replay_result *r, double *tick_ns, uint64_t *hashes)
+{
+    batches batch = {NULL, NULL};
+    if (req->batched && batches_build(&batch, req->wl, req->op_limit))
+        fail(r, "%s: out of memory laying out the batches", req->backend);
+    else
+        replay_world(req, r, tick_ns, hashes, &batch);
+    batches_free(&batch);
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -20,13 +20,18 @@ typedef struct replay_request {
     const size_t *checkpoints; /* ascending op counts after which the event hash is taken */
     size_t checkpoint_count;
     double timeout; /* seconds after which the replay is stopped (timed_out); 0: none */
+    /* Each maximal run of moves and teleports within a tick is made by one
+     * percept_move_many() call, timed as moves; its events are hashed with the
+     * index of the run's first operation. */
+    int batched;
 } replay_request;
 
 typedef struct replay_result {
     int failed;      /* the world could not be made, a call failed, or the child died */
     int timed_out;   /* stopped after the request's timeout (failed is set too) */
     char error[768]; /* why, when failed */
-    /* Per operation kind: nanoseconds, events delivered, allocator calls. */
+    /* Per operation kind (in a batched replay teleports count as moves):
+     * nanoseconds, events delivered, allocator calls. */
     double ns[OP_KIND_COUNT];
     uint64_t events[OP_KIND_COUNT], allocs[OP_KIND_COUNT];
     /* The nanoseconds up to the end of tick 1: what the reference's prefix replays. */
@@ -39,6 +44,13 @@ typedef struct replay_result {
     double rss_bytes;  /* growth of the peak resident set during the replay */
     double heap_bytes; /* peak of the bytes the library held through its allocator (0: unknown) */
 } replay_result;
+
+/* The kind an operation is timed and counted as: in a batched replay the
+ * moves and teleports of a run are one call, so a teleport counts as a move. */
+static inline uint32_t replay_timed_kind(uint32_t kind, int batched)
+{
+    return batched && kind == OP_TELEPORT ? OP_MOVE : kind;
+}
 
 /* Runs the request in a child process and fills *out; out->failed and out->error
  * say whether and why it failed, including a child that could not be started. */

@@ -104,7 +104,8 @@ static int main_kind(const char *workload)
 static int has_workload(const bench_report *r, const char *name)
 {
     for (size_t i = 0; i < r->case_count; i++)
-        if ((r->cases[i].plan.flags & CASE_TABLE) && strcmp(r->cases[i].plan.workload, name) == 0)
+        if (suite_case_in(&r->cases[i].plan, CASE_TABLE) &&
+            strcmp(r->cases[i].plan.workload, name) == 0)
             return 1;
     return 0;
 }
@@ -217,6 +218,16 @@ static void write_method(FILE *f, const bench_report *r)
             "- Consecutive operations of one kind are timed as one run with two clock reads, so "
             "the clock's cost (%.0f ns a read) stays out of the per-operation figures.\n",
             rounds_lo, rounds_hi, r->machine->clock_read_ns);
+    for (size_t i = 0; i < r->case_count; i++) {
+        if (r->cases[i].plan.flags & CASE_BATCHED) {
+            fprintf(
+                f, "- A batched case (see [Moves in batches](#moves-in-batches-percept_move_many)) "
+                   "replays the same workload as its twin, which makes one call per move, but "
+                   "whole ticks at every size; the two run their rounds in turn (A B C, A' B' "
+                   "C', A B C, ...), so that the ratio between them is measured side by side.\n");
+            break;
+        }
+    }
     if (l.move_limit)
         fprintf(f,
                 "- Above %s entities a replay is the populating tick and the next %zu "
@@ -250,8 +261,10 @@ static void write_method(FILE *f, const bench_report *r)
 static void write_correctness(FILE *f, const bench_report *r)
 {
     size_t bad = 0, checks = 0;
+    int batched = 0;
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
+        batched |= (c->plan.flags & CASE_BATCHED) != 0;
         for (size_t b = 0; b < c->backend_count; b++)
             if (c->b[b].ran)
                 checks += c->b[b].rounds;
@@ -263,9 +276,12 @@ static void write_correctness(FILE *f, const bench_report *r)
     fprintf(f, "## Correctness\n\n");
     fprintf(f,
             "The event hash of every replay was compared at the end of every tick with the "
-            "reference: `%s` up to %s entities, above that the first backend in the list. "
-            "%zu cases, %zu timed replays: ",
-            BENCH_REFERENCE, limit, r->case_count, checks);
+            "reference: `%s` up to %s entities, above that the first backend in the list. ",
+            BENCH_REFERENCE, limit);
+    if (batched)
+        fprintf(f, "Batched cases, whose moves deliver their events in another order, are "
+                   "compared with the reference's batched replay. ");
+    fprintf(f, "%zu cases, %zu timed replays: ", r->case_count, checks);
     if (!bad)
         fprintf(f, "**every backend's events are identical to the reference's.**\n\n");
     else
@@ -275,7 +291,8 @@ static void write_correctness(FILE *f, const bench_report *r)
         const case_result *c = &r->cases[i];
         for (size_t b = 0; b < c->backend_count; b++)
             if (c->b[b].failed)
-                fprintf(f, "- **%s N=%zu, %s**: %s\n", c->plan.workload, c->plan.n, c->b[b].name,
+                fprintf(f, "- **%s N=%zu%s, %s**: %s\n", c->plan.workload, c->plan.n,
+                        c->plan.flags & CASE_BATCHED ? " batched" : "", c->b[b].name,
                         c->b[b].error);
     }
     if (bad)
@@ -288,7 +305,7 @@ static size_t summary_size(const bench_report *r)
     size_t best = 0;
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
-        if (!(c->plan.flags & CASE_TABLE))
+        if (!suite_case_in(&c->plan, CASE_TABLE))
             continue;
         if (c->plan.n == 10000)
             return 10000;
@@ -310,6 +327,36 @@ static void backend_columns(FILE *f, const bench_report *r, const char *first, c
     fprintf(f, "\n");
 }
 
+/* One row of the summary: backend by backend, case c's time per operation of `kind`,
+ * the fastest in bold, with its ratio to the case's base. */
+static void summary_row(FILE *f, const case_result *c, const char *label, int kind)
+{
+    int best = -1;
+    for (size_t b = 0; b < c->backend_count; b++)
+        if (suite_usable(&c->b[b]) && !isnan(c->b[b].med_ns[kind]) &&
+            (best < 0 || c->b[b].med_ns[kind] < c->b[best].med_ns[kind]))
+            best = (int)b;
+    fprintf(f, "| %s |", label);
+    const backend_result *base = base_of(c);
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        char t[32], q[32];
+        if (!br->ran) {
+            fprintf(f, " skipped |");
+            continue;
+        }
+        if (br->failed) {
+            fprintf(f, " FAILED |");
+            continue;
+        }
+        fmt_ns(t, sizeof t, br->med_ns[kind]);
+        fmt_ratio(q, sizeof q,
+                  base ? ratio(suite_comparable_ns(c, b, kind), base->med_ns[kind]) : NAN);
+        fprintf(f, " %s%s%s%s |", (int)b == best ? "**" : "", t, (int)b == best ? "**" : "", q);
+    }
+    fprintf(f, "\n");
+}
+
 static void write_summary(FILE *f, const bench_report *r)
 {
     size_t n = summary_size(r);
@@ -327,35 +374,31 @@ static void write_summary(FILE *f, const bench_report *r)
     backend_columns(f, r, "workload", "---");
     for (size_t w = 0; w < bench_workload_count; w++) {
         const case_result *c =
-            targets_find_case(r->cases, r->case_count, bench_workloads[w].name, n);
+            targets_find_case(r->cases, r->case_count, bench_workloads[w].name, n, 0);
+        if (c)
+            summary_row(f, c, c->plan.workload, main_kind(c->plan.workload));
+    }
+    /* The batched twins, below the others: their figure is per moved entity. */
+    int batched = 0;
+    for (size_t w = 0; w < bench_workload_count; w++) {
+        const case_result *c =
+            targets_find_case(r->cases, r->case_count, bench_workloads[w].name, n, 1);
         if (!c)
             continue;
-        int k = main_kind(c->plan.workload), best = -1;
-        for (size_t b = 0; b < c->backend_count; b++)
-            if (suite_usable(&c->b[b]) && !isnan(c->b[b].med_ns[k]) &&
-                (best < 0 || c->b[b].med_ns[k] < c->b[best].med_ns[k]))
-                best = (int)b;
-        fprintf(f, "| %s |", c->plan.workload);
-        const backend_result *base = base_of(c);
-        for (size_t b = 0; b < c->backend_count; b++) {
-            const backend_result *br = &c->b[b];
-            char t[32], q[32];
-            if (!br->ran) {
-                fprintf(f, " skipped |");
-                continue;
-            }
-            if (br->failed) {
-                fprintf(f, " FAILED |");
-                continue;
-            }
-            fmt_ns(t, sizeof t, br->med_ns[k]);
-            fmt_ratio(q, sizeof q,
-                      base ? ratio(suite_comparable_ns(c, b, k), base->med_ns[k]) : NAN);
-            fprintf(f, " %s%s%s%s |", (int)b == best ? "**" : "", t, (int)b == best ? "**" : "", q);
-        }
-        fprintf(f, "\n");
+        char label[96];
+        snprintf(label, sizeof label, "%s, batched", c->plan.workload);
+        summary_row(f, c, label, OP_MOVE);
+        batched = 1;
     }
     fprintf(f, "\n");
+    if (batched)
+        fprintf(
+            f,
+            "Rows marked batched make each tick's moves (and teleports) in one "
+            "`percept_move_many()` call and show the time per moved entity; their ratios "
+            "are to `%s` batched too. See [Moves in batches](#moves-in-batches-percept_move_many)."
+            "\n\n",
+            BENCH_REFERENCE);
 }
 
 static void chart_link(FILE *f, const bench_report *r, const char *file, const char *alt)
@@ -364,12 +407,28 @@ static void chart_link(FILE *f, const bench_report *r, const char *file, const c
         fprintf(f, "![%s](%s%s)\n\n", alt, r->svg_link ? r->svg_link : "", file);
 }
 
+/* The sweep's scaling exponent per backend, over its single-call or its batched cases. */
+static void exponent_row(FILE *f, const bench_report *r, int batched)
+{
+    fprintf(f, "| **exponent** |");
+    for (size_t b = 0; b < r->backend_count; b++) {
+        size_t points, lo, hi;
+        double e = targets_sweep_exponent(r->cases, r->case_count, r->backends[b], batched, &points,
+                                          &lo, &hi);
+        if (isnan(e))
+            fprintf(f, " - |");
+        else
+            fprintf(f, " **%.3f** (%zu sizes) |", e, points);
+    }
+    fprintf(f, "\n\n");
+}
+
 static void write_sweep(FILE *f, const bench_report *r)
 {
     const case_result *pts[SUITE_MAX_POINTS];
     size_t m = 0;
     for (size_t i = 0; i < r->case_count && m < SUITE_MAX_POINTS; i++)
-        if (r->cases[i].plan.flags & (CASE_SWEEP | CASE_MEMORY))
+        if (suite_case_in(&r->cases[i].plan, CASE_SWEEP | CASE_MEMORY))
             pts[m++] = &r->cases[i];
     if (!m)
         return;
@@ -400,17 +459,7 @@ static void write_sweep(FILE *f, const bench_report *r)
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "| **exponent** |");
-    for (size_t b = 0; b < r->backend_count; b++) {
-        size_t points, lo, hi;
-        double e =
-            targets_sweep_exponent(r->cases, r->case_count, r->backends[b], &points, &lo, &hi);
-        if (isnan(e))
-            fprintf(f, " - |");
-        else
-            fprintf(f, " **%.3f** (%zu sizes) |", e, points);
-    }
-    fprintf(f, "\n\n");
+    exponent_row(f, r, 0);
     for (size_t i = 0; i < m; i++)
         write_notes(f, pts[i], 1);
     fprintf(f, "\n");
@@ -436,6 +485,121 @@ static void write_sweep(FILE *f, const bench_report *r)
         }
         fprintf(f, "\n");
     }
+    fprintf(f, "\n");
+}
+
+/* The time per moved entity: the medians of moves and teleports weighted by their counts,
+ * which in a batched case is its time per move (teleports count as moves there). */
+static double moved_ns(const backend_result *br)
+{
+    double ns = 0, moved = 0;
+    for (int k = OP_MOVE; k <= OP_TELEPORT; k++) {
+        if (!br->ops[k] || isnan(br->med_ns[k]))
+            continue;
+        ns += br->med_ns[k] * (double)br->ops[k];
+        moved += (double)br->ops[k];
+    }
+    return moved > 0 ? ns / moved : NAN;
+}
+
+/* A batched case's row: per backend its time per moved entity and the ratio to the same
+ * backend's in the single-call twin. Returns whether a cell is over the reference's prefix. */
+static int batched_row(FILE *f, const bench_report *r, const case_result *c, const char *label)
+{
+    const case_result *single =
+        targets_find_case(r->cases, r->case_count, c->plan.workload, c->plan.n, 0);
+    int partial = 0;
+    fprintf(f, "| %s |", label);
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b], *twin = NULL;
+        char t[32], q[32];
+        if (!br->ran || br->failed) {
+            fprintf(f, " %s |", br->ran ? "FAILED" : "-");
+            continue;
+        }
+        for (size_t k = 0; single && k < single->backend_count && !twin; k++)
+            if (strcmp(single->b[k].name, br->name) == 0 && suite_usable(&single->b[k]))
+                twin = &single->b[k];
+        fmt_ns(t, sizeof t, moved_ns(br));
+        fmt_ratio(q, sizeof q, twin ? ratio(moved_ns(br), moved_ns(twin)) : NAN);
+        fprintf(f, " %s%s%s |", t, q, br->partial ? " \xc2\xb9" : "");
+        partial |= br->partial;
+    }
+    fprintf(f, "\n");
+    return partial;
+}
+
+static void write_batched(FILE *f, const bench_report *r)
+{
+    const case_result *sweep[SUITE_MAX_POINTS], *sizes[SUITE_MAX_POINTS];
+    size_t m = 0, k = 0;
+    for (size_t i = 0; i < r->case_count; i++) {
+        const case_result *c = &r->cases[i];
+        if (suite_case_in(&c->plan, CASE_SWEEP | CASE_BATCHED) && m < SUITE_MAX_POINTS)
+            sweep[m++] = c;
+        else if (suite_case_in(&c->plan, CASE_TABLE | CASE_BATCHED) && k < SUITE_MAX_POINTS)
+            sizes[k++] = c;
+    }
+    if (!m && !k)
+        return;
+    replay_limits l = limits_of(r);
+    char above[32], limit[32];
+    fmt_count(above, sizeof above, l.move_limit_above);
+    fmt_count(limit, sizeof limit, l.reference_limit);
+    fprintf(f, "### Moves in batches (percept_move_many)\n\n"
+               "A batch is a maximal run of consecutive moves and teleports within one tick, made "
+               "by one `percept_move_many()` call, which makes them in an order of nearby "
+               "positions, the same for every backend; in these workloads a batch is a whole "
+               "movement tick, and batched replays run whole ticks at every size");
+    if (l.move_limit)
+        fprintf(f,
+                " (above %s entities the replays with one call per move stop %zu operations "
+                "into the first movement tick: their moves come in random order, so a move "
+                "costs them the same early or late in a tick)",
+                above, l.move_limit);
+    fprintf(f,
+            ". Each cell: the median time per moved entity in batches (the call's time over "
+            "the entities it moved; the arrays it is given are filled before the clock starts), "
+            "and its ratio (\xc3\x97) to the same backend's time per move with one "
+            "`percept_move()` call per move in this run: below 1, batches are faster. Batched "
+            "replays deliver the events in another order, so they are checked among "
+            "themselves: against `%s` batched up to %s entities, above that the first backend "
+            "in the list.%s\n\n",
+            BENCH_REFERENCE, limit,
+            r->svg_dir && m ? " The dashed lines of the scaling chart above are the batched "
+                              "sweep."
+                            : "");
+    int partial = 0;
+    if (m) {
+        backend_columns(f, r, "N", "---:");
+        for (size_t i = 0; i < m; i++) {
+            char size[32];
+            fmt_count(size, sizeof size, sweep[i]->plan.n);
+            partial |= batched_row(f, r, sweep[i], size);
+        }
+        exponent_row(f, r, 1);
+    }
+    if (k) {
+        fprintf(f,
+                "%s `teleport`'s time is per moved entity, moves and teleports together, "
+                "and so is the single calls' it is compared with (their medians weighted by "
+                "their counts).\n\n",
+                m ? "The workloads' other sizes." : "The workloads' sizes.");
+        backend_columns(f, r, "workload", "---");
+        for (size_t i = 0; i < k; i++) {
+            char size[32], label[96];
+            fmt_count(size, sizeof size, sizes[i]->plan.n);
+            snprintf(label, sizeof label, "%s, %s", sizes[i]->plan.workload, size);
+            partial |= batched_row(f, r, sizes[i], label);
+        }
+        fprintf(f, "\n");
+    }
+    if (partial)
+        fprintf(f, "\xc2\xb9 the populating and first movement tick only, in both modes.\n\n");
+    for (size_t i = 0; i < m; i++)
+        write_notes(f, sweep[i], 1);
+    for (size_t i = 0; i < k; i++)
+        write_notes(f, sizes[i], 1);
     fprintf(f, "\n");
 }
 
@@ -584,7 +748,7 @@ static void write_workloads(FILE *f, const bench_report *r)
         write_workload_exponents(f, r, name);
         for (size_t i = 0; i < r->case_count; i++) {
             const case_result *c = &r->cases[i];
-            if ((c->plan.flags & CASE_TABLE) && strcmp(c->plan.workload, name) == 0)
+            if (suite_case_in(&c->plan, CASE_TABLE) && strcmp(c->plan.workload, name) == 0)
                 write_case_table(f, c);
         }
     }
@@ -643,6 +807,7 @@ int report_write_markdown(FILE *f, const bench_report *r)
     write_correctness(f, r);
     write_summary(f, r);
     write_sweep(f, r);
+    write_batched(f, r);
     write_workloads(f, r);
     write_method(f, r);
     write_configuration(f, r);
@@ -672,19 +837,35 @@ static int chart(const bench_report *r, const char *file, const svg_chart *spec,
     return 1;
 }
 
-/* One series per backend: its figure (see suite_series()) against N over the selected cases. */
+/*
+ * One series per backend: its figure (see suite_series()) against N over the selected
+ * cases. With `batched`, then a dashed one in the same colour over their batched twins,
+ * for each backend that has any.
+ */
 static int backend_chart(const bench_report *r, const char *file, const svg_chart *spec,
-                         unsigned flags, const char *workload, int figure, FILE *log)
+                         unsigned flags, const char *workload, int figure, int batched, FILE *log)
 {
-    series_data *d = calloc(r->backend_count ? r->backend_count : 1, sizeof *d);
-    svg_series s[BENCH_MAX_BACKENDS];
+    size_t backends = r->backend_count < BENCH_MAX_BACKENDS ? r->backend_count : BENCH_MAX_BACKENDS;
+    series_data *d = calloc(2 * backends + 1, sizeof *d);
+    char names[BENCH_MAX_BACKENDS][96];
+    svg_series s[2 * BENCH_MAX_BACKENDS];
     if (!d)
         return 1;
-    size_t count = r->backend_count < BENCH_MAX_BACKENDS ? r->backend_count : BENCH_MAX_BACKENDS;
-    for (size_t b = 0; b < count; b++) {
+    size_t count = 0;
+    for (size_t b = 0; b < backends; b++) {
         size_t m = suite_series(r->cases, r->case_count, flags, workload, r->backends[b], figure,
-                                d[b].x, d[b].y, NULL, NULL);
-        s[b] = (svg_series){r->backends[b], (int)b, d[b].x, d[b].y, m};
+                                d[count].x, d[count].y, NULL, NULL);
+        s[count] = (svg_series){r->backends[b], (int)b, d[count].x, d[count].y, m, 0};
+        count++;
+    }
+    for (size_t b = 0; batched && b < backends; b++) {
+        size_t m = suite_series(r->cases, r->case_count, flags | CASE_BATCHED, workload,
+                                r->backends[b], figure, d[count].x, d[count].y, NULL, NULL);
+        if (!m)
+            continue;
+        snprintf(names[b], sizeof names[b], "%s batched", r->backends[b]);
+        s[count] = (svg_series){names[b], (int)b, d[count].x, d[count].y, m, 1};
+        count++;
     }
     int bad = chart(r, file, spec, s, count, log);
     free(d);
@@ -704,7 +885,7 @@ int report_write_charts(const bench_report *r, FILE *log)
                          150,
                          "target at 10k: 150 ns"};
     bad += backend_chart(r, "bench-scaling.svg", &scaling, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE,
-                         log);
+                         1, log);
     svg_chart memory = {"uniform_walk: peak resident bytes per entity",
                         "entities (N)",
                         "bytes per entity",
@@ -713,7 +894,7 @@ int report_write_charts(const bench_report *r, FILE *log)
                         1024,
                         "target: 1 KiB"};
     bad += backend_chart(r, "bench-memory.svg", &memory, CASE_SWEEP | CASE_MEMORY, NULL,
-                         SUITE_RSS_PER_ENTITY, log);
+                         SUITE_RSS_PER_ENTITY, 0, log);
     for (size_t w = 0; w < bench_workload_count; w++) {
         const char *name = bench_workloads[w].name;
         if (!has_workload(r, name))
@@ -731,7 +912,7 @@ int report_write_charts(const bench_report *r, FILE *log)
             spec.ref_y = 2000;
             spec.ref_label = "target at 10k: 2 \xc2\xb5s";
         }
-        bad += backend_chart(r, file, &spec, CASE_TABLE, name, kind, log);
+        bad += backend_chart(r, file, &spec, CASE_TABLE, name, kind, 0, log);
     }
 
     /* Events per move: one series per workload, from any backend that ran it. */
@@ -743,7 +924,7 @@ int report_write_charts(const bench_report *r, FILE *log)
         size_t m = 0;
         for (size_t i = 0; i < r->case_count && m < SUITE_MAX_POINTS; i++) {
             const case_result *c = &r->cases[i];
-            if (!(c->plan.flags & CASE_TABLE) || strcmp(c->plan.workload, name) != 0)
+            if (!suite_case_in(&c->plan, CASE_TABLE) || strcmp(c->plan.workload, name) != 0)
                 continue;
             for (size_t b = 0; b < c->backend_count; b++) {
                 if (suite_usable(&c->b[b]) && !c->b[b].partial && c->b[b].ops[OP_MOVE]) {
@@ -755,7 +936,7 @@ int report_write_charts(const bench_report *r, FILE *log)
             }
         }
         if (m) {
-            s[count] = (svg_series){name, (int)w, d[count].x, d[count].y, m};
+            s[count] = (svg_series){name, (int)w, d[count].x, d[count].y, m, 0};
             count++;
         }
     }

@@ -21,14 +21,14 @@ typedef struct op_counts {
     size_t peak_alive;              /* the most entities in the world at once */
 } op_counts;
 
-static void count_ops(const bench_workload *wl, size_t limit, op_counts *c)
+static void count_ops(const bench_workload *wl, size_t limit, int batched, op_counts *c)
 {
     size_t prefix_end = wl->tick_end[wl->tick_count > 1 ? 1 : 0], alive = 0;
     if (limit > wl->op_count)
         limit = wl->op_count;
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < limit; i++) {
-        uint32_t kind = wl->ops[i].kind;
+        uint32_t kind = replay_timed_kind(wl->ops[i].kind, batched);
         if (i == prefix_end)
             memcpy(c->prefix, c->all, sizeof c->all);
         c->all[kind]++;
@@ -76,7 +76,7 @@ static void plan_limits(case_result *out, const bench_workload *wl, const char *
     }
     for (size_t b = 0; b < out->backend_count; b++)
         if (out->b[b].ran)
-            count_ops(wl, out->b[b].op_limit, &counts[b]);
+            count_ops(wl, out->b[b].op_limit, (p->flags & CASE_BATCHED) != 0, &counts[b]);
 }
 
 static void flag_failure(case_result *out, size_t b, const char *why, FILE *log)
@@ -85,8 +85,8 @@ static void flag_failure(case_result *out, size_t b, const char *why, FILE *log)
     if (!br->failed)
         snprintf(br->error, sizeof br->error, "%s", why);
     br->failed = 1;
-    fprintf(log, "percept-bench: FAILED: %s N=%zu, backend %s: %s\n", out->plan.workload,
-            out->plan.n, br->name, why);
+    fprintf(log, "percept-bench: FAILED: %s N=%zu%s, backend %s: %s\n", out->plan.workload,
+            out->plan.n, out->plan.flags & CASE_BATCHED ? " batched" : "", br->name, why);
 }
 
 /* A replay ran over the time limit: the backend stops here, and is no failure. */
@@ -97,6 +97,18 @@ static void too_slow(case_result *out, size_t b, FILE *log)
     snprintf(br->note, sizeof br->note, "too slow: a replay did not finish within %.0f s",
              out->plan.max_replay);
     fprintf(log, "    %s: %s\n", br->name, br->note);
+}
+
+/* The single-call twin ran over the time limit: the batched case, which starts with the
+ * same populating tick, would too, and is not tried again. */
+static void twin_too_slow(case_result *out, size_t b, FILE *log)
+{
+    backend_result *br = &out->b[b];
+    br->too_slow = 1;
+    snprintf(br->note, sizeof br->note,
+             "too slow: its replay with one call per move did not finish within %.0f s",
+             out->plan.max_replay);
+    fprintf(log, "    %s batched: %s\n", br->name, br->note);
 }
 
 /*
@@ -263,7 +275,8 @@ size_t suite_series(const case_result *cases, size_t case_count, unsigned flags,
     size_t m = 0, n_lo = 0, n_hi = 0;
     for (size_t i = 0; i < case_count && m < SUITE_MAX_POINTS; i++) {
         const case_result *c = &cases[i];
-        if (!(c->plan.flags & flags) || (workload && strcmp(c->plan.workload, workload) != 0))
+        if (!suite_case_in(&c->plan, flags) ||
+            (workload && strcmp(c->plan.workload, workload) != 0))
             continue;
         const backend_result *br = NULL;
         for (size_t b = 0; b < c->backend_count && !br; b++)
@@ -298,111 +311,105 @@ size_t suite_replay_ops(const case_result *c, size_t b)
     return n;
 }
 
-int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
-                   size_t backend_count, const char *const *skip, uint64_t seed, FILE *log)
-{
-    double start = cli_now_seconds();
-    bench_workload wl;
-
-    memset(out, 0, sizeof *out);
-    out->plan = *plan;
-    out->base = -1;
-    out->pairs_per_observer = NAN;
-    out->backend_count = backend_count < BENCH_MAX_BACKENDS ? backend_count : BENCH_MAX_BACKENDS;
-    size_t rounds = plan->rounds < 1 ? 1 : plan->rounds;
-    if (rounds > BENCH_MAX_ROUNDS)
-        rounds = BENCH_MAX_ROUNDS;
-    out->plan.rounds = rounds;
-    if (bench_workload_generate(&wl, plan->workload, plan->n, plan->ticks, seed))
-        return -1;
-    out->op_count = wl.op_count;
-    out->tick_count = wl.tick_count;
-    out->bounds = wl.bounds;
+/* One case while its rounds run: its replays so far, and what they are checked against. */
+typedef struct case_run {
+    case_result *out;
+    const char *const *skip;
     op_counts counts[BENCH_MAX_BACKENDS];
-    plan_limits(out, &wl, backends, skip, counts);
-    fprintf(log, "  %s N=%zu: %zu tick%s, %zu operations", plan->workload, plan->n,
-            wl.tick_count - 1, wl.tick_count == 2 ? "" : "s", wl.op_count);
-    if (out->replay_ops < wl.op_count)
+    replay_result (*res)[BENCH_MAX_ROUNDS]; /* [backend][round] */
+    replay_result *warm;                    /* [backend] */
+    uint64_t *truth;
+    int *valid;
+    size_t *cps; /* the op counts at which event hashes are taken */
+    size_t cp_count;
+} case_run;
+
+static void run_free(case_run *run)
+{
+    free(run->res);
+    free(run->warm);
+    free(run->truth);
+    free(run->valid);
+    free(run->cps);
+}
+
+/* Sets the case up: its limits, its checkpoints, room for its replays. */
+static int run_start(case_run *run, const bench_workload *wl, const char *const *backends,
+                     size_t rounds, FILE *log)
+{
+    case_result *out = run->out;
+    const case_plan *plan = &out->plan;
+    out->op_count = wl->op_count;
+    out->tick_count = wl->tick_count;
+    out->bounds = wl->bounds;
+    plan_limits(out, wl, backends, run->skip, run->counts);
+    fprintf(log, "  %s N=%zu%s: %zu tick%s, %zu operations", plan->workload, plan->n,
+            plan->flags & CASE_BATCHED ? " batched" : "", wl->tick_count - 1,
+            wl->tick_count == 2 ? "" : "s", wl->op_count);
+    if (out->replay_ops < wl->op_count)
         fprintf(log, " (replayed: tick 0 and %zu more)", out->replay_ops - out->populate_ops);
     fprintf(log, ", up to %zu round%s\n", rounds, rounds == 1 ? "" : "s");
     fflush(log);
 
-    replay_result(*res)[BENCH_MAX_ROUNDS] = calloc(out->backend_count, sizeof *res);
-    replay_result *warm = calloc(out->backend_count, sizeof *warm);
-    uint64_t *truth = calloc(wl.tick_count + 1, sizeof *truth);
-    int *valid = calloc(wl.tick_count + 1, sizeof *valid);
-    size_t *cps = calloc(wl.tick_count + 1, sizeof *cps);
-    if (!res || !warm || !truth || !valid || !cps) {
-        free(res);
-        free(warm);
-        free(truth);
-        free(valid);
-        free(cps);
-        bench_workload_free(&wl);
+    run->res = calloc(out->backend_count, sizeof *run->res);
+    run->warm = calloc(out->backend_count, sizeof *run->warm);
+    run->truth = calloc(wl->tick_count + 1, sizeof *run->truth);
+    run->valid = calloc(wl->tick_count + 1, sizeof *run->valid);
+    run->cps = calloc(wl->tick_count + 1, sizeof *run->cps);
+    if (!run->res || !run->warm || !run->truth || !run->valid || !run->cps)
         return -1;
-    }
     /* Event hashes are compared at the end of every tick, and where the replays stop. */
-    size_t cp_count = 0;
-    for (size_t t = 0; t < wl.tick_count; t++) {
-        if (t > 0 && wl.tick_end[t - 1] < out->replay_ops && wl.tick_end[t] > out->replay_ops)
-            cps[cp_count++] = out->replay_ops;
-        cps[cp_count++] = wl.tick_end[t];
+    for (size_t t = 0; t < wl->tick_count; t++) {
+        if (t > 0 && wl->tick_end[t - 1] < out->replay_ops && wl->tick_end[t] > out->replay_ops)
+            run->cps[run->cp_count++] = out->replay_ops;
+        run->cps[run->cp_count++] = wl->tick_end[t];
     }
+    return 0;
+}
 
-    /* Untimed warm-up: the populating tick once per backend (caches, allocator, clocks). */
-    for (size_t b = 0; plan->warmup && b < out->backend_count; b++) {
-        if (!out->b[b].ran)
-            continue;
-        replay_request rq = {&wl, out->b[b].name, wl.tick_end[0], cps, cp_count, plan->max_replay};
-        replay_run(&rq, &warm[b]);
-        if (warm[b].timed_out)
-            too_slow(out, b, log);
-        else if (warm[b].failed)
-            flag_failure(out, b, warm[b].error, log);
-    }
-    /* Interleaved rounds: every backend once per round, so a slow spell of the
-     * machine hits all of them alike. */
-    for (size_t r = 0; r < rounds; r++) {
-        /* At least one round; another only if it should end within the budget. */
-        double spent = cli_now_seconds() - start;
-        if (r > 0 && plan->budget > 0 && spent + spent / (double)r > plan->budget) {
-            rounds = r;
-            fprintf(log, "    (%zu round%s: the time budget of this case, %.0f s, is spent)\n", r,
-                    r == 1 ? "" : "s", plan->budget);
-            break;
-        }
-        for (size_t b = 0; b < out->backend_count; b++) {
-            backend_result *br = &out->b[b];
-            if (!br->ran || br->failed || br->too_slow) {
-                res[b][r].failed = 1;
-                continue;
-            }
-            replay_request rq = {&wl, br->name, br->op_limit, cps, cp_count, plan->max_replay};
-            replay_run(&rq, &res[b][r]);
-            if (res[b][r].timed_out)
-                too_slow(out, b, log);
-            else if (res[b][r].failed)
-                flag_failure(out, b, res[b][r].error, log);
-        }
-    }
+/* Backend b's replay of ops [0, op_limit) into *res; a failure or a timeout is noted. */
+static void run_replay(case_run *run, const bench_workload *wl, size_t b, size_t op_limit,
+                       replay_result *res, FILE *log)
+{
+    case_result *out = run->out;
+    replay_request rq = {.wl = wl,
+                         .backend = out->b[b].name,
+                         .op_limit = op_limit,
+                         .checkpoints = run->cps,
+                         .checkpoint_count = run->cp_count,
+                         .timeout = out->plan.max_replay,
+                         .batched = (out->plan.flags & CASE_BATCHED) != 0};
+    replay_run(&rq, res);
+    if (res->timed_out)
+        too_slow(out, b, log);
+    else if (res->failed)
+        flag_failure(out, b, res->error, log);
+}
 
+/* Checks every replay against the case's truth, reduces them to figures, picks the base. */
+static void run_finish(case_run *run, size_t rounds, FILE *log)
+{
+    case_result *out = run->out;
+    int warmup = out->plan.warmup;
     out->plan.rounds = rounds;
-    out->truth = build_truth(out, res, cp_count, truth, valid);
+    out->truth = build_truth(out, run->res, run->cp_count, run->truth, run->valid);
     for (size_t b = 0; b < out->backend_count; b++) {
         if (!out->b[b].ran)
             continue;
         char label[32];
-        if (plan->warmup && !warm[b].failed)
-            check_replay(out, b, &warm[b], "warm-up", cps, truth, valid, out->truth, log);
+        if (warmup && !run->warm[b].failed)
+            check_replay(out, b, &run->warm[b], "warm-up", run->cps, run->truth, run->valid,
+                         out->truth, log);
         for (size_t r = 0; r < rounds; r++) {
             snprintf(label, sizeof label, "round %zu", r + 1);
-            if (!res[b][r].failed)
-                check_replay(out, b, &res[b][r], label, cps, truth, valid, out->truth, log);
+            if (!run->res[b][r].failed)
+                check_replay(out, b, &run->res[b][r], label, run->cps, run->truth, run->valid,
+                             out->truth, log);
         }
     }
     for (size_t b = 0; b < out->backend_count; b++) {
         if (out->b[b].ran)
-            aggregate(out, b, res[b], rounds, &counts[b]);
+            aggregate(out, b, run->res[b], rounds, &run->counts[b]);
         if (out->b[b].too_slow && out->b[b].rounds == 0)
             out->b[b].ran = 0; /* nothing measured: shown as skipped, with the note */
     }
@@ -418,19 +425,107 @@ int suite_run_case(case_result *out, const case_plan *plan, const char *const *b
         if (out->b[b].ran && out->b[b].rounds)
             out->base = (int)b;
 
+    if (out->plan.flags & CASE_BATCHED)
+        fprintf(log, "    batched:\n");
     for (size_t b = 0; b < out->backend_count; b++) {
         log_backend(log, &out->b[b]);
-        replay_result_free(&warm[b]);
+        replay_result_free(&run->warm[b]);
         for (size_t r = 0; r < rounds; r++)
-            replay_result_free(&res[b][r]);
+            replay_result_free(&run->res[b][r]);
     }
-    free(res);
-    free(warm);
-    free(truth);
-    free(valid);
-    free(cps);
+}
+
+/* Whether backend b of case runs[i] is to replay now: it runs, has neither failed nor been
+ * too slow, and in a batched twin, its single-call case was not too slow either. */
+static int runnable(case_run *runs, size_t i, size_t b, FILE *log)
+{
+    backend_result *br = &runs[i].out->b[b];
+    if (i > 0 && br->ran && !br->too_slow && runs[0].out->b[b].too_slow)
+        twin_too_slow(runs[i].out, b, log);
+    return br->ran && !br->failed && !br->too_slow;
+}
+
+int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
+                    const char *const *backends, size_t backend_count,
+                    const char *const skip[][BENCH_MAX_BACKENDS], uint64_t seed, FILE *log)
+{
+    double start = cli_now_seconds(), budget = 0;
+    case_run runs[SUITE_MAX_TWINS];
+    bench_workload wl;
+    size_t rounds = 1;
+    int unlimited = 0;
+
+    if (count < 1 || count > SUITE_MAX_TWINS)
+        return -1;
+    memset(runs, 0, sizeof runs);
+    for (size_t i = 0; i < count; i++) {
+        case_result *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->plan = plans[i];
+        o->base = -1;
+        o->pairs_per_observer = NAN;
+        o->backend_count = backend_count < BENCH_MAX_BACKENDS ? backend_count : BENCH_MAX_BACKENDS;
+        runs[i].out = o;
+        runs[i].skip = skip ? skip[i] : NULL;
+        if (plans[i].rounds > rounds)
+            rounds = plans[i].rounds;
+        budget += plans[i].budget;
+        unlimited |= plans[i].budget <= 0;
+    }
+    if (unlimited)
+        budget = 0;
+    if (rounds > BENCH_MAX_ROUNDS)
+        rounds = BENCH_MAX_ROUNDS;
+    if (bench_workload_generate(&wl, plans[0].workload, plans[0].n, plans[0].ticks, seed))
+        return -1;
+    int bad = 0;
+    for (size_t i = 0; i < count && !bad; i++) {
+        if (i > 0) /* under the first, past the caller's "[ 12s]" stamp */
+            fputs("       ", log);
+        bad = run_start(&runs[i], &wl, backends, rounds, log);
+    }
+    if (bad) {
+        for (size_t i = 0; i < count; i++)
+            run_free(&runs[i]);
+        bench_workload_free(&wl);
+        return -1;
+    }
+
+    /* Untimed warm-up: the populating tick once per backend (caches, allocator, clocks). */
+    for (size_t i = 0; i < count; i++) {
+        case_result *o = runs[i].out;
+        for (size_t b = 0; o->plan.warmup && b < o->backend_count; b++)
+            if (runnable(runs, i, b, log))
+                run_replay(&runs[i], &wl, b, wl.tick_end[0], &runs[i].warm[b], log);
+    }
+    /* Interleaved rounds: every backend once per round, and the twins' rounds in turn,
+     * so that a slow spell of the machine hits all of them alike. */
+    for (size_t r = 0; r < rounds; r++) {
+        /* At least one round; another only if it should end within the budget. */
+        double spent = cli_now_seconds() - start;
+        if (r > 0 && budget > 0 && spent + spent / (double)r > budget) {
+            rounds = r;
+            fprintf(log, "    (%zu round%s: the time budget of this case, %.0f s, is spent)\n", r,
+                    r == 1 ? "" : "s", budget);
+            break;
+        }
+        for (size_t i = 0; i < count; i++) {
+            case_result *o = runs[i].out;
+            for (size_t b = 0; b < o->backend_count; b++) {
+                if (runnable(runs, i, b, log))
+                    run_replay(&runs[i], &wl, b, o->b[b].op_limit, &runs[i].res[b][r], log);
+                else
+                    runs[i].res[b][r].failed = 1;
+            }
+        }
+    }
+
+    for (size_t i = 0; i < count; i++) {
+        run_finish(&runs[i], rounds, log);
+        run_free(&runs[i]);
+        runs[i].out->seconds = cli_now_seconds() - start;
+    }
     bench_workload_free(&wl);
-    out->seconds = cli_now_seconds() - start;
     fflush(log);
     return 0;
 }

@@ -38,6 +38,18 @@ static inline size_t case_plan_moves(const case_plan *p, size_t moves)
 #define CASE_SWEEP 1u  /* a point of the constant-density sweep */
 #define CASE_MEMORY 2u /* the large memory run */
 #define CASE_TABLE 4u  /* listed among the workload's sizes */
+/* Each tick's moves and teleports made in percept_move_many() calls (see
+ * replay_request.batched): a twin of the case with the same workload and N,
+ * whose events come in another order and are checked among the batched ones. */
+#define CASE_BATCHED 8u
+
+/* Whether a case of `plan` is among those `flags` select: it has any of the
+ * other flags, and CASE_BATCHED exactly when `flags` has it. */
+static inline int suite_case_in(const case_plan *plan, unsigned flags)
+{
+    return (plan->flags & flags & ~CASE_BATCHED) != 0 &&
+           (plan->flags & CASE_BATCHED) == (flags & CASE_BATCHED);
+}
 
 typedef struct backend_result {
     const char *name;
@@ -94,8 +106,8 @@ double suite_comparable_tick(const case_result *c, size_t b, double full);
 #define SUITE_RSS_PER_ENTITY (-1)
 
 /*
- * One backend's figure against N over the cases whose plan has any of `flags`
- * (and is of `workload`, unless that is NULL), where the backend is usable
+ * One backend's figure against N over the cases `flags` selects (see
+ * suite_case_in(); and of `workload`, unless that is NULL), where the backend is usable
  * and the figure known: x[i] is N, y[i] the figure, in case order. Returns
  * the number of points (at most SUITE_MAX_POINTS); *lo and *hi (may be NULL)
  * receive the smallest and largest N among them, 0 without points.
@@ -104,14 +116,20 @@ size_t suite_series(const case_result *cases, size_t case_count, unsigned flags,
                     const char *workload, const char *backend, int figure,
                     double x[SUITE_MAX_POINTS], double y[SUITE_MAX_POINTS], size_t *lo, size_t *hi);
 
+/* The most cases run together: a single-call case and its batched twin. */
+#define SUITE_MAX_TWINS 2
+
 /*
- * Generate the case's workload, run it against each backend in rounds
- * (A B C, A B C, ...) and fill *out. A backend whose skip[b] is not NULL
- * does not run (skip may be NULL). Progress and every mismatch go to `log`.
- * Returns 0, or -1 if the workload could not be generated.
+ * Generate the workload of plans[0..count-1] (count is 1, or 2 for a case and its
+ * batched twin: the same workload, N and ticks), run it against each backend in
+ * rounds (A B C, then the twin's A B C, and again) and fill out[0..count-1]. A
+ * backend whose skip[i][b] is not NULL does not run in case i (skip may be NULL).
+ * The cases share one time budget, the sum of the plans'. Progress and every
+ * mismatch go to `log`. Returns 0, or -1 if the workload could not be generated.
  */
-int suite_run_case(case_result *out, const case_plan *plan, const char *const *backends,
-                   size_t backend_count, const char *const *skip, uint64_t seed, FILE *log);
+int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
+                    const char *const *backends, size_t backend_count,
+                    const char *const skip[][BENCH_MAX_BACKENDS], uint64_t seed, FILE *log);
 
 /* Seconds one replay of backend b took (the median), or NAN. */
 double suite_replay_seconds(const case_result *c, size_t b);

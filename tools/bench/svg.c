@@ -188,6 +188,7 @@ int svg_write_chart(const char *path, const svg_chart *c, const svg_series *s, s
     }
     for (size_t i = 0; i < count && !empty; i++) {
         const char *colour = palette[(size_t)s[i].colour % PALETTE_SIZE];
+        const char *dash = s[i].dashed ? " stroke-dasharray=\"7 4\"" : "";
         int open = 0;
         for (size_t k = 0; k < s[i].n; k++) {
             if (!(s[i].x[k] > 0) || !(s[i].y[k] > 0) || !isfinite(s[i].y[k])) {
@@ -197,8 +198,8 @@ int svg_write_chart(const char *path, const svg_chart *c, const svg_series *s, s
                 continue;
             }
             if (!open)
-                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                        colour);
+                fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+                        colour, dash);
             fprintf(f, "%s%.1f,%.1f", open ? " " : "", place(&ax, s[i].x[k]),
                     place(&ay, s[i].y[k]));
             open = 1;
@@ -207,13 +208,16 @@ int svg_write_chart(const char *path, const svg_chart *c, const svg_series *s, s
             fputs("\"/>\n", f);
         for (size_t k = 0; k < s[i].n; k++)
             if (s[i].x[k] > 0 && s[i].y[k] > 0 && isfinite(s[i].y[k]))
-                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
-                        place(&ax, s[i].x[k]), place(&ay, s[i].y[k]), colour);
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" %s=\"%s\"%s/>\n",
+                        place(&ax, s[i].x[k]), place(&ay, s[i].y[k]),
+                        s[i].dashed ? "stroke" : "fill", colour,
+                        s[i].dashed ? " fill=\"white\" stroke-width=\"1.5\"" : "");
         int ly = TOP + 14 + 20 * (int)i;
         fprintf(f,
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
-                "stroke-width=\"3\"/>\n",
-                WIDTH - RIGHT + 14, ly - 4, WIDTH - RIGHT + 38, ly - 4, colour);
+                "stroke-width=\"3\"%s/>\n",
+                WIDTH - RIGHT + 14, ly - 4, WIDTH - RIGHT + 38, ly - 4, colour,
+                s[i].dashed ? " stroke-dasharray=\"5 3\"" : "");
         fprintf(f, "<text x=\"%d\" y=\"%d\">", WIDTH - RIGHT + 44, ly);
         put_text(f, s[i].name);
         fputs("</text>\n", f);

@@ -18,7 +18,8 @@ typedef struct svg_series {
     const char *name;
     int colour; /* palette index: keeps one backend's colour across charts */
     const double *x, *y;
-    size_t n; /* points with a value <= 0 or NaN are skipped */
+    size_t n;   /* points with a value <= 0 or NaN are skipped */
+    int dashed; /* a dashed line with hollow points: a variant of the solid series of its colour */
 } svg_series;
 
 typedef struct svg_chart {

@@ -18,18 +18,20 @@ typedef struct target_result {
     target_status status;
 } target_result;
 
-#define TARGET_COUNT 5
+/* Five goals, the move and scaling ones measured twice: with one call per
+ * move, and with a tick's moves in percept_move_many() calls. */
+#define TARGET_COUNT 7
 
 /* Evaluate every target over the run's cases. */
 void targets_evaluate(const case_result *cases, size_t case_count, target_result out[TARGET_COUNT]);
 const char *target_status_name(target_status s);
 
-/* The case of `workload` at size n, or NULL. */
+/* The case of `workload` at size n, batched (CASE_BATCHED) or not, or NULL. */
 const case_result *targets_find_case(const case_result *cases, size_t case_count,
-                                     const char *workload, size_t n);
-/* The scaling exponent of backend `name` over the sweep cases (NAN if under 2 points);
- * *points receives the number of sizes used, *lo and *hi the extreme sizes. */
+                                     const char *workload, size_t n, int batched);
+/* The scaling exponent of backend `name` over the sweep cases, batched or not (NAN if
+ * under 2 points); *points receives the number of sizes used, *lo and *hi the extreme sizes. */
 double targets_sweep_exponent(const case_result *cases, size_t case_count, const char *name,
-                              size_t *points, size_t *lo, size_t *hi);
+                              int batched, size_t *points, size_t *lo, size_t *hi);
 
 #endif
