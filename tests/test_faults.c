@@ -31,83 +31,6 @@
 #define M PERCEPT_SMELL
 #define SB(s) PERCEPT_SENSE_BIT(s)
 
-/* ------------------------------------------------------------------------ */
-/* The failing allocator                                                     */
-
-#define BLOCK_MAGIC 0x70657263656c6c6fULL
-
-/* Each block carries its size (to tell growth from shrinking) and a magic word. */
-typedef union block_header {
-    max_align_t align;
-    struct {
-        size_t size;
-        unsigned long long magic;
-    } h;
-} block_header;
-
-typedef struct fault_alloc {
-    size_t counted;       /* requests that could fail: size > 0, and new or growing */
-    size_t fail_at;       /* fail the request with this number (1-based); 0: never */
-    int hit;              /* the failure was injected */
-    size_t live_blocks;   /* blocks handed out and not yet freed */
-    size_t live_bytes;    /* their sizes, summed */
-    size_t foreign_frees; /* frees or resizes of pointers this allocator never gave */
-} fault_alloc;
-
-static void *fault_fn(void *user, void *ptr, size_t size)
-{
-    fault_alloc *fa = user;
-    block_header *h = ptr != NULL ? (block_header *)ptr - 1 : NULL;
-    if (h != NULL && h->h.magic != BLOCK_MAGIC) {
-        fa->foreign_frees++;
-        return NULL;
-    }
-    if (size == 0) {
-        if (h != NULL) {
-            fa->live_blocks--;
-            fa->live_bytes -= h->h.size;
-            h->h.magic = 0;
-            free(h);
-        }
-        return NULL;
-    }
-    size_t old = h != NULL ? h->h.size : 0;
-    if (h == NULL || size > old) {
-        /* Frees and shrinks always succeed: only these requests are counted. */
-        if (++fa->counted == fa->fail_at) {
-            fa->hit = 1;
-            return NULL;
-        }
-    }
-    if (size > (size_t)-1 - sizeof(block_header))
-        return NULL;
-    block_header *n = realloc(h, sizeof *n + size);
-    if (n == NULL)
-        return NULL;
-    if (h == NULL) {
-        fa->live_blocks++;
-        n->h.magic = BLOCK_MAGIC;
-    }
-    fa->live_bytes = fa->live_bytes - old + size;
-    n->h.size = size;
-    return n + 1;
-}
-
-static void fault_init(fault_alloc *fa)
-{
-    memset(fa, 0, sizeof *fa);
-}
-
-/* Fail the test unless every block was given back. */
-static void expect_no_leak(const fault_alloc *fa, const char *what)
-{
-    if (fa->live_blocks != 0 || fa->live_bytes != 0 || fa->foreign_frees != 0) {
-        print_error("%s: %zu block(s), %zu byte(s) still allocated, %zu foreign free(s)\n", what,
-                    fa->live_blocks, fa->live_bytes, fa->foreign_frees);
-        fail();
-    }
-}
-
 /* The first directory of PERCEPT_PLUGIN_PATH, or NULL. */
 static const char *first_plugin_dir(char *buf, size_t size)
 {
@@ -375,11 +298,11 @@ static size_t follow_count(void)
     return env != NULL ? (size_t)strtoul(env, NULL, 10) : 6;
 }
 
-static percept_world *open_world(const char *backend, const scenario *sc, fault_alloc *fa,
+static percept_world *open_world(const char *backend, const scenario *sc, tu_fault_alloc *fa,
                                  tu_recorder *rec)
 {
     char ini[1024];
-    percept_allocator allocator = {fault_fn, fa};
+    percept_allocator allocator = {tu_fault_fn, fa};
     percept_options options = PERCEPT_OPTIONS_INIT;
     percept_error error;
     percept_world *w = NULL;
@@ -409,8 +332,8 @@ static void run_op_ok(percept_world *w, const scenario *sc, size_t i)
 
 static void reference_run(const char *backend, const scenario *sc, reference *ref)
 {
-    fault_alloc fa;
-    fault_init(&fa);
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
     tu_recorder_init(&ref->events);
     ref->first = calloc(sc->count + 1, sizeof *ref->first);
     ref->allocs = calloc(sc->count + 1, sizeof *ref->allocs);
@@ -424,7 +347,7 @@ static void reference_run(const char *backend, const scenario *sc, reference *re
     ref->first[sc->count] = ref->events.count;
     ref->allocs[sc->count] = fa.counted;
     percept_world_close(w);
-    expect_no_leak(&fa, "the reference run");
+    tu_expect_no_leak(&fa, "the reference run");
 }
 
 static void reference_free(reference *ref)
@@ -465,9 +388,9 @@ static void inject_call(const char *backend, const scenario *sc, const reference
     describe(op_text, sizeof op_text, &sc->ops[i]);
 
     for (size_t n = 1;; n++) {
-        fault_alloc fa;
+        tu_fault_alloc fa;
         tu_recorder rec;
-        fault_init(&fa);
+        tu_fault_init(&fa);
         tu_recorder_init(&rec);
         percept_world *w = open_world(backend, sc, &fa, &rec);
         for (size_t k = 0; k < i; k++)
@@ -497,7 +420,7 @@ static void inject_call(const char *backend, const scenario *sc, const reference
                 fail();
             }
             percept_world_close(w);
-            expect_no_leak(&fa, "after a call without failure");
+            tu_expect_no_leak(&fa, "after a call without failure");
             tu_recorder_free(&rec);
             break;
         }
@@ -540,7 +463,7 @@ static void inject_call(const char *backend, const scenario *sc, const reference
             expect_call_events(&rec, ref, sc, k, "a later call after a failure", n);
         }
         percept_world_close(w);
-        expect_no_leak(&fa, what);
+        tu_expect_no_leak(&fa, what);
         tu_recorder_free(&rec);
         st->injected++;
         if (n > st->max_n)
@@ -568,9 +491,9 @@ static void run_scenario(const char *backend, void (*gen)(scenario *))
     gen(&sc);
 
     /* Keep the plugin loaded between the many short-lived worlds. */
-    fault_alloc pin_fa;
+    tu_fault_alloc pin_fa;
     tu_recorder pin_rec;
-    fault_init(&pin_fa);
+    tu_fault_init(&pin_fa);
     tu_recorder_init(&pin_rec);
     percept_world *pin = open_world(backend, &sc, &pin_fa, &pin_rec);
 
@@ -583,7 +506,7 @@ static void run_scenario(const char *backend, void (*gen)(scenario *))
                   backend, sc.name, st.calls, st.injected, st.max_n, now_seconds() - start);
 
     percept_world_close(pin);
-    expect_no_leak(&pin_fa, "the pinning world");
+    tu_expect_no_leak(&pin_fa, "the pinning world");
     tu_recorder_free(&pin_rec);
     reference_free(&ref);
     scenario_free(&sc);
@@ -636,7 +559,7 @@ static const char *backend_param(const char *backend)
 }
 
 /* The world works and gives its memory back. */
-static void use_and_close(percept_world *w, fault_alloc *fa, const char *what)
+static void use_and_close(percept_world *w, tu_fault_alloc *fa, const char *what)
 {
     percept_entity_desc a = tu_desc(10, 10, 5, 5, 5, 0), b = tu_desc(13, 14, 0, 0, 0, 0);
     fa->fail_at = 0;
@@ -645,7 +568,7 @@ static void use_and_close(percept_world *w, fault_alloc *fa, const char *what)
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         assert_int_equal(percept_perceives(w, 1, 2, (percept_sense)s), 1);
     percept_world_close(w);
-    expect_no_leak(fa, what);
+    tu_expect_no_leak(fa, what);
 }
 
 typedef int (*open_fn)(percept_world **out, const char *source, const percept_options *options,
@@ -666,13 +589,13 @@ static size_t open_with_faults(const char *backend, open_fn open, const char *so
                                const char *what)
 {
     for (size_t n = 1;; n++) {
-        fault_alloc fa;
-        percept_allocator allocator = {fault_fn, &fa};
+        tu_fault_alloc fa;
+        percept_allocator allocator = {tu_fault_fn, &fa};
         percept_options options = PERCEPT_OPTIONS_INIT;
         percept_error error;
         static char dummy;
         percept_world *w = (percept_world *)(void *)&dummy;
-        fault_init(&fa);
+        tu_fault_init(&fa);
         fa.fail_at = n;
         options.allocator = &allocator;
         memset(&error, 0, sizeof error);
@@ -706,7 +629,7 @@ static size_t open_with_faults(const char *backend, open_fn open, const char *so
         char leak_what[256];
         snprintf(leak_what, sizeof leak_what, "%s, backend %s, allocation %zu failed", what,
                  backend, n);
-        expect_no_leak(&fa, leak_what);
+        tu_expect_no_leak(&fa, leak_what);
     }
 }
 
@@ -772,24 +695,24 @@ static void test_world_open_file(void **state)
 
 static void test_allocator_counts(void **state)
 {
-    fault_alloc fa;
+    tu_fault_alloc fa;
     (void)state;
-    fault_init(&fa);
-    void *p = fault_fn(&fa, NULL, 10);
+    tu_fault_init(&fa);
+    void *p = tu_fault_fn(&fa, NULL, 10);
     assert_non_null(p);
-    p = fault_fn(&fa, p, 5); /* a shrink: not counted */
+    p = tu_fault_fn(&fa, p, 5); /* a shrink: not counted */
     assert_non_null(p);
     assert_int_equal(fa.counted, 1);
     fa.fail_at = 2;
-    assert_null(fault_fn(&fa, p, 50)); /* growth: counted, and failed */
+    assert_null(tu_fault_fn(&fa, p, 50)); /* growth: counted, and failed */
     assert_true(fa.hit);
     assert_int_equal(fa.live_blocks, 1);
     assert_int_equal(fa.live_bytes, 5);
-    p = fault_fn(&fa, p, 50);
+    p = tu_fault_fn(&fa, p, 50);
     assert_non_null(p);
     assert_int_equal(fa.live_bytes, 50);
-    assert_null(fault_fn(&fa, p, 0));
-    expect_no_leak(&fa, "the allocator's own test");
+    assert_null(tu_fault_fn(&fa, p, 0));
+    tu_expect_no_leak(&fa, "the allocator's own test");
 }
 
 static int make_tmp_dir(void **state)

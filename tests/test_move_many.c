@@ -1427,55 +1427,6 @@ static void test_busy(void **state)
 /* ------------------------------------------------------------------------ */
 /* 6. Out of memory part-way through a batch                                 */
 
-#define BLOCK_MAGIC 0x6d6f76656d616e79ULL
-
-/* Each block carries its size (to tell growth from shrinking) and a magic word. */
-typedef union block_header {
-    max_align_t align;
-    struct {
-        size_t size;
-        unsigned long long magic;
-    } h;
-} block_header;
-
-typedef struct fault_alloc {
-    size_t counted;     /* requests that could fail: new or growing blocks */
-    size_t fail_at;     /* fail the request with this number (1-based); 0: never */
-    int hit;            /* the failure was injected */
-    size_t live_blocks; /* blocks handed out and not yet freed */
-} fault_alloc;
-
-static void *fault_fn(void *user, void *ptr, size_t size)
-{
-    fault_alloc *fa = user;
-    block_header *h = ptr != NULL ? (block_header *)ptr - 1 : NULL;
-    if (h != NULL && h->h.magic != BLOCK_MAGIC)
-        return NULL;
-    if (size == 0) {
-        if (h != NULL) {
-            fa->live_blocks--;
-            h->h.magic = 0;
-            free(h);
-        }
-        return NULL;
-    }
-    if (h == NULL || size > h->h.size) {
-        if (++fa->counted == fa->fail_at) {
-            fa->hit = 1;
-            return NULL;
-        }
-    }
-    block_header *n = realloc(h, sizeof *n + size);
-    if (n == NULL)
-        return NULL;
-    if (h == NULL) {
-        fa->live_blocks++;
-        n->h.magic = BLOCK_MAGIC;
-    }
-    n->h.size = size;
-    return n + 1;
-}
-
 #define OOM_CROWD 30
 #define OOM_MOVERS 36
 #define OOM_STEPPERS 6
@@ -1523,10 +1474,10 @@ static void oom_scenario(model *m, percept_position *batch, size_t *count)
     *count = n;
 }
 
-static percept_world *oom_world(const char *backend, const model *m, fault_alloc *fa, probe *p)
+static percept_world *oom_world(const char *backend, const model *m, tu_fault_alloc *fa, probe *p)
 {
     char ini[256];
-    percept_allocator allocator = {fault_fn, fa};
+    percept_allocator allocator = {tu_fault_fn, fa};
     percept_options options = PERCEPT_OPTIONS_INIT;
     percept_error error;
     percept_world *w = NULL;
@@ -1586,11 +1537,11 @@ static void check_out_of_memory(const char *backend)
     percept_world *pin = tu_open(backend, NULL, NULL);
 
     /* The reference: no failure. Its events, and how many allocations the batch makes. */
-    fault_alloc fa;
+    tu_fault_alloc fa;
     probe p;
     tu_recorder ref;
     group_stats st = {0, 0, 0, 0};
-    memset(&fa, 0, sizeof fa);
+    tu_fault_init(&fa);
     percept_world *w = oom_world(backend, start, &fa, &p);
     size_t setup_allocs = fa.counted;
     probe_begin(&p, batch, count);
@@ -1606,7 +1557,7 @@ static void check_out_of_memory(const char *backend)
         tu_recorder_push(&ref, &p.rec.events[k]);
     percept_world_close(w);
     probe_free(&p);
-    assert_int_equal(fa.live_blocks, 0);
+    tu_expect_no_leak(&fa, backend);
     /* Not vacuous: the batch allocates, and delivers plenty. */
     assert_true(batch_allocs > 0 && ref.count > 100);
 
@@ -1614,7 +1565,7 @@ static void check_out_of_memory(const char *backend)
     for (size_t k = 1;; k++) {
         char what[200];
         snprintf(what, sizeof what, "backend %s, allocation %zu of the batch failed", backend, k);
-        memset(&fa, 0, sizeof fa);
+        tu_fault_init(&fa);
         w = oom_world(backend, start, &fa, &p);
         assert_int_equal(fa.counted, setup_allocs);
         fa.fail_at = setup_allocs + k;
@@ -1628,7 +1579,7 @@ static void check_out_of_memory(const char *backend)
             assert_int_equal(k - 1, batch_allocs);
             percept_world_close(w);
             probe_free(&p);
-            assert_int_equal(fa.live_blocks, 0);
+            tu_expect_no_leak(&fa, backend);
             break;
         }
         injected++;
@@ -1703,7 +1654,7 @@ static void check_out_of_memory(const char *backend)
                          "the retry: the rest of the reference's stream");
         percept_world_close(w);
         probe_free(&p);
-        assert_int_equal(fa.live_blocks, 0);
+        tu_expect_no_leak(&fa, backend);
     }
     print_message("      %s: %zu allocations in the batch, %zu failed in turn: %zu stopped it "
                   "part-way, %zu before any move\n",

@@ -441,3 +441,70 @@ void tu_snapshot_free(tu_snapshot *snap)
     snap->count = 0;
     snap->capacity = 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* A failing allocator                                                       */
+
+#define BLOCK_MAGIC 0x70657263656c6c6fULL
+
+/* Each block carries its size (to tell growth from shrinking) and a magic word. */
+typedef union block_header {
+    max_align_t align;
+    struct {
+        size_t size;
+        unsigned long long magic;
+    } h;
+} block_header;
+
+void *tu_fault_fn(void *user, void *ptr, size_t size)
+{
+    tu_fault_alloc *fa = user;
+    block_header *h = ptr != NULL ? (block_header *)ptr - 1 : NULL;
+    if (h != NULL && h->h.magic != BLOCK_MAGIC) {
+        fa->foreign_frees++;
+        return NULL;
+    }
+    if (size == 0) {
+        if (h != NULL) {
+            fa->live_blocks--;
+            fa->live_bytes -= h->h.size;
+            h->h.magic = 0;
+            free(h);
+        }
+        return NULL;
+    }
+    size_t old = h != NULL ? h->h.size : 0;
+    if (h == NULL || size > old) {
+        /* Frees and shrinks always succeed: only these requests are counted. */
+        if (++fa->counted == fa->fail_at) {
+            fa->hit = 1;
+            return NULL;
+        }
+    }
+    if (size > (size_t)-1 - sizeof(block_header))
+        return NULL;
+    block_header *n = realloc(h, sizeof *n + size);
+    if (n == NULL)
+        return NULL;
+    if (h == NULL) {
+        fa->live_blocks++;
+        n->h.magic = BLOCK_MAGIC;
+    }
+    fa->live_bytes = fa->live_bytes - old + size;
+    n->h.size = size;
+    return n + 1;
+}
+
+void tu_fault_init(tu_fault_alloc *fa)
+{
+    memset(fa, 0, sizeof *fa);
+}
+
+void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what)
+{
+    if (fa->live_blocks != 0 || fa->live_bytes != 0 || fa->foreign_frees != 0) {
+        print_error("%s: %zu block(s), %zu byte(s) still allocated, %zu foreign free(s)\n", what,
+                    fa->live_blocks, fa->live_bytes, fa->foreign_frees);
+        fail();
+    }
+}

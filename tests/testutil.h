@@ -154,6 +154,29 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
     assert_true(tu_list_matches((world), (id), (sense), 1, (expected), (count)))
 
 /* ------------------------------------------------------------------------ */
+/* A failing allocator                                                       */
+
+/*
+ * A percept_allocator function (user: a tu_fault_alloc) that fails request
+ * number fail_at. Only new blocks and growth count as requests: frees and
+ * shrinks always succeed, as the library may rely on. Each block carries its
+ * size and a magic word, so leaks and frees of foreign pointers are seen.
+ */
+typedef struct tu_fault_alloc {
+    size_t counted;       /* requests that could fail: size > 0, and new or growing */
+    size_t fail_at;       /* fail the request with this number (1-based); 0: never */
+    int hit;              /* the failure was injected */
+    size_t live_blocks;   /* blocks handed out and not yet freed */
+    size_t live_bytes;    /* their sizes, summed */
+    size_t foreign_frees; /* frees or resizes of pointers this allocator never gave */
+} tu_fault_alloc;
+
+void *tu_fault_fn(void *user, void *ptr, size_t size);
+void tu_fault_init(tu_fault_alloc *fa);
+/* Fail the test unless every block was given back. */
+void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what);
+
+/* ------------------------------------------------------------------------ */
 /* Snapshots: everything the API tells about a set of IDs                    */
 
 typedef struct tu_snapshot {
