@@ -301,21 +301,7 @@ static size_t follow_count(void)
 static percept_world *open_world(const char *backend, const scenario *sc, tu_fault_alloc *fa,
                                  tu_recorder *rec)
 {
-    char ini[1024];
-    percept_allocator allocator = {tu_fault_fn, fa};
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    percept_error error;
-    percept_world *w = NULL;
-    options.allocator = &allocator;
-    snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n%s", backend, sc->ini_extra);
-    int rc = percept_world_open_string(&w, ini, "<faults>", &options, &error);
-    if (rc != PERCEPT_OK) {
-        print_error("cannot open a '%s' world for scenario %s: %s\n", backend, sc->name,
-                    error.text);
-        fail();
-    }
-    assert_int_equal(percept_set_event_callback(w, tu_record, rec), PERCEPT_OK);
-    return w;
+    return tu_open_faulty(backend, sc->ini_extra, rec, fa);
 }
 
 static void run_op_ok(percept_world *w, const scenario *sc, size_t i)
@@ -346,6 +332,8 @@ static void reference_run(const char *backend, const scenario *sc, reference *re
     }
     ref->first[sc->count] = ref->events.count;
     ref->allocs[sc->count] = fa.counted;
+    /* Else every failure below would be skipped: the world must allocate through fa. */
+    assert_true(ref->allocs[0] > 0 && ref->allocs[sc->count] > ref->allocs[0]);
     percept_world_close(w);
     tu_expect_no_leak(&fa, "the reference run");
 }

@@ -1476,21 +1476,10 @@ static void oom_scenario(model *m, percept_position *batch, size_t *count)
 
 static percept_world *oom_world(const char *backend, const model *m, tu_fault_alloc *fa, probe *p)
 {
-    char ini[256];
-    percept_allocator allocator = {tu_fault_fn, fa};
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    percept_error error;
-    percept_world *w = NULL;
-    options.allocator = &allocator;
-    snprintf(ini, sizeof ini,
-             "[percept]\nbackend = %s\nmove_events = on\n"
-             "[world]\nmin_x = 0\nmin_y = 0\nmax_x = 400\nmax_y = 400\n",
-             backend);
-    int rc = percept_world_open_string(&w, ini, "<oom>", &options, &error);
-    if (rc != PERCEPT_OK) {
-        print_error("cannot open a '%s' world: %s\n", backend, error.text);
-        fail();
-    }
+    percept_world *w = tu_open_faulty(backend,
+                                      "move_events = on\n"
+                                      "[world]\nmin_x = 0\nmin_y = 0\nmax_x = 400\nmax_y = 400\n",
+                                      NULL, fa);
     probe_init(p, w);
     assert_int_equal(percept_set_event_callback(w, probe_event, p), PERCEPT_OK);
     for (int i = 0; i < m->n; i++) {

@@ -167,15 +167,24 @@ int tu_apply(percept_world *w, const tu_op *o)
 
 percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *rec)
 {
+    return tu_open_faulty(backend, extra_ini, rec, NULL);
+}
+
+percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
+                              tu_fault_alloc *fa)
+{
     char ini[4096];
     percept_world *world = NULL;
     percept_error error;
+    percept_allocator allocator = {tu_fault_fn, fa};
+    percept_options options = PERCEPT_OPTIONS_INIT;
     int rc;
 
     memset(&error, 0, sizeof error);
+    options.allocator = &allocator;
     snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n%s", backend,
              extra_ini != NULL ? extra_ini : "");
-    rc = percept_world_open_string(&world, ini, "<test>", NULL, &error);
+    rc = percept_world_open_string(&world, ini, "<test>", fa ? &options : NULL, &error);
     if (rc != PERCEPT_OK || world == NULL) {
         print_error("cannot open a world with backend '%s': status %d (%s): %s\n", backend, rc,
                     percept_status_name(rc) ? percept_status_name(rc) : "?", error.text);

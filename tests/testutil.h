@@ -79,6 +79,11 @@ int tu_apply(percept_world *w, const tu_op *o);
  */
 percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *rec);
 
+typedef struct tu_fault_alloc tu_fault_alloc;
+/* As tu_open(), with every byte of the world from `fa` (see tu_fault_fn()) when not NULL. */
+percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
+                              tu_fault_alloc *fa);
+
 /* A description: position, ranges (sight, hearing, smell) and hidden mask. */
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,
                             unsigned hidden);
@@ -162,14 +167,14 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
  * shrinks always succeed, as the library may rely on. Each block carries its
  * size and a magic word, so leaks and frees of foreign pointers are seen.
  */
-typedef struct tu_fault_alloc {
+struct tu_fault_alloc {
     size_t counted;       /* requests that could fail: size > 0, and new or growing */
     size_t fail_at;       /* fail the request with this number (1-based); 0: never */
     int hit;              /* the failure was injected */
     size_t live_blocks;   /* blocks handed out and not yet freed */
     size_t live_bytes;    /* their sizes, summed */
     size_t foreign_frees; /* frees or resizes of pointers this allocator never gave */
-} tu_fault_alloc;
+};
 
 void *tu_fault_fn(void *user, void *ptr, size_t size);
 void tu_fault_init(tu_fault_alloc *fa);
