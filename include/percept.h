@@ -301,6 +301,32 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
 /* The name of the backend serving `sense` ("bruteforce", "grid", ...), or NULL. */
 PERCEPT_API const char *percept_backend_name(const percept_world *world, percept_sense sense);
 
+/*
+ * The bytes a world holds from its allocator (percept_options.allocator, or
+ * the C library's), by part. Counted as requested: the allocator's own
+ * overhead (block headers, rounding) comes on top, so a process's resident
+ * size grows by somewhat more. Spare room that arrays keep for growth is
+ * counted; memory given back is not. A backend plugin that does not report
+ * its memory (its memory_usage operation is NULL) counts as 0.
+ */
+typedef struct percept_memory {
+    size_t total;          /* the sum of the parts below */
+    size_t entities;       /* entity records, the ID map, the free-slot stack */
+    size_t pairs;          /* the pair lists: who perceives whom, both ways */
+    size_t observer_grids; /* the core's index of who perceives what place */
+    size_t backends;       /* what the backend instances report holding */
+    size_t scratch;        /* working room kept from call to call: a call's
+                              changes, its query's finds, the last batch */
+    size_t world;          /* the world's own record and its plugins' paths */
+} percept_memory;
+
+/*
+ * Fill *out with what `world` holds. Walks every entity's pair lists, so it
+ * costs time in proportion to the entities; allocates nothing.
+ * PERCEPT_EINVAL for a NULL argument.
+ */
+PERCEPT_API int percept_memory_usage(const percept_world *world, percept_memory *out);
+
 #ifdef __cplusplus
 }
 #endif

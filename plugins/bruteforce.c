@@ -19,7 +19,9 @@ struct percept_backend {
     point *points;   /* dense: the entities, in no order */
     uint32_t *index; /* [slot]: position in points */
     uint32_t count;
-    size_t points_cap; /* both arrays have this many elements */
+    /* Each array's own capacity: a reserve that ran out of memory may have
+     * grown one and not the other, and memory_usage() counts what is held. */
+    size_t points_cap, index_cap;
 };
 
 static void *grow(const percept_backend_host *h, void *p, size_t n, size_t elem)
@@ -57,20 +59,25 @@ static int bf_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot
                       double y, double range)
 {
     (void)slot, (void)x, (void)y, (void)range;
-    if (slot_count <= b->points_cap)
+    if (slot_count <= b->points_cap && slot_count <= b->index_cap)
         return 0;
-    size_t cap = b->points_cap ? b->points_cap * 2 : 64;
+    size_t cap = 64; /* the same powers of two for both arrays */
     while (cap < slot_count)
         cap *= 2;
-    point *points = grow(b->host, b->points, cap, sizeof *points);
-    if (!points)
-        return -1;
-    b->points = points;
-    uint32_t *index = grow(b->host, b->index, cap, sizeof *index);
-    if (!index)
-        return -1; /* points grew, which nobody can observe; the next reserve retries */
-    b->index = index;
-    b->points_cap = cap;
+    if (b->points_cap < cap) {
+        point *points = grow(b->host, b->points, cap, sizeof *points);
+        if (!points)
+            return -1;
+        b->points = points;
+        b->points_cap = cap;
+    }
+    if (b->index_cap < cap) {
+        uint32_t *index = grow(b->host, b->index, cap, sizeof *index);
+        if (!index)
+            return -1; /* points grew, which only memory_usage() sees; the next reserve goes on */
+        b->index = index;
+        b->index_cap = cap;
+    }
     return 0;
 }
 
@@ -109,7 +116,7 @@ static void bf_query(const percept_backend *b, double x, double y, double r,
 
 static size_t bf_memory_usage(const percept_backend *b)
 {
-    return sizeof *b + b->points_cap * (sizeof(point) + sizeof(uint32_t));
+    return sizeof *b + b->points_cap * sizeof(point) + b->index_cap * sizeof(uint32_t);
 }
 
 static const percept_backend_ops bruteforce_ops = {

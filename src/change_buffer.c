@@ -14,18 +14,21 @@ int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
     size_t cap = buf->cap ? buf->cap * 2 : 64;
     if (cap > SIZE_MAX / (2 * sizeof *buf->keys))
         return -1;
-    pair_change *items = a->alloc(a->user, buf->items, cap * sizeof *items);
-    if (!items)
+    /* All three grow or none does, so cap tells what is held (memory
+     * reports count on it). The keys and the order are filled afresh by
+     * each ordering: new blocks, nothing to copy. */
+    uint64_t *keys = pc_alloc(a, 2 * cap * sizeof *keys);
+    uint32_t *order = pc_alloc(a, cap * sizeof *order);
+    pair_change *items = keys && order ? a->alloc(a->user, buf->items, cap * sizeof *items) : NULL;
+    if (!items) {
+        pc_free(a, keys);
+        pc_free(a, order);
         return -1;
+    }
+    pc_free(a, buf->keys);
+    pc_free(a, buf->order);
     buf->items = items;
-    /* Until all three grew, cap stays: the next push grows them again. */
-    uint64_t *keys = a->alloc(a->user, buf->keys, 2 * cap * sizeof *keys);
-    if (!keys)
-        return -1;
     buf->keys = keys;
-    uint32_t *order = a->alloc(a->user, buf->order, cap * sizeof *order);
-    if (!order)
-        return -1;
     buf->order = order;
     buf->cap = cap;
     return 0;

@@ -57,5 +57,10 @@ static inline int change_buffer_push(const percept_allocator *a, change_buffer *
  */
 void change_buffer_order(change_buffer *buf, size_t split, percept_id self);
 void change_buffer_free(const percept_allocator *a, change_buffer *buf);
+/* Bytes the buffer holds from its allocator: records, sort keys, order. */
+static inline size_t change_buffer_bytes(const change_buffer *buf)
+{
+    return buf->cap * (sizeof *buf->items + 2 * sizeof *buf->keys + sizeof *buf->order);
+}
 
 #endif

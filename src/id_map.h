@@ -31,5 +31,10 @@ int id_map_reserve(const percept_allocator *a, id_map *map, size_t count);
 void id_map_insert(id_map *map, uint32_t id, uint32_t slot);
 void id_map_erase(id_map *map, uint32_t id);
 void id_map_free(const percept_allocator *a, id_map *map);
+/* Bytes the map holds from its allocator. */
+static inline size_t id_map_bytes(const id_map *map)
+{
+    return map->buckets ? (map->mask + 1) * sizeof *map->buckets : 0;
+}
 
 #endif

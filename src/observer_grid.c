@@ -103,6 +103,19 @@ void og_free(const percept_allocator *a, observer_grid *g)
     memset(g, 0, sizeof *g);
 }
 
+size_t og_bytes(const observer_grid *g)
+{
+    size_t bytes = g->wide.obs_cap * sizeof(og_observer) + g->slot_cap * sizeof *g->slots;
+    if (g->cells) {
+        size_t n = (size_t)g->cols * (size_t)g->rows;
+        bytes += n * sizeof *g->cells;
+        for (size_t i = 0; i < n; i++)
+            bytes += g->cells[i].obs_cap * sizeof(og_observer) +
+                     g->cells[i].reach_cap * sizeof(og_reach);
+    }
+    return bytes;
+}
+
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count)
 {
     void *slots = g->slots;

@@ -122,6 +122,8 @@ typedef struct observer_grid {
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
             unsigned senses, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
+/* Bytes the grid holds from its allocator: cells, their arrays, the per-slot table. */
+size_t og_bytes(const observer_grid *g);
 /* Make the per-slot table hold `slot_count` slots. */
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);
 /* A slot's starting state (not registered); call before its first og_stage(). */

@@ -60,5 +60,10 @@ uint32_t pair_list_find(const pair_list *list, uint32_t slot);
  * partner learns its new index. Never fails. */
 void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side);
 void pair_list_free(const percept_allocator *a, pair_list *list);
+/* Bytes the list holds from its allocator, spare room included. */
+static inline size_t pair_list_bytes(const pair_list *list)
+{
+    return (size_t)list->cap * sizeof(pair);
+}
 
 #endif

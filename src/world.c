@@ -57,11 +57,11 @@ static void free_world(percept_world *w)
     }
     for (int g = 0; g < w->grid_count; g++)
         og_free(a, &w->grids[g]);
-    for (uint32_t i = 0; i < w->slot_count; i++) {
-        if (w->seen)
-            pair_list_free(a, &w->seen[i]);
-        if (w->seen_by)
-            pair_list_free(a, &w->seen_by[i]);
+    /* Up to the capacity, not the slots in use: an add that ran out of
+     * memory may have left room in the lists of the slot it was to take. */
+    for (size_t i = 0; i < w->slot_cap; i++) {
+        pair_list_free(a, &w->seen[i]);
+        pair_list_free(a, &w->seen_by[i]);
     }
     pc_free(a, w->seen);
     pc_free(a, w->seen_by);
@@ -915,49 +915,58 @@ static int check_sense(percept_world *w, const char *fn, percept_sense sense)
     return PERCEPT_OK;
 }
 
-/* Grow every per-slot array to hold `need` slots. Invisible if it fails. */
+/*
+ * Grow every per-slot array to hold `need` slots. Invisible if it fails: the
+ * new arrays are made first and take over only when all of them exist, so
+ * slot_cap always tells what is held (memory reports count on it).
+ */
 static int reserve_slots(percept_world *w, size_t need)
 {
     if (need <= w->slot_cap)
         return 0;
     const percept_allocator *a = &w->alloc;
     size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
-    /* The entity records: a new block, aligned by hand (the allocator
-     * promises malloc's alignment only), the old records copied over. */
     if (cap > SIZE_MAX / sizeof *w->ents - 1)
         return -1;
+    /* The entity records get one spare record of room, to be aligned by
+     * hand: the allocator promises malloc's alignment only. */
     void *block = pc_alloc(a, (cap + 1) * sizeof *w->ents);
-    if (!block)
+    uint32_t *free_slots = pc_alloc(a, cap * sizeof *w->free_slots);
+    pair_list *seen = pc_alloc(a, cap * sizeof *w->seen);
+    pair_list *seen_by = pc_alloc(a, cap * sizeof *w->seen_by);
+    int failed = !block || !free_slots || !seen || !seen_by;
+    /* An observer grid keeps its own capacity: growing one and not the
+     * next leaves nothing to undo. */
+    for (int g = 0; g < w->grid_count && !failed; g++)
+        failed = og_reserve_slots(a, &w->grids[g], cap) != 0;
+    if (failed) {
+        pc_free(a, block);
+        pc_free(a, free_slots);
+        pc_free(a, seen);
+        pc_free(a, seen_by);
         return -1;
+    }
     entity *ents =
         (entity *)(((uintptr_t)block + sizeof *ents - 1) & ~(uintptr_t)(sizeof *ents - 1));
-    if (w->slot_cap)
-        memcpy(ents, w->ents, w->slot_cap * sizeof *ents);
-    memset(ents + w->slot_cap, 0, (cap - w->slot_cap) * sizeof *ents);
+    size_t old = w->slot_cap;
+    if (old) {
+        memcpy(ents, w->ents, old * sizeof *ents);
+        memcpy(free_slots, w->free_slots, old * sizeof *free_slots);
+        memcpy(seen, w->seen, old * sizeof *seen);
+        memcpy(seen_by, w->seen_by, old * sizeof *seen_by);
+    }
+    memset(ents + old, 0, (cap - old) * sizeof *ents);
+    memset(seen + old, 0, (cap - old) * sizeof *seen);
+    memset(seen_by + old, 0, (cap - old) * sizeof *seen_by);
     pc_free(a, w->ents_block);
+    pc_free(a, w->free_slots);
+    pc_free(a, w->seen);
+    pc_free(a, w->seen_by);
     w->ents_block = block;
     w->ents = ents;
-    struct slot_array {
-        void **array;
-        size_t elem;
-    } arrays[] = {
-        {(void **)&w->free_slots, sizeof *w->free_slots},
-        {(void **)&w->seen, sizeof *w->seen},
-        {(void **)&w->seen_by, sizeof *w->seen_by},
-    };
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        void *p = a->alloc(a->user, *arrays[i].array, cap * arrays[i].elem);
-        if (!p)
-            return -1;
-        *arrays[i].array = p;
-    }
-    for (int g = 0; g < w->grid_count; g++)
-        if (og_reserve_slots(a, &w->grids[g], cap))
-            return -1;
-    /* Only now are all arrays at least `cap` long. */
-    size_t old = w->slot_cap;
-    memset(w->seen + old, 0, (cap - old) * sizeof *w->seen);
-    memset(w->seen_by + old, 0, (cap - old) * sizeof *w->seen_by);
+    w->free_slots = free_slots;
+    w->seen = seen;
+    w->seen_by = seen_by;
     for (int g = 0; g < w->grid_count; g++)
         for (size_t i = old; i < cap; i++)
             og_clear_slot(&w->grids[g], (uint32_t)i);

@@ -214,6 +214,11 @@ static void test_older_minor_abi_plugin_works(void **state)
     assert_int_equal(percept_move(world, 2, 10.5, 10.0), PERCEPT_OK);
     assert_int_equal(percept_perceives(world, 2, 1, PERCEPT_SIGHT), 1);
     assert_int_equal(count.enter, 7);
+    /* Its table has no memory_usage: its index counts as nothing, the rest as usual. */
+    percept_memory m;
+    assert_int_equal(percept_memory_usage(world, &m), PERCEPT_OK);
+    assert_int_equal(m.backends, 0);
+    assert_true(m.entities > 0 && m.pairs > 0 && m.total > m.entities + m.pairs);
     percept_world_close(world);
 }
 

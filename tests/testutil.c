@@ -485,7 +485,9 @@ void *tu_fault_fn(void *user, void *ptr, size_t size)
     size_t old = h != NULL ? h->h.size : 0;
     if (h == NULL || size > old) {
         /* Frees and shrinks always succeed: only these requests are counted. */
-        if (++fa->counted == fa->fail_at) {
+        ++fa->counted;
+        if (fa->fail_at != 0 &&
+            (fa->counted == fa->fail_at || (fa->sticky && fa->counted > fa->fail_at))) {
             fa->hit = 1;
             return NULL;
         }

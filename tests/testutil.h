@@ -170,6 +170,7 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
 struct tu_fault_alloc {
     size_t counted;       /* requests that could fail: size > 0, and new or growing */
     size_t fail_at;       /* fail the request with this number (1-based); 0: never */
+    int sticky;           /* fail every request after fail_at too: memory stays short */
     int hit;              /* the failure was injected */
     size_t live_blocks;   /* blocks handed out and not yet freed */
     size_t live_bytes;    /* their sizes, summed */

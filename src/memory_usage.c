@@ -1,0 +1,45 @@
+/*
+ * memory_usage.c - percept_memory_usage(): what a world holds from its
+ * allocator, part by part, counted from the capacities the structures keep
+ * (each grows all or nothing, so a capacity is exactly what is held).
+ */
+#include <string.h>
+
+#include "world.h"
+
+int percept_memory_usage(const percept_world *w, percept_memory *out)
+{
+    if (!w || !out)
+        return PERCEPT_EINVAL;
+    percept_memory m;
+    memset(&m, 0, sizeof m);
+
+    if (w->slot_cap) /* one record more than the capacity: room to align by hand */
+        m.entities = (w->slot_cap + 1) * sizeof *w->ents + w->slot_cap * sizeof *w->free_slots;
+    m.entities += id_map_bytes(&w->ids);
+
+    m.pairs = w->slot_cap * (sizeof *w->seen + sizeof *w->seen_by);
+    /* Every slot of the capacity: an add that ran out of memory may have
+     * left room in the lists of the slot it was to take. */
+    for (size_t i = 0; i < w->slot_cap; i++)
+        m.pairs += pair_list_bytes(&w->seen[i]) + pair_list_bytes(&w->seen_by[i]);
+
+    for (int g = 0; g < w->grid_count; g++)
+        m.observer_grids += og_bytes(&w->grids[g]);
+
+    m.world = sizeof *w;
+    for (int g = 0; g < w->backend_count; g++) {
+        const backend_group *bg = &w->backends[g];
+        if (bg->plugin.ops.memory_usage)
+            m.backends += bg->plugin.ops.memory_usage(bg->backend);
+        if (bg->plugin.path)
+            m.world += strlen(bg->plugin.path) + 1;
+    }
+
+    m.scratch = change_buffer_bytes(&w->changes) + w->shared_hit_cap * sizeof *w->shared_hits +
+                w->batch_cap * (sizeof *w->batch + 2 * sizeof *w->batch_keys);
+
+    m.total = m.entities + m.pairs + m.observer_grids + m.backends + m.scratch + m.world;
+    *out = m;
+    return PERCEPT_OK;
+}
