@@ -1,22 +1,29 @@
 /*
  * fuzz_ops.c - libFuzzer target for the change algorithm and every backend:
  * the input bytes become a sequence of add/move/remove/set_range/set_hidden
- * calls, run on one world per backend plugin and on a brute-force model of
- * the relation kept here, independent of src/. Any difference in a call's
- * status, its events (kinds, order, positions) or, at check points and at
- * the end, in the perceived sets aborts. Invalid calls (NaN, unknown ID,
- * duplicate add, negative range, bad sense or mask) must fail and change
+ * calls and batches of moves (percept_move_many), run on one world per
+ * backend plugin and on a brute-force model of the relation kept here,
+ * independent of src/. Any difference in a call's status, its events (kinds,
+ * order, positions) or, at check points and at the end, in the perceived
+ * sets aborts. Invalid calls (NaN, unknown ID, duplicate add, negative range,
+ * bad sense or mask, an entity named twice in a batch) must fail and change
  * nothing. Inside the event callback the world must read as already changed
  * and refuse changes with PERCEPT_EBUSY.
  *
+ * A batch's moves come in an order of the library's choosing, which the
+ * model does not compute: it finds the order from the events, each move's
+ * events being delivered before the next move is made (check_batch_world).
+ *
  * Input layout (every byte is optional; a short input reads zeros):
  *   byte 0 bounds, 1 backend cell size, 2 observer_cell_size, 3 flags
- *   then operations: an opcode byte and its arguments (see run_input).
+ *   then operations: an opcode byte and its arguments (see run_input;
+ *   opcode bytes 250-255 are a batch, see run_batch).
  * FUZZ_OPS_TRACE=1 prints the operations as trace lines on stderr, so that
  * a finding can be replayed with percept-replay.
  */
 #include <percept.h>
 
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -91,6 +98,7 @@ typedef struct event {
     int kind, sense;
     percept_id observer, target;
     double x, y;
+    uint32_t done; /* batch entries first seen at their targets at this event (bit per index) */
 } event;
 
 static int event_order(const void *pa, const void *pb)
@@ -108,21 +116,23 @@ static event expected[MAX_ENT * 2 * PERCEPT_SENSE_COUNT];
 static size_t expected_count;
 
 /*
- * The events of a change to entity c from `before` to `model`. MOVE only
+ * The events of a change to entity c from state `from` to state `to` (the
+ * model before and after a call, or around one move of a batch). MOVE only
  * for a target whose position changed and that stays perceived. Computed for
  * valid calls only: a failing call must deliver none, which check_call()
  * checks without them.
  */
-NO_COVERAGE static void expect_events(int c, int moved, int move_events)
+NO_COVERAGE static void expect_events(const ent *from, const ent *to, int c, int moved,
+                                      int move_events)
 {
     expected_count = 0;
     for (int k = 0; k < MAX_ENT; k++) {
-        if (k == c || (!before[k].present && !model[k].present))
+        if (k == c || (!from[k].present && !to[k].present))
             continue;
         for (int dir = 0; dir < 2; dir++) {
             int o = dir ? k : c, t = dir ? c : k;
             for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-                int was = perceives(before, o, t, s), is = perceives(model, o, t, s);
+                int was = perceives(from, o, t, s), is = perceives(to, o, t, s);
                 int kind = -1;
                 if (!was && is)
                     kind = PERCEPT_ENTER;
@@ -133,8 +143,8 @@ NO_COVERAGE static void expect_events(int c, int moved, int move_events)
                 if (kind < 0)
                     continue;
                 event *e = &expected[expected_count++];
-                const ent *pos = model[t].present ? &model[t] : &before[t];
-                *e = (event){kind, s, id_of(o), id_of(t), pos->x, pos->y};
+                const ent *pos = to[t].present ? &to[t] : &from[t];
+                *e = (event){kind, s, id_of(o), id_of(t), pos->x, pos->y, 0};
             }
         }
     }
@@ -149,19 +159,43 @@ typedef struct world {
     const char *backend;
     event *events;
     size_t count, cap;
-    unsigned long op; /* the operation being run, for messages */
+    unsigned long op;    /* the operation being run, for messages */
+    uint32_t batch_done; /* entries of the running batch that read at their targets */
 } world;
 
 static world worlds[FUZZ_MAX_BACKENDS];
 static size_t world_count;
 static int trace_ops;
 
+/*
+ * A batch for percept_move_many(). Its entries are passed as they are here;
+ * a set of entries is a bitmask by index.
+ */
+#define MAX_BATCH 24
+#define ENTRY(i) (UINT32_C(1) << (i))
+_Static_assert(MAX_BATCH <= 32, "a uint32_t holds a set of batch entries");
+
+typedef struct batch {
+    size_t n;                        /* entries */
+    int idx[MAX_BATCH];              /* the model's index of each entry's entity */
+    percept_position pos[MAX_BATCH]; /* id and target */
+    uint32_t moving; /* entries whose target differs (==) from the start: the moves made */
+    int running;     /* inside percept_move_many() */
+} batch;
+
+static batch bt;
+
 static const char *kind_name(int kind)
 {
     return kind == PERCEPT_ENTER ? "enter" : kind == PERCEPT_LEAVE ? "leave" : "move";
 }
 
-/* Reads are allowed in the callback and see the world after the change; changes are refused. */
+/*
+ * Reads are allowed in the callback and see the world after the change;
+ * changes are refused. In a batch "the change" is the one move whose events
+ * these are: the moves after it are not made yet, so the event's position is
+ * still the target's.
+ */
 static void check_in_callback(world *wd, const percept_event *ev)
 {
     percept_world *w = wd->w;
@@ -174,8 +208,14 @@ static void check_in_callback(world *wd, const percept_event *ev)
         fuzz_fail("%s, op %lu: inside the callback of %s %u->%u %s, percept_perceives gives %d",
                   wd->backend, wd->op, kind_name(ev->kind), ev->observer, ev->target,
                   percept_sense_name(ev->sense), p);
+    /* a removed target is gone; otherwise it stands where the event says */
+    if (percept_get_entity(w, ev->target, &d) == 0 && !(d.x == ev->x && d.y == ev->y))
+        fuzz_fail("%s, op %lu: inside the callback of %s %u->%u %s at (%.17g, %.17g), the target "
+                  "reads (%.17g, %.17g)",
+                  wd->backend, wd->op, kind_name(ev->kind), ev->observer, ev->target,
+                  percept_sense_name(ev->sense), ev->x, ev->y, d.x, d.y);
     memset(&d, 0, sizeof d);
-    switch (wd->count % 5) {
+    switch (wd->count % 6) {
     case 0:
         busy = percept_add(w, ev->target, &d);
         break;
@@ -188,18 +228,47 @@ static void check_in_callback(world *wd, const percept_event *ev)
     case 3:
         busy = percept_set_range(w, ev->observer, ev->sense, 0);
         break;
-    default:
+    case 4:
         busy = percept_set_hidden(w, ev->target, ev->sense, 1);
         break;
+    default: {
+        percept_position one = {ev->target, 1, 1};
+        busy = percept_move_many(w, &one, 1);
+        break;
+    }
     }
     if (busy != PERCEPT_EBUSY)
         fuzz_fail("%s, op %lu: a change from inside the callback returned %d, not EBUSY",
                   wd->backend, wd->op, busy);
 }
 
+/*
+ * The entries of the running batch that read at their targets for the first
+ * time: the moves made since the previous event. An entry that does not
+ * move never counts: it reads at its target from the start.
+ */
+NO_COVERAGE static uint32_t newly_done(world *wd)
+{
+    uint32_t fresh = 0;
+
+    for (size_t i = 0; i < bt.n; i++) {
+        percept_entity_desc d;
+        if (!(bt.moving & ENTRY(i)) || (wd->batch_done & ENTRY(i)))
+            continue;
+        if (percept_get_entity(wd->w, bt.pos[i].id, &d) != 0)
+            fuzz_fail("%s, op %lu: entity %u of the batch cannot be read inside the callback",
+                      wd->backend, wd->op, bt.pos[i].id);
+        if (d.x == bt.pos[i].x && d.y == bt.pos[i].y)
+            fresh |= ENTRY(i);
+    }
+    wd->batch_done |= fresh;
+    return fresh;
+}
+
 static void on_event(void *user, const percept_event *ev)
 {
     world *wd = user;
+    uint32_t fresh = bt.running ? newly_done(wd) : 0;
 
     if (wd->count == wd->cap) {
         size_t cap = wd->cap ? wd->cap * 2 : 256;
@@ -211,7 +280,7 @@ static void on_event(void *user, const percept_event *ev)
     }
     check_in_callback(wd, ev);
     wd->events[wd->count++] =
-        (event){(int)ev->kind, (int)ev->sense, ev->observer, ev->target, ev->x, ev->y};
+        (event){(int)ev->kind, (int)ev->sense, ev->observer, ev->target, ev->x, ev->y, fresh};
 }
 
 /* The world's settings, decoded from the first input bytes. */
@@ -404,18 +473,33 @@ static void check_all(unsigned long op)
 static void dump_events(const char *what, const event *ev, size_t n)
 {
     fprintf(stderr, "%s (%zu):\n", what, n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "  %u %u %s %s at (%.17g, %.17g)\n", ev[i].observer, ev[i].target,
+    for (size_t i = 0; i < n; i++) {
+        fprintf(stderr, "  %u %u %s %s at (%.17g, %.17g)", ev[i].observer, ev[i].target,
                 percept_sense_name((percept_sense)ev[i].sense), kind_name(ev[i].kind), ev[i].x,
                 ev[i].y);
+        if (ev[i].done != 0)
+            fprintf(stderr, "  [batch entries 0x%" PRIx32 " now at their targets]", ev[i].done);
+        fputc('\n', stderr);
+    }
+}
+
+/* 1 if the two lists hold the same events in the same order (the batch marks aside). */
+NO_COVERAGE static int same_events(const event *a, size_t na, const event *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (!(a[i].kind == b[i].kind && a[i].sense == b[i].sense &&
+              a[i].observer == b[i].observer && a[i].target == b[i].target && a[i].x == b[i].x &&
+              a[i].y == b[i].y))
+            return 0;
+    return 1;
 }
 
 /* One call's status and events against the model's; `ok_mask` has bit -status of each accepted
  * error. */
 NO_COVERAGE static void check_call(world *wd, int st, unsigned ok_mask, const char *what)
 {
-    int match = 1;
-
     if (ok_mask != 0) {
         if (st >= 0 || !(ok_mask & (1u << -st)))
             fuzz_fail("%s, op %lu: %s returned %d (%s), expected an error (mask 0x%x)", wd->backend,
@@ -431,14 +515,7 @@ NO_COVERAGE static void check_call(world *wd, int st, unsigned ok_mask, const ch
     if (st != 0)
         fuzz_fail("%s, op %lu: %s failed: %d %s", wd->backend, wd->op, what, st,
                   percept_errmsg(wd->w));
-    if (wd->count != expected_count)
-        match = 0;
-    for (size_t i = 0; match && i < expected_count; i++) {
-        const event *a = &wd->events[i], *b = &expected[i];
-        match = a->kind == b->kind && a->sense == b->sense && a->observer == b->observer &&
-                a->target == b->target && a->x == b->x && a->y == b->y;
-    }
-    if (!match) {
+    if (!same_events(wd->events, wd->count, expected, expected_count)) {
         dump_events("model", expected, expected_count);
         dump_events("world", wd->events, wd->count);
         fuzz_fail("%s, op %lu: %s: events differ from the model", wd->backend, wd->op, what);
@@ -611,13 +688,354 @@ static const char *hide_option(unsigned hidden)
 
 #define BIT(st) (1u << -(st))
 
+/* ------------------------------------------------------------------------ */
+/* Batches of moves                                                          */
+
+/*
+ * Opcode bytes from BATCH_OPCODE up are a batch; the others keep their old
+ * meaning (byte % 10), so that older inputs and seeds decode as before.
+ */
+#define BATCH_OPCODE 250u
+#define BATCH_NULL 0xFFu /* count byte: moves NULL with a count of 3, which must fail */
+
+/* States around the moves of a batch while its order is being found. */
+static ent from_st[MAX_ENT], mid_st[MAX_ENT], to_st[MAX_ENT];
+
+/* The entries in the order found (for the trace), and a candidate order being tried. */
+static size_t found[MAX_BATCH], trial[MAX_BATCH];
+static size_t found_count, trial_count;
+
+/* Moves entry i in st if that changes no pair's relation; returns whether it did. */
+NO_COVERAGE static int move_if_silent(ent *st, size_t i)
+{
+    unsigned char was[MAX_ENT][2][PERCEPT_SENSE_COUNT];
+    int c = bt.idx[i];
+    ent old = st[c];
+
+    for (int k = 0; k < MAX_ENT; k++) {
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            was[k][0][s] = (unsigned char)perceives(st, c, k, s);
+            was[k][1][s] = (unsigned char)perceives(st, k, c, s);
+        }
+    }
+    st[c].x = bt.pos[i].x;
+    st[c].y = bt.pos[i].y;
+    for (int k = 0; k < MAX_ENT; k++) {
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+            if (was[k][0][s] != perceives(st, c, k, s) || was[k][1][s] != perceives(st, k, c, s)) {
+                st[c] = old;
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/*
+ * Makes the moves of `set` in st in an order in which none of them changes
+ * the relation, appending that order to trial[]; 0 if there is none. They
+ * delivered no events, so each changed nothing when it was made, in the
+ * library's order. Taking any entry that is silent now is safe: a pair's
+ * relation depends only on the order of its own two moves, so if some
+ * order is silent, the earliest remaining entry of it is silent after any
+ * silent choices made before it, and the search never has to back up.
+ */
+NO_COVERAGE static int move_silently(ent *st, uint32_t set)
+{
+    while (set != 0) {
+        size_t i = 0;
+        while (i < bt.n && !((set & ENTRY(i)) && move_if_silent(st, i)))
+            i++;
+        if (i == bt.n)
+            return 0;
+        set &= ~ENTRY(i);
+        trial[trial_count++] = i;
+    }
+    return 1;
+}
+
+/*
+ * Whether entry m, moved after the other entries of `fresh` (silently, in
+ * the order move_silently() finds), gives exactly the events ev[0..n) from
+ * state from_st. 1: yes, and to_st is the state after m's move, trial[] the
+ * order. 0: no, expected[] holds m's events. -1: the others cannot all move
+ * without events.
+ */
+NO_COVERAGE static int explains(uint32_t fresh, size_t m, const event *ev, size_t n,
+                                int move_events)
+{
+    trial_count = 0;
+    memcpy(mid_st, from_st, sizeof mid_st);
+    if (!move_silently(mid_st, fresh & ~ENTRY(m)))
+        return -1;
+    memcpy(to_st, mid_st, sizeof to_st);
+    to_st[bt.idx[m]].x = bt.pos[m].x;
+    to_st[bt.idx[m]].y = bt.pos[m].y;
+    trial[trial_count++] = m;
+    expect_events(mid_st, to_st, bt.idx[m], 1, move_events);
+    return same_events(ev, n, expected, expected_count);
+}
+
+/* The batch as passed, for a finding: a trace cannot hold it, and its order is unknown. */
+static void dump_batch(const world *wd)
+{
+    fprintf(stderr, "batch of %zu (entity: start -> target):\n", bt.n);
+    for (size_t i = 0; i < bt.n; i++) {
+        const ent *e = &before[bt.idx[i]];
+        if (!e->present) {
+            fprintf(stderr, "  moves[%zu] %u: absent -> (%.17g, %.17g)\n", i, bt.pos[i].id,
+                    bt.pos[i].x, bt.pos[i].y);
+            continue;
+        }
+        fprintf(stderr, "  moves[%zu] %u: (%.17g, %.17g) -> (%.17g, %.17g)%s%s\n", i, bt.pos[i].id,
+                e->x, e->y, bt.pos[i].x, bt.pos[i].y, (bt.moving & ENTRY(i)) ? "" : " stays",
+                wd != NULL && (wd->batch_done & ENTRY(i)) ? ", seen at its target" : "");
+    }
+}
+
+static int is_mover_candidate(uint32_t fresh, size_t i, const event *e)
+{
+    return (fresh & ENTRY(i)) && (bt.pos[i].id == e->observer || bt.pos[i].id == e->target);
+}
+
+/*
+ * A valid batch's events on one world, checked without knowing the
+ * library's order. The events fall into groups, each starting at an event
+ * where entries are first seen at their targets (on_event marks it): one
+ * move's events, in percept_move()'s order, before the next move is made.
+ * Its mover is one of those entries and is the observer or target of the
+ * group's first event; the other entries moved before it without events.
+ * With two candidates both are tried. Entries never seen at their targets
+ * during the call moved after the last event, also without events.
+ */
+NO_COVERAGE static void check_batch_world(world *wd, int move_events)
+{
+    uint32_t seen = 0, rest;
+    size_t k = 0;
+
+    found_count = 0;
+    memcpy(from_st, before, sizeof from_st);
+    if (wd->count > 0 && wd->events[0].done == 0) {
+        dump_batch(wd);
+        dump_events("world", wd->events, wd->count);
+        fuzz_fail("%s, op %lu: move_many: an event came before any entry read at its target",
+                  wd->backend, wd->op);
+    }
+    while (k < wd->count) {
+        const event *e = &wd->events[k];
+        uint32_t fresh = e->done;
+        size_t end = k + 1, mover = MAX_BATCH;
+
+        while (end < wd->count && wd->events[end].done == 0)
+            end++;
+        for (size_t i = 0; i < bt.n && mover == MAX_BATCH; i++)
+            if (is_mover_candidate(fresh, i, e) && explains(fresh, i, e, end - k, move_events) == 1)
+                mover = i;
+        if (mover == MAX_BATCH) {
+            dump_batch(wd);
+            dump_events("world, the whole call", wd->events, wd->count);
+            dump_events("world, this group", e, end - k);
+            for (size_t i = 0; i < bt.n; i++) {
+                char what[64];
+                if (!is_mover_candidate(fresh, i, e))
+                    continue;
+                if (explains(fresh, i, e, end - k, move_events) < 0) {
+                    fprintf(stderr, "moves[%zu] as the mover: the others cannot move silently\n",
+                            i);
+                    continue;
+                }
+                snprintf(what, sizeof what, "model, moves[%zu] as the mover", i);
+                dump_events(what, expected, expected_count);
+            }
+            fuzz_fail("%s, op %lu: move_many: events %zu-%zu (entries 0x%" PRIx32
+                      " first at their targets) are not the events of one move",
+                      wd->backend, wd->op, k, end - 1, fresh);
+        }
+        memcpy(found + found_count, trial, trial_count * sizeof *trial);
+        found_count += trial_count;
+        memcpy(from_st, to_st, sizeof from_st);
+        seen |= fresh;
+        k = end;
+    }
+
+    rest = bt.moving & ~seen;
+    for (size_t i = 0; i < bt.n; i++) {
+        percept_entity_desc d;
+        if (!(rest & ENTRY(i)))
+            continue;
+        if (percept_get_entity(wd->w, bt.pos[i].id, &d) != 0 ||
+            !(d.x == bt.pos[i].x && d.y == bt.pos[i].y)) {
+            dump_batch(wd);
+            dump_events("world", wd->events, wd->count);
+            fuzz_fail("%s, op %lu: move_many: moves[%zu] (entity %u) was not made: it reads "
+                      "(%.17g, %.17g)",
+                      wd->backend, wd->op, i, bt.pos[i].id, d.x, d.y);
+        }
+    }
+    trial_count = 0;
+    if (!move_silently(from_st, rest)) {
+        dump_batch(wd);
+        dump_events("world", wd->events, wd->count);
+        fuzz_fail("%s, op %lu: move_many: entries 0x%" PRIx32 " moved after the last event, but "
+                  "they cannot all move without events",
+                  wd->backend, wd->op, rest);
+    }
+    memcpy(found + found_count, trial, trial_count * sizeof *trial);
+    found_count += trial_count;
+    /* last, the entries that stay: a move to where an entity stands changes nothing */
+    for (size_t i = 0; i < bt.n; i++)
+        if (!(bt.moving & ENTRY(i)))
+            found[found_count++] = i;
+}
+
+/* The order depends on the batch only: every backend delivers the first world's events. */
+NO_COVERAGE static void check_same_stream(const world *wd)
+{
+    const world *first = &worlds[0];
+    int same = wd->count == first->count;
+
+    for (size_t i = 0; same && i < wd->count; i++)
+        same = same_events(&wd->events[i], 1, &first->events[i], 1) &&
+               wd->events[i].done == first->events[i].done;
+    if (!same) {
+        dump_batch(NULL);
+        dump_events(first->backend, first->events, first->count);
+        dump_events(wd->backend, wd->events, wd->count);
+        fuzz_fail("%s, op %lu: move_many: the events differ from %s's", wd->backend, wd->op,
+                  first->backend);
+    }
+}
+
+/* The status the library must give: the first bad entry decides, and within it ID, position,
+ * repeat. */
+NO_COVERAGE static int entry_status(size_t i)
+{
+    const ent *m = &model[bt.idx[i]];
+
+    if (!m->present)
+        return PERCEPT_ENOENT;
+    if (!valid_coord(bt.pos[i].x) || !valid_coord(bt.pos[i].y))
+        return PERCEPT_EINVAL;
+    for (size_t j = 0; j < i; j++)
+        if (bt.idx[j] == bt.idx[i])
+            return PERCEPT_EINVAL;
+    return 0;
+}
+
+/*
+ * A batch: a count byte (mod MAX_BATCH + 1 entries; BATCH_NULL passes NULL
+ * with a count of 3; an empty batch passes NULL or a pointer, both valid),
+ * then per entry an entity byte and a mode byte: odd, a short step from
+ * where the entity stands (two bytes, as opcode 9); even, two coordinates.
+ * Unknown IDs, bad positions and repeats come up by themselves.
+ */
+static void run_batch(reader *r, unsigned long op, int move_events)
+{
+    unsigned nb = next(r);
+    size_t count = nb == BATCH_NULL ? 3 : nb % (MAX_BATCH + 1), bad_at = 0;
+    const percept_position *moves = bt.pos;
+    int want = 0; /* the expected status */
+    char what[64], tag[32];
+
+    memset(&bt, 0, sizeof bt);
+    memcpy(before, model, sizeof model);
+    if (nb == BATCH_NULL || (count == 0 && (nb / (MAX_BATCH + 1)) % 2 == 1))
+        moves = NULL;
+    if (nb == BATCH_NULL)
+        want = PERCEPT_EINVAL;
+    else
+        bt.n = count;
+    for (size_t i = 0; i < bt.n; i++) {
+        int c = next_idx(r);
+        const ent *m = &model[c];
+        double x, y;
+        if (next(r) & 1) {
+            x = (m->present ? m->x : 0) + ((double)next(r) - 128.0) / 4.0;
+            y = (m->present ? m->y : 0) + ((double)next(r) - 128.0) / 4.0;
+        } else {
+            x = next_coord(r);
+            y = next_coord(r);
+        }
+        bt.idx[i] = c;
+        bt.pos[i] = (percept_position){id_of(c), x, y};
+        if (m->present && !(x == m->x && y == m->y))
+            bt.moving |= ENTRY(i);
+        if (want == 0 && (want = entry_status(i)) != 0)
+            bad_at = i;
+    }
+
+    snprintf(what, sizeof what, "move_many of %zu%s", count, moves == NULL ? " (NULL)" : "");
+    snprintf(tag, sizeof tag, "moves[%zu]", bad_at);
+    for (size_t i = 0; i < world_count; i++) {
+        world *wd = &worlds[i];
+        int st;
+        wd->count = 0;
+        wd->op = op;
+        wd->batch_done = 0;
+        bt.running = 1;
+        st = percept_move_many(wd->w, moves, count);
+        bt.running = 0;
+        if (want != 0) {
+            if (st != want)
+                dump_batch(NULL); /* check_call() fails on it */
+            check_call(wd, st, BIT(want), what);
+            if (moves != NULL && strstr(percept_errmsg(wd->w), tag) == NULL) {
+                dump_batch(NULL);
+                fuzz_fail("%s, op %lu: %s: the message does not name %s: %s", wd->backend, op, what,
+                          tag, percept_errmsg(wd->w));
+            }
+            continue;
+        }
+        if (st != 0) {
+            dump_batch(NULL);
+            fuzz_fail("%s, op %lu: %s failed: %d %s", wd->backend, op, what, st,
+                      percept_errmsg(wd->w));
+        }
+        check_batch_world(wd, move_events);
+        if (i > 0)
+            check_same_stream(wd);
+    }
+
+    if (trace_ops) {
+        /* a trace has no batches: the moves one by one, in the order the events showed */
+        fprintf(stderr, "# batch of %zu\n", count);
+        if (want != 0 && moves == NULL)
+            fprintf(stderr, "# invalid: moves NULL, count %zu\n", count);
+        else if (want != 0)
+            fprintf(stderr, "# invalid: %s (%s): move %u %.17g %.17g\n", tag,
+                    percept_status_name(want), bt.pos[bad_at].id, bt.pos[bad_at].x,
+                    bt.pos[bad_at].y);
+        else
+            for (size_t k = 0; k < found_count; k++)
+                fprintf(stderr, "move %u %.17g %.17g\n", bt.pos[found[k]].id, bt.pos[found[k]].x,
+                        bt.pos[found[k]].y);
+    }
+    if (want != 0)
+        return;
+    for (size_t i = 0; i < bt.n; i++) {
+        if (bt.moving & ENTRY(i)) {
+            model[bt.idx[i]].x = bt.pos[i].x;
+            model[bt.idx[i]].y = bt.pos[i].y;
+        }
+    }
+    /* batches are rare among the operations: a full check after each costs little */
+    if (bt.moving != 0)
+        check_all(op);
+}
+
 static void run_input(reader *r, int move_events)
 {
     unsigned long op = 0;
     char what[256];
 
     while (r->left > 0) {
-        unsigned code = next(r) % 10;
+        unsigned byte = next(r), code = byte % 10;
+        if (byte >= BATCH_OPCODE) {
+            run_batch(r, ++op, move_events);
+            if ((op & 63) == 0)
+                check_all(op);
+            continue;
+        }
         int c = next_idx(r);
         percept_id id = id_of(c);
         ent *m = &model[c];
@@ -649,7 +1067,7 @@ static void run_input(reader *r, int move_events)
             if (!bad) {
                 *m = (ent){1, d.x, d.y, {d.range[0], d.range[1], d.range[2]}, d.hidden};
                 /* ranges are stored as given: -0 reads back as -0 == 0 */
-                expect_events(c, 0, move_events);
+                expect_events(before, model, c, 0, move_events);
             }
             EACH_WORLD(percept_add(w, id, &d));
             break;
@@ -675,7 +1093,7 @@ static void run_input(reader *r, int move_events)
                 moved = !(m->x == x && m->y == y);
                 m->x = x;
                 m->y = y;
-                expect_events(c, moved, move_events);
+                expect_events(before, model, c, moved, move_events);
             }
             EACH_WORLD(percept_move(w, id, x, y));
             break;
@@ -686,7 +1104,7 @@ static void run_input(reader *r, int move_events)
             snprintf(what, sizeof what, "remove %u", id);
             if (!bad) {
                 m->present = 0;
-                expect_events(c, 0, move_events);
+                expect_events(before, model, c, 0, move_events);
             }
             EACH_WORLD(percept_remove(w, id));
             break;
@@ -700,7 +1118,7 @@ static void run_input(reader *r, int move_events)
             snprintf(what, sizeof what, "range %u %s %.17g", id, sense_word(s), range);
             if (!bad) {
                 m->range[s] = range;
-                expect_events(c, 0, move_events);
+                expect_events(before, model, c, 0, move_events);
             }
             EACH_WORLD(percept_set_range(w, id, (percept_sense)s, range));
             break;
@@ -719,7 +1137,7 @@ static void run_input(reader *r, int move_events)
                     m->hidden |= PERCEPT_SENSE_BIT(s);
                 else
                     m->hidden &= ~PERCEPT_SENSE_BIT(s);
-                expect_events(c, 0, move_events);
+                expect_events(before, model, c, 0, move_events);
             }
             EACH_WORLD(percept_set_hidden(w, id, (percept_sense)s, hidden));
             break;
