@@ -391,6 +391,22 @@ static int by_count(const void *pa, const void *pb)
 /* The library calls the scene counts, as the summary names them. */
 static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_range", "set_hidden"};
 
+/* What the world holds at the end, by part (the same run holds the same bytes). */
+static void write_memory(FILE *o, const percept_world *w)
+{
+    percept_memory m;
+    size_t n = percept_entity_count(w);
+    if (percept_memory_usage(w, &m) != 0 || n == 0)
+        return;
+    double per = 1.0 / (double)n;
+    fprintf(o,
+            "  memory     %.2f MiB held at the end, %.0f bytes per creature: pair lists %.0f, "
+            "entities %.0f, observer grids %.0f, backends %.0f, working room %.0f\n",
+            (double)m.total / (1024.0 * 1024.0), (double)m.total * per, (double)m.pairs * per,
+            (double)m.entities * per, (double)m.observer_grids * per, (double)m.backends * per,
+            (double)(m.scratch + m.world) * per);
+}
+
 /* The deterministic part: everything but timings and file locations. */
 static void write_summary(FILE *o, const sim_scene *s, const tally *t)
 {
@@ -430,6 +446,7 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
         fprintf(o, "%s %llu %s", k ? "," : "", pairs, percept_sense_name((percept_sense)k));
     }
     fputs(" pairs perceived\n", o);
+    write_memory(o, s->world);
 
     notice top[KIND_COUNT * KIND_COUNT * PERCEPT_SENSE_COUNT];
     size_t n = 0;
