@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,7 @@ typedef struct world {
     size_t count, cap;
     unsigned long op;    /* the operation being run, for messages */
     uint32_t batch_done; /* entries of the running batch that read at their targets */
+    size_t live_bytes;   /* what the world holds from its allocator, counted there */
 } world;
 
 static world worlds[FUZZ_MAX_BACKENDS];
@@ -320,6 +322,36 @@ static const char *size_key(const char *backend)
     return NULL;
 }
 
+/*
+ * Each world's allocator counts the bytes the world holds, so that
+ * percept_memory_usage() can be checked against it (check_world()). A
+ * header in front of each block keeps its size.
+ */
+typedef union block_header {
+    max_align_t align;
+    size_t size;
+} block_header;
+
+static void *counting_alloc(void *user, void *ptr, size_t size)
+{
+    world *wd = user;
+    block_header *h = ptr != NULL ? (block_header *)ptr - 1 : NULL;
+    size_t old = h != NULL ? h->size : 0;
+    if (size == 0) {
+        free(h);
+        wd->live_bytes -= old;
+        return NULL;
+    }
+    if (size > SIZE_MAX - sizeof *h)
+        return NULL;
+    block_header *n = realloc(h, sizeof *n + size);
+    if (n == NULL)
+        return NULL;
+    n->size = size;
+    wd->live_bytes = wd->live_bytes - old + size;
+    return n + 1;
+}
+
 static int open_world(world *wd, const char *backend, const setup *su)
 {
     percept_options opt = PERCEPT_OPTIONS_INIT;
@@ -345,6 +377,8 @@ static int open_world(world *wd, const char *backend, const setup *su)
     opt.backend = backend;
     memset(wd, 0, sizeof *wd);
     wd->backend = backend;
+    percept_allocator allocator = {counting_alloc, wd}; /* the world keeps a copy */
+    opt.allocator = &allocator;
     memset(&err, 0, sizeof err);
     st = percept_world_open_string(&wd->w, ini, "fuzz_ops", &opt, &err);
     if (st == 0) {
@@ -360,6 +394,9 @@ static int open_world(world *wd, const char *backend, const setup *su)
     if ((st != PERCEPT_ECONFIG && st != PERCEPT_EPLUGIN) || err.text[0] == '\0')
         fuzz_fail("%s: cannot open a world: %s (%s)\n%s", backend, err.text,
                   percept_status_name(st), ini);
+    if (wd->live_bytes != 0)
+        fuzz_fail("%s: a world that failed to open left %zu bytes allocated", backend,
+                  wd->live_bytes);
     return -1;
 }
 
@@ -367,6 +404,9 @@ static void close_worlds(void)
 {
     for (size_t i = 0; i < world_count; i++) {
         percept_world_close(worlds[i].w);
+        if (worlds[i].live_bytes != 0)
+            fuzz_fail("%s: closing the world left %zu bytes allocated", worlds[i].backend,
+                      worlds[i].live_bytes);
         free(worlds[i].events);
     }
     world_count = 0;
@@ -461,6 +501,16 @@ NO_COVERAGE static void check_world(const world *wd, unsigned long op)
     if (percept_entity_count(wd->w) != entities)
         fuzz_fail("%s, after op %lu: %zu entities, model has %zu", wd->backend, op,
                   percept_entity_count(wd->w), entities);
+    /* Every backend under test reports its memory: the report is exact. */
+    percept_memory m;
+    memset(&m, 0, sizeof m);
+    if (percept_memory_usage(wd->w, &m) != 0 || m.total != wd->live_bytes ||
+        m.total != m.entities + m.pairs + m.observer_grids + m.backends + m.scratch + m.world)
+        fuzz_fail("%s, after op %lu: percept_memory_usage reports %zu bytes (entities %zu, pairs "
+                  "%zu, observer grids %zu, backends %zu, scratch %zu, world %zu), the allocator "
+                  "holds %zu",
+                  wd->backend, op, m.total, m.entities, m.pairs, m.observer_grids, m.backends,
+                  m.scratch, m.world, wd->live_bytes);
 }
 
 static void check_all(unsigned long op)
