@@ -8,7 +8,8 @@
  * sets aborts. Invalid calls (NaN, unknown ID, duplicate add, negative range,
  * bad sense or mask, an entity named twice in a batch) must fail and change
  * nothing. Inside the event callback the world must read as already changed
- * and refuse changes with PERCEPT_EBUSY.
+ * and refuse changes with PERCEPT_EBUSY. Each world's allocator counts what
+ * it holds, which percept_memory_usage() must report exactly.
  *
  * A batch's moves come in an order of the library's choosing, which the
  * model does not compute: it finds the order from the events, each move's
