@@ -80,6 +80,16 @@ PERCEPT_API const char *percept_status_name(int status);
 /* "sight", "hearing", "smell", or NULL for a value that is not a sense. */
 PERCEPT_API const char *percept_sense_name(percept_sense sense);
 
+/*
+ * The version of the library running, in the form of PERCEPT_VERSION and
+ * PERCEPT_VERSION_NUMBER. It differs from those macros when the program was
+ * compiled against other headers than the libpercept it now loads. While the
+ * major version is 0, a minor release may change the API: compare
+ * percept_version_number() / 100 with PERCEPT_VERSION_NUMBER / 100.
+ */
+PERCEPT_API const char *percept_version(void);
+PERCEPT_API int percept_version_number(void);
+
 /* Limits: coordinates and ranges must be finite, and at most this in magnitude. */
 #define PERCEPT_COORD_LIMIT 1e15
 
