@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
+
 void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t size)
 {
     return host->alloc(host->user, ptr, size);
@@ -23,43 +25,8 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
 
 int backend_parse_positive(const char *text, double *out)
 {
-    const char *p = text;
-    int digits = 0;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    const char *start = p;
-    if (*p == '+')
-        p++;
-    while (*p >= '0' && *p <= '9') {
-        p++;
-        digits++;
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            p++;
-            digits++;
-        }
-    }
-    if (digits == 0)
-        return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return -1;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    const char *end = p;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != '\0')
-        return -1;
-    char *stop;
-    double v = strtod(start, &stop);
-    if (stop != end || !(v > 0) || !(v <= DBL_MAX) || !(1.0 / v <= DBL_MAX))
+    double v;
+    if (decimal_parse(text, &v) || !(v > 0) || !(1.0 / v <= DBL_MAX))
         return -1;
     *out = v;
     return 0;
@@ -121,13 +88,15 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
         char text[256];
         if (size_param >= 0)
             snprintf(text, sizeof(text),
-                     "too small for the world bounds: %.0f x %.0f %s (at most %.0f)", nx, ny, unit,
-                     max_cells);
+                     "too small for the world bounds: %.0f x %.0f %s (at most %.0f); set a "
+                     "larger %s, or use hashgrid, whose cells only exist where entities are",
+                     nx, ny, unit, max_cells, key);
         else
             snprintf(text, sizeof(text),
                      "%s %g (the default) is too small for the world bounds: "
-                     "%.0f x %.0f %s (at most %.0f)",
-                     key, size, nx, ny, unit, max_cells);
+                     "%.0f x %.0f %s (at most %.0f); set a larger %s in the section, or use "
+                     "hashgrid, whose cells only exist where entities are",
+                     key, size, nx, ny, unit, max_cells, key);
         backend_set_error(error, size_param, text);
         return -1;
     }

@@ -19,10 +19,10 @@ void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t siz
 void backend_set_error(percept_backend_error *error, int param_index, const char *text);
 
 /*
- * A plain decimal number greater than 0 (digits, optional fraction and
- * exponent; "inf", "nan" and hex forms, which strtod would take, are
- * refused) whose inverse is finite too, as cell arithmetic multiplies by it.
- * Returns 0 and sets *out, or -1.
+ * A plain decimal number greater than 0, read as decimal_parse() reads the
+ * core's numbers (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever
+ * the locale), whose inverse is finite too, as cell arithmetic multiplies by
+ * it. Returns 0 and sets *out, or -1.
  */
 int backend_parse_positive(const char *text, double *out);
 

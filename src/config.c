@@ -17,6 +17,7 @@
 #include <ini.h>
 
 #include "alloc.h"
+#include "decimal.h"
 
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
 {
@@ -48,6 +49,11 @@ typedef struct line_source {
     int long_line;        /* first line that was too long, or 0 */
     int bad_section_line; /* first [section] we do not know, or 0 */
     char bad_section[64];
+    int section_line[2 + PERCEPT_SENSE_COUNT]; /* where each known section began, or 0 */
+    int repeat_line;                            /* first known section given again, or 0 */
+    int repeat_first;                           /* the line it was first given on */
+    char repeat_name[16];
+    int read_errno; /* errno of a failed read, or 0 */
 } line_source;
 
 /* The sections besides the senses' own. */
@@ -56,24 +62,45 @@ static const char *const known_sections[] = {"percept", "world"};
 /* [world] when the file leaves a bound out. */
 static const percept_bounds default_bounds = {0, 0, 1024, 1024};
 
+/* A known section's index in section_line[]: [percept], [world], then the senses; or -1. */
+static int section_index(const char *name, size_t n)
+{
+    const int others = (int)(sizeof known_sections / sizeof known_sections[0]);
+    for (int i = 0; i < others; i++)
+        if (strlen(known_sections[i]) == n && !strncmp(name, known_sections[i], n))
+            return i;
+    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        const char *sense = percept_sense_name((percept_sense)k);
+        if (strlen(sense) == n && !strncmp(name, sense, n))
+            return others + k;
+    }
+    return -1;
+}
+
 /* Checked here rather than in the key handler, which inih never calls for
- * a section without keys: a misspelt empty section must not pass either. */
+ * a section without keys: a misspelt empty section must not pass either.
+ * inih would merge a section given twice; a second [sight] is likelier a
+ * pasted block than intent, and its keys would land on the first one's
+ * backend, so it is an error. */
 static void check_section(line_source *src, const char *line)
 {
     const char *end = strchr(line, ']');
-    if (line[0] != '[' || !end || src->bad_section_line)
+    if (line[0] != '[' || !end)
         return;
     size_t n = (size_t)(end - line - 1);
-    for (size_t i = 0; i < sizeof known_sections / sizeof known_sections[0]; i++)
-        if (strlen(known_sections[i]) == n && !strncmp(line + 1, known_sections[i], n))
-            return;
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
-        const char *name = percept_sense_name((percept_sense)k);
-        if (strlen(name) == n && !strncmp(line + 1, name, n))
-            return;
+    int known = section_index(line + 1, n);
+    if (known < 0) {
+        if (!src->bad_section_line) {
+            src->bad_section_line = src->line;
+            snprintf(src->bad_section, sizeof src->bad_section, "%.*s", (int)n, line + 1);
+        }
+    } else if (!src->section_line[known]) {
+        src->section_line[known] = src->line;
+    } else if (!src->repeat_line) {
+        src->repeat_line = src->line;
+        src->repeat_first = src->section_line[known];
+        snprintf(src->repeat_name, sizeof src->repeat_name, "%.*s", (int)n, line + 1);
     }
-    src->bad_section_line = src->line;
-    snprintf(src->bad_section, sizeof src->bad_section, "%.*s", (int)n, line + 1);
 }
 
 /* inih's fgets-like reader: one line per call, so `line` is the current line. */
@@ -85,6 +112,8 @@ static char *read_line(char *buf, int size, void *stream)
     for (;;) {
         if (src->file) {
             c = getc(src->file);
+            if (c == EOF && ferror(src->file) && !src->read_errno)
+                src->read_errno = errno ? errno : EIO;
         } else {
             c = *src->text ? (unsigned char)*src->text++ : EOF;
         }
@@ -151,15 +180,27 @@ static int key_fail(parse_state *st, const char *section, const char *key, const
     return fail(st, PERCEPT_ECONFIG, "key '%s' in [%s]: %s", key, section, why);
 }
 
-/* A finite number within the coordinate limit, the whole value. */
+/* A bad value: the message quotes what was read, where a stray comment shows. */
+static int value_fail(parse_state *st, const char *section, const char *key, const char *value,
+                      const char *why)
+{
+    char read[96];
+    pc_describe_value(read, sizeof read, value);
+    return fail(st, PERCEPT_ECONFIG, "key '%s' in [%s]: %s%s", key, section, why, read);
+}
+
+void pc_describe_value(char *out, size_t size, const char *value)
+{
+    /* inih ends a value at " ;" only; "# ..." after a value is part of it. */
+    const char *hint = strchr(value, '#') ? "; a comment after a value starts with ' ;'" : "";
+    snprintf(out, size, " (read '%.40s%s'%s)", value, strlen(value) > 40 ? "..." : "", hint);
+}
+
+/* A plain decimal number within the coordinate limit, the whole value. */
 static int parse_number(const char *value, double *out)
 {
-    if (!*value)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(value, &end);
-    if (*end || errno == ERANGE || !isfinite(v) || fabs(v) > PERCEPT_COORD_LIMIT)
+    double v;
+    if (decimal_parse(value, &v) || fabs(v) > PERCEPT_COORD_LIMIT)
         return -1;
     *out = v;
     return 0;
@@ -215,9 +256,9 @@ int pc_backend_name_ok(const char *name)
 static int set_backend(parse_state *st, const char *section, const char *value, char **slot)
 {
     if (!pc_backend_name_ok(value))
-        return key_fail(st, section, "backend",
-                        "a backend name is letters, digits, '_' and '-' (the plugin file is "
-                        "NAME.so in the plugin directories)");
+        return value_fail(st, section, "backend", value,
+                          "a backend name is letters, digits, '_' and '-' (the plugin file is "
+                          "NAME.so in the plugin directories)");
     return set_string(st, slot, value);
 }
 
@@ -240,7 +281,8 @@ static int handle_percept(parse_state *st, const char *key, const char *value)
         if (!once(st, "percept", key, &cfg->move_events_line))
             return 0;
         if (parse_bool(value, &cfg->move_events))
-            return key_fail(st, "percept", key, "must be on or off (also true/false, yes/no, 1/0)");
+            return value_fail(st, "percept", key, value,
+                              "must be on or off (also true/false, yes/no, 1/0)");
         return 1;
     }
     return key_fail(st, "percept", key, "unknown key (expected backend, plugin_dir, move_events)");
@@ -257,7 +299,8 @@ static int handle_world(parse_state *st, const char *key, const char *value)
         if (!once(st, "world", key, &st->cfg->bound_lines[i]))
             return 0;
         if (parse_number(value, fields[i]))
-            return key_fail(st, "world", key, "must be a finite number");
+            return value_fail(st, "world", key, value,
+                              "must be a decimal number of magnitude at most 1e15");
         return 1;
     }
     return key_fail(st, "world", key, "unknown key (expected min_x, min_y, max_x, max_y)");
@@ -276,7 +319,7 @@ static int handle_sense(parse_state *st, int s, const char *key, const char *val
         if (!once(st, section, key, &sc->observer_cell_size_line))
             return 0;
         if (parse_number(value, &sc->observer_cell_size) || sc->observer_cell_size <= 0)
-            return key_fail(st, section, key, "must be a number greater than 0");
+            return value_fail(st, section, key, value, "must be a number greater than 0");
         return 1;
     }
     /* Everything else belongs to the backend, which validates it on creation. */
@@ -366,16 +409,17 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         int read_error = ferror(st.src.file);
         fclose(st.src.file);
         if (read_error && !st.failed) {
-            pc_error_set(err, PERCEPT_EIO, 0, "cannot read config '%s'", path);
+            pc_error_set(err, PERCEPT_EIO, 0, "cannot read config '%s': %s", path,
+                         strerror(st.src.read_errno));
             return PERCEPT_EIO;
         }
     }
 
     /* Report whichever problem comes first in the file. */
     int first_bad = st.failed ? st.fail_line : 0;
-    const int found[3] = {st.src.long_line, syntax_line > 0 ? syntax_line : 0,
-                          st.src.bad_section_line};
-    for (int i = 0; i < 3; i++)
+    const int found[4] = {st.src.long_line, syntax_line > 0 ? syntax_line : 0,
+                          st.src.bad_section_line, st.src.repeat_line};
+    for (int i = 0; i < 4; i++)
         if (found[i] && (!first_bad || found[i] < first_bad))
             first_bad = found[i];
     if (first_bad && (!st.failed || first_bad < st.fail_line)) {
@@ -390,6 +434,10 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
                  "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
                  "[smell])",
                  st.src.bad_section);
+        else if (first_bad == st.src.repeat_line)
+            fail(&st, PERCEPT_ECONFIG,
+                 "section [%s] given again (first on line %d): put its keys in one section",
+                 st.src.repeat_name, st.src.repeat_first);
         else
             fail(&st, PERCEPT_ECONFIG,
                  "syntax error: expected '[section]', 'key = value' or a comment");

@@ -46,6 +46,10 @@ void pc_config_free(const percept_allocator *a, pc_config *cfg);
  * NAME.so is a file inside a plugin directory and nothing else. */
 int pc_backend_name_ok(const char *name);
 
+/* " (read 'VALUE')" for a message about a bad value, cut to fit, with a
+ * hint when a '#' suggests a comment inih took as part of the value. */
+void pc_describe_value(char *out, size_t size, const char *value);
+
 /* Store a formatted message in *err (no-op when err is NULL). */
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -81,11 +81,27 @@ static void list_available(const plugin_search *search, char *out, size_t size)
         snprintf(out + used, size - used, "none");
 }
 
+/* A search directory as a message shows it: a relative one with the
+ * directory it means from here, one that is not there marked so. */
+static int describe_dir(char *out, size_t size, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+        return snprintf(out, size, "%s (no such directory)", dir);
+    char cwd[4096];
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd))
+        return snprintf(out, size, "%s (%s/%s)", dir, cwd, dir);
+    return snprintf(out, size, "%s", dir);
+}
+
 static void not_found(const plugin_search *search, const char *name, char *why, size_t size)
 {
     int n = snprintf(why, size, "no backend '%s': %s.so is in none of ", name, name);
-    for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++)
-        n += snprintf(why + n, size - (size_t)n, "%s%s", i ? ", " : "", search->dirs[i]);
+    for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++) {
+        n += snprintf(why + n, size - (size_t)n, "%s", i ? ", " : "");
+        if (n > 0 && (size_t)n < size)
+            n += describe_dir(why + n, size - (size_t)n, search->dirs[i]);
+    }
     if (n > 0 && (size_t)n < size) {
         n += snprintf(why + n, size - (size_t)n, "; available: ");
         if ((size_t)n < size)
@@ -142,6 +158,25 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
     return 0;
 }
 
+/* What to check for a dlopen() failure, from glibc's wording of it. The
+ * file itself exists (plugin_load() looked), so a shared object that
+ * "cannot" be opened is one of its dependencies. */
+static const char *dlopen_hint(const char *e)
+{
+    if (!e)
+        return "";
+    if (strstr(e, "cannot open shared object file"))
+        return ". A library the plugin needs is missing: list them with ldd(1)";
+    if (strstr(e, "undefined symbol"))
+        return ". The plugin uses a symbol that nothing loaded defines: link it against the "
+               "libraries it needs";
+    if (strstr(e, "invalid ELF header") || strstr(e, "file too short") ||
+        strstr(e, "wrong ELF class"))
+        return ". This is not a shared object for this machine: check it with file(1), and "
+               "rebuild it as a module (libtool -module, or cc -shared -fPIC)";
+    return "";
+}
+
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
                 plugin *out, char *why, size_t why_size)
 {
@@ -161,10 +196,8 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *e = dlerror();
-        snprintf(why, why_size,
-                 "%s: dlopen failed: %s. A missing dependency is the usual cause: check the "
-                 "file with ldd(1)",
-                 path, e ? e : "unknown error");
+        snprintf(why, why_size, "%s: dlopen failed: %s%s", path, e ? e : "unknown error",
+                 dlopen_hint(e));
         return PERCEPT_EPLUGIN;
     }
     dlerror();

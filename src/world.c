@@ -95,9 +95,10 @@ static int valid_bounds(const percept_bounds *b)
     return b->min_x <= b->max_x && b->min_y <= b->max_y;
 }
 
-/* Where a sense's backend name came from, for messages. */
+/* Where a sense's backend name came from, for messages. `sharing`: the
+ * senses the instance will serve (sense s and those configured alike). */
 static void describe_origin(char *out, size_t size, const pc_config *cfg, const char *override,
-                            int s, int *line)
+                            int s, unsigned sharing, int *line)
 {
     const sense_config *sc = &cfg->sense[s];
     *line = 0;
@@ -110,8 +111,13 @@ static void describe_origin(char *out, size_t size, const pc_config *cfg, const 
                  percept_sense_name((percept_sense)s));
     } else {
         *line = cfg->backend_line;
-        snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for [%s])", cfg->source, *line,
-                 percept_sense_name((percept_sense)s));
+        char senses[48] = "";
+        for (int t = 0; t < PERCEPT_SENSE_COUNT; t++)
+            if (sharing & PERCEPT_SENSE_BIT(t))
+                snprintf(senses + strlen(senses), sizeof senses - strlen(senses), "%s[%s]",
+                         senses[0] ? ", " : "", percept_sense_name((percept_sense)t));
+        snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for %s)", cfg->source, *line,
+                 senses);
     }
 }
 
@@ -170,9 +176,15 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         }
     }
 
+    unsigned sharing = PERCEPT_SENSE_BIT(s);
+    for (int t = s + 1; t < PERCEPT_SENSE_COUNT; t++) {
+        sense_backend later = backend_of_sense(cfg, opt, t);
+        if (later.name && same_backend(&sb, &later))
+            sharing |= PERCEPT_SENSE_BIT(t);
+    }
     char origin[256], why[1536];
     int line;
-    describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, &line);
+    describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, sharing, &line);
     backend_group *bg = &w->backends[w->backend_count];
     w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
     bg->senses = PERCEPT_SENSE_BIT(s);
@@ -199,10 +211,16 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         const char *text = berr.text[0] ? berr.text : "creation failed (out of memory?)";
         if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
             const percept_backend_param *p = &setup.params[berr.param_index];
-            pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s", cfg->source,
-                         p->line, p->key, percept_sense_name((percept_sense)s), text);
+            char read[96];
+            pc_describe_value(read, sizeof read, p->value);
+            pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s%s",
+                         cfg->source, p->line, p->key, percept_sense_name((percept_sense)s), text,
+                         read);
             return PERCEPT_ECONFIG;
         }
+        /* No parameter to blame: out of memory, or a setup it refuses as a
+         * whole (a default size that does not fit the bounds), which the ABI
+         * does not tell apart. */
         pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, sb.name,
                      bg->plugin.path, text);
         return PERCEPT_EPLUGIN;
@@ -906,12 +924,13 @@ static int enter_call(percept_world *w, const char *fn, percept_id id, int must_
     return PERCEPT_OK;
 }
 
-static int check_sense(percept_world *w, const char *fn, percept_sense sense)
+static int check_sense(percept_world *w, const char *fn, percept_id id, percept_sense sense)
 {
     if (!valid_sense(sense))
         return set_error(w, PERCEPT_EINVAL,
-                         "%s: sense %d is not a sense (0 sight, 1 hearing, 2 smell)", fn,
-                         (int)sense);
+                         "%s: entity %" PRIu32 ": sense %d is not a sense (0 sight, 1 hearing, "
+                         "2 smell)",
+                         fn, id, (int)sense);
     return PERCEPT_OK;
 }
 
@@ -1194,7 +1213,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
         return PERCEPT_EINVAL;
     uint32_t slot;
     int rc = enter_call(w, fn, id, 1, &slot);
-    if (rc || (rc = check_sense(w, fn, sense)))
+    if (rc || (rc = check_sense(w, fn, id, sense)))
         return rc;
     if (!valid_range(range))
         return set_error(w, PERCEPT_EINVAL,
@@ -1212,7 +1231,7 @@ int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int
         return PERCEPT_EINVAL;
     uint32_t slot;
     int rc = enter_call(w, fn, id, 1, &slot);
-    if (rc || (rc = check_sense(w, fn, sense)))
+    if (rc || (rc = check_sense(w, fn, id, sense)))
         return rc;
     change ch = {.slot = slot, .next = w->ents[slot]};
     if (hidden)

@@ -187,8 +187,10 @@ static void check_sense_numbers(const char *backend)
         percept_sense s = (percept_sense)senses[i];
         REFUSED(&f, percept_set_range(f.w, 1, s, 1), PERCEPT_EINVAL, "percept_set_range");
         REFUSED(&f, percept_set_range(f.w, 1, s, 0), PERCEPT_EINVAL, "percept_set_range");
+        assert_non_null(strstr(percept_errmsg(f.w), "entity 1:")); /* as every change's message */
         REFUSED(&f, percept_set_hidden(f.w, 2, s, 1), PERCEPT_EINVAL, "percept_set_hidden");
         REFUSED(&f, percept_set_hidden(f.w, 2, s, 0), PERCEPT_EINVAL, "percept_set_hidden");
+        assert_non_null(strstr(percept_errmsg(f.w), "entity 2:"));
         REFUSED(&f, percept_perceives(f.w, 1, 2, s), PERCEPT_EINVAL, NULL);
         REFUSED(&f, percept_perceived(f.w, 1, s, ids, 8, &count), PERCEPT_EINVAL, NULL);
         REFUSED(&f, percept_perceived_by(f.w, 1, s, ids, 8, &count), PERCEPT_EINVAL, NULL);

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,47 @@ static const error_case error_cases[] = {
      PERCEPT_ECONFIG,
      "observer_cell_size",
      {"key 'observer_cell_size' in [sight]:"}},
+    /* inih would merge them; the second's keys would meet the first's backend. */
+    {"section given twice",
+     "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 8\n[hearing]\n"
+     "observer_cell_size = 8\n  [sight]\nobserver_cell_size = 4\n",
+     PERCEPT_ECONFIG,
+     "  [sight]",
+     {"section [sight] given again", "first on line 3"}},
+    {"empty section given twice",
+     "[percept]\nbackend = bruteforce\n[world]\n  [world]\n",
+     PERCEPT_ECONFIG,
+     "  [world]",
+     {"section [world] given again", "first on line 3"}},
+    /* The core reads numbers as the backends do: plain decimals only. */
+    {"bound in hex",
+     "[percept]\nbackend = bruteforce\n[world]\nmax_x = 0x10\n",
+     PERCEPT_ECONFIG,
+     "max_x",
+     {"key 'max_x' in [world]:", "read '0x10'"}},
+    {"observer_cell_size with a decimal comma",
+     "[percept]\nbackend = bruteforce\n[smell]\nobserver_cell_size = 2,5\n",
+     PERCEPT_ECONFIG,
+     "observer_cell_size",
+     {"key 'observer_cell_size' in [smell]:", "read '2,5'"}},
+    /* inih ends a value at " ;" only: a '#' comment is read as part of it. */
+    {"'#' comment after the backend",
+     "[percept]\nbackend = bruteforce # the simplest\n",
+     PERCEPT_ECONFIG,
+     "backend",
+     {"read 'bruteforce # the simplest'", "starts with ' ;'"}},
+    {"'#' comment after a backend parameter",
+     "[percept]\nbackend = grid\n[sight]\ncell_size = 48 # tuned\n",
+     PERCEPT_ECONFIG,
+     "cell_size",
+     {"key 'cell_size' in [sight]:", "read '48 # tuned'", "starts with ' ;'"}},
+    /* The backend refuses its default size for these bounds: no parameter to
+     * blame, so the line that chose it, naming every sense it serves. */
+    {"grid's default cell size on a huge world",
+     "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n",
+     PERCEPT_EPLUGIN,
+     "backend = grid",
+     {"used for [sight], [hearing], [smell]", "cell_size 64 (the default)", "hashgrid"}},
     {"observer_cell_size in [percept]",
      "[percept]\nbackend = bruteforce\nobserver_cell_size = 8\n",
      PERCEPT_ECONFIG,
@@ -365,6 +407,9 @@ static void test_directory_as_file(void **state)
     assert_null(world);
     assert_int_equal(error.status, status);
     expect_text(&error, tmp_dir);
+    /* The reason, as the system gives it (where fopen() takes a directory,
+     * reading it fails with EISDIR). */
+    expect_text(&error, strerror(EISDIR));
 }
 
 /* A failure must be reported even to a caller that passes no percept_error. */
@@ -426,6 +471,36 @@ static void test_unknown_backend_lists_search(void **state)
     if (path != NULL && strchr(path, ':') == NULL)
         expect_text(&error, path);
     expect_text(&error, "bruteforce");
+}
+
+/* The search path as the message lists it: a directory that is not there
+ * marked so, a relative one with what it means from the current directory. */
+static void test_unknown_backend_describes_dirs(void **state)
+{
+    (void)state;
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    char *saved = env != NULL ? strdup(env) : NULL;
+    char path[2048], cwd[1024];
+    snprintf(path, sizeof path, "%s:/nonexistent/percept-plugins", env != NULL ? env : "");
+    assert_int_equal(setenv("PERCEPT_PLUGIN_PATH", path, 1), 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = ".";
+    percept_world *world = NULL;
+    percept_error error;
+    int status = percept_world_open_string(&world, "[percept]\nbackend = nosuch_3\n", NAME,
+                                           &options, &error);
+    if (saved != NULL)
+        setenv("PERCEPT_PLUGIN_PATH", saved, 1);
+    else
+        unsetenv("PERCEPT_PLUGIN_PATH");
+    free(saved);
+    assert_int_equal(status, PERCEPT_EPLUGIN);
+    assert_null(world);
+    expect_text(&error, "/nonexistent/percept-plugins (no such directory)");
+    char relative[1100];
+    snprintf(relative, sizeof relative, ". (%s/.)", cwd);
+    expect_text(&error, relative);
 }
 
 /* options.bounds replaces [world] and is checked like it. */
@@ -602,6 +677,37 @@ static void test_options_bounds_size_the_grid(void **state)
     assert_int_not_equal(try_open_bounds(small, &huge_bounds), PERCEPT_OK);
 }
 
+/*
+ * A server may set a locale for its own text; where the decimal point is
+ * ',', strtod() would stop at "12.5"'s '.'. Numbers in a configuration are
+ * read with '.' whatever the locale: in [world], in observer_cell_size and
+ * in a backend's parameters. Skipped where no such locale is installed (CI
+ * generates de_DE.UTF-8).
+ */
+static void test_decimal_point_in_any_locale(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_ALL, "de_DE.UTF-8") && !setlocale(LC_ALL, "de_DE.utf8"))
+        skip();
+    if (strcmp(localeconv()->decimal_point, ",") != 0) {
+        setlocale(LC_ALL, "C");
+        skip();
+    }
+    percept_world *world = NULL;
+    percept_error error;
+    int status = percept_world_open_string(&world,
+                                           "[percept]\nbackend = grid\n[world]\nmin_x = -0.5\n"
+                                           "max_x = 100.5\nmax_y = 1.005e2\n[sight]\n"
+                                           "cell_size = 12.5\nobserver_cell_size = 8.5\n",
+                                           NAME, NULL, &error);
+    setlocale(LC_ALL, "C");
+    if (status != PERCEPT_OK)
+        print_error("%s\n", error.text);
+    assert_int_equal(status, PERCEPT_OK);
+    expect_working_world(world);
+    percept_world_close(world);
+}
+
 typedef struct move_counter {
     int enters, moves;
 } move_counter;
@@ -757,6 +863,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_default_name),
     cmocka_unit_test(test_first_error_reported),
     cmocka_unit_test(test_unknown_backend_lists_search),
+    cmocka_unit_test(test_unknown_backend_describes_dirs),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),
@@ -766,6 +873,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_options_backend_bad_name),
     cmocka_unit_test(test_options_bounds),
     cmocka_unit_test(test_options_bounds_size_the_grid),
+    cmocka_unit_test(test_decimal_point_in_any_locale),
     cmocka_unit_test(test_move_events_values),
     cmocka_unit_test(test_move_events_default),
     cmocka_unit_test(test_per_sense_backends),

@@ -337,6 +337,12 @@ static void test_not_a_shared_object(void **state)
     expect_text(error.text, path);
     expect_text(error.text, "dlopen");
     expect_text(error.text, why);
+    /* The hint fits the failure: not a missing dependency, a file that is no plugin. */
+    expect_text(error.text, "file(1)");
+    if (strstr(error.text, "ldd") != NULL) {
+        print_error("a hint about dependencies for a text file: %s\n", error.text);
+        fail();
+    }
 }
 
 /* A broken plugin named as the default backend fails too, for every sense. */
