@@ -4,9 +4,11 @@
  * investigate what they hear, and lose track when it leaves their senses.
  * percept tells them, through events, what their senses pick up.
  *
- * Build against an installed percept:
- *   cc -o npc_guard npc_guard.c $(pkg-config --cflags --libs percept)
- * Run: ./npc_guard [CONFIG]   (default: the config percept installed)
+ * Build against an installed percept, with the config it installed as the
+ * default (pkg-config knows its sysconfdir for any prefix):
+ *   cc -o npc_guard npc_guard.c $(pkg-config --cflags --libs percept) \
+ *      -DNPC_GUARD_CONFIG="\"$(pkg-config --variable=sysconfdir percept)/percept/percept.ini\""
+ * Run: ./npc_guard [CONFIG]
  */
 #include <percept.h>
 

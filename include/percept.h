@@ -118,9 +118,11 @@ typedef struct percept_event {
  * strictly alternate over time, starting with ENTER.
  *
  * Inside the callback the world may be read (percept_perceives(),
- * percept_perceived(), ...) but not changed: add, move, remove, set_range,
- * hide and show return PERCEPT_EBUSY there and change nothing. Keep a queue
- * of the changes your AI decides on and apply them after the call returns.
+ * percept_perceived(), ...) but not changed: percept_add(), percept_move(),
+ * percept_move_many(), percept_remove(), percept_set_range(),
+ * percept_set_hidden() and percept_set_event_callback() return PERCEPT_EBUSY
+ * there and change nothing. Keep a queue of the changes your AI decides on
+ * and apply them after the call returns.
  */
 typedef void (*percept_event_fn)(void *user, const percept_event *event);
 
@@ -167,7 +169,8 @@ typedef struct percept_options {
 typedef struct percept_error {
     int status;
     int line;       /* the config line concerned, or 0 */
-    char text[512]; /* e.g. "percept.ini:12: key 'cel_size' in [sight]: unknown key" */
+    char text[512]; /* e.g. "percept.ini:12: key 'cel_size' in [sight]:
+                       unknown parameter (grid takes: cell_size)" */
 } percept_error;
 
 /*
@@ -196,7 +199,10 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
 
 /*
  * The detailed message of the world's last failed call, e.g.
- * "percept_move: unknown entity 42". Empty when no call has failed.
+ * "percept_move: unknown entity 42". Empty when no call has failed. A
+ * successful call does not clear it: read it right after the call that
+ * failed. A change refused with PERCEPT_EBUSY inside the callback is a
+ * failed call too.
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
@@ -271,15 +277,15 @@ PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_
 /* ------------------------------------------------------------------------ */
 /* Reading the world (allowed inside the event callback)                      */
 /*                                                                            */
-/* These calls never write to the world, not even its message: they return   */
-/* PERCEPT_EINVAL for a NULL argument or a bad sense and PERCEPT_ENOENT for   */
-/* an unknown ID. Several threads may read one world at once while no thread  */
-/* changes it.                                                                */
+/* These calls never write to the world, not even its message. Those that    */
+/* return a status return PERCEPT_EINVAL for a NULL argument or a bad sense   */
+/* and PERCEPT_ENOENT for an unknown ID, and write no output then. Several    */
+/* threads may read one world at once while no thread changes it.             */
 
-/* The number of entities in the world. */
+/* The number of entities in the world; 0 for a NULL world. */
 PERCEPT_API size_t percept_entity_count(const percept_world *world);
 
-/* 1 if `id` is in the world, else 0. */
+/* 1 if `id` is in the world, else 0 (also for a NULL world). */
 PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
 
 /* Copy out entity `id`'s position, ranges and hidden mask. */
@@ -288,7 +294,8 @@ PERCEPT_API int percept_get_entity(const percept_world *world, percept_id id,
 
 /*
  * 1 if `observer` perceives `target` by `sense`, 0 if not, negative on error
- * (PERCEPT_ENOENT for an unknown ID).
+ * (PERCEPT_ENOENT for an unknown ID): test for `== 1`, since an error is
+ * not 0 either.
  */
 PERCEPT_API int percept_perceives(const percept_world *world, percept_id observer,
                                   percept_id target, percept_sense sense);
@@ -296,8 +303,9 @@ PERCEPT_API int percept_perceives(const percept_world *world, percept_id observe
 /*
  * The targets `observer` perceives by `sense`, in ascending ID order. Stores
  * the total in *count and, if it fits (capacity >= *count), writes all of
- * them to `ids`; if it does not fit, `ids` is left untouched. `ids` may be
- * NULL when capacity is 0: call so first to learn the size.
+ * them to `ids`; if it does not fit, `ids` is left untouched and the call
+ * still succeeds, so compare *count with capacity before reading `ids`.
+ * `ids` may be NULL when capacity is 0: call so first to learn the size.
  */
 PERCEPT_API int percept_perceived(const percept_world *world, percept_id observer,
                                   percept_sense sense, percept_id *ids, size_t capacity,
