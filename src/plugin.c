@@ -122,7 +122,8 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
     if (major != PERCEPT_BACKEND_ABI_MAJOR) {
         snprintf(why, size,
                  "%s: ABI version mismatch: the plugin was built for backend ABI %u.%u, this "
-                 "percept needs major version %d; rebuild the plugin against this percept's "
+                 "percept needs major version %d; set abi_version = PERCEPT_BACKEND_ABI_VERSION "
+                 "(never a number by hand) and rebuild the plugin against this percept's "
                  "<percept/backend.h>",
                  path, major, minor, PERCEPT_BACKEND_ABI_MAJOR);
         return -1;

@@ -220,9 +220,15 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         }
         /* No parameter to blame: out of memory, or a setup it refuses as a
          * whole (a default size that does not fit the bounds), which the ABI
-         * does not tell apart. */
-        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s", origin, sb.name,
-                     bg->plugin.path, text);
+         * does not tell apart. An index past the parameters is the plugin's
+         * own bug: say so rather than blame a key. */
+        char bad_index[96] = "";
+        if (berr.param_index >= 0)
+            snprintf(bad_index, sizeof bad_index,
+                     " (the plugin blamed parameter %d, but it was given %zu)", berr.param_index,
+                     setup.param_count);
+        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s%s", origin, sb.name,
+                     bg->plugin.path, text, bad_index);
         return PERCEPT_EPLUGIN;
     }
     return PERCEPT_OK;

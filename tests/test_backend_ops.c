@@ -50,7 +50,25 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(((const backend *)a)->name, ((const backend *)b)->name);
 }
 
-/* Loads every *.so of the first directory of PERCEPT_PLUGIN_PATH. */
+/* Whether `name` is in the space-separated PERCEPT_TEST_BACKENDS, when it is set. */
+static int wanted(const char *name)
+{
+    const char *list = getenv("PERCEPT_TEST_BACKENDS");
+    size_t n = strlen(name);
+    if (list == NULL || list[strspn(list, " ")] == '\0')
+        return 1;
+    for (const char *p = list; *p != '\0';) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+/* Loads every *.so of the first directory of PERCEPT_PLUGIN_PATH, or those
+ * of them that PERCEPT_TEST_BACKENDS names. */
 static int load_backends(void)
 {
     const char *env = getenv("PERCEPT_PLUGIN_PATH");
@@ -75,7 +93,8 @@ static int load_backends(void)
             continue;
         memcpy(b->name, de->d_name, n - 3);
         b->name[n - 3] = '\0';
-        backend_count++;
+        if (wanted(b->name))
+            backend_count++;
     }
     closedir(dir);
     qsort(backends, backend_count, sizeof backends[0], cmp_name);

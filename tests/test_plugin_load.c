@@ -306,6 +306,22 @@ static void test_parameter_rejected(void **state)
     expect_text(error.text, "must be an integer from 1 to 3"); /* badparam.c's reason */
 }
 
+/* A plugin that blames a parameter it was not given: its bug, named as
+ * such on the line that chose it, never pinned on some key. */
+static void test_parameter_index_out_of_range(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    const char *text = "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\n"
+                       "misreport = 1\n";
+    percept_error error;
+    open_fails(text, plugin_dir, PERCEPT_EPLUGIN, &error);
+    assert_int_equal(error.line, line_of(text, "backend = badparam"));
+    expect_text(error.text, "rejected");
+    expect_text(error.text, "the plugin blamed parameter 7, but it was given 1");
+}
+
 /* The host's own key is taken out before the plugin sees the rest. */
 static void test_parameter_unknown_key(void **state)
 {
@@ -459,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_struct_too_small),
         cmocka_unit_test(test_parameter_rejected),
         cmocka_unit_test(test_parameter_unknown_key),
+        cmocka_unit_test(test_parameter_index_out_of_range),
         cmocka_unit_test(test_not_a_shared_object),
         cmocka_unit_test(test_broken_default_backend),
         cmocka_unit_test(test_no_fallback_to_later_dir),

@@ -6,7 +6,12 @@
 # must be the same; bad parameters must be refused with the key named.
 #
 # Usage: check.sh NAME [PARAM=VALUE...]   (each PARAM=VALUE set gets its own runs)
-# Environment: REPLAY (default percept-replay), SEEDS (default "1 2 3 4").
+# Environment: REPLAY (default percept-replay), SEEDS (default "1 2 3 4"),
+# CHECK_TIMEOUT (seconds a replay may take, default 120: a plugin that loops).
+#
+# It sees only events: memory_usage(), allocation through host->alloc and
+# reserve() under failure are checked by percept's conformance suite
+# (docs/plugins.md, "Testing your plugin").
 
 set -u
 name=${1:?usage: check.sh NAME [PARAM=VALUE...]}
@@ -35,11 +40,24 @@ if ! command -v "$replay" >/dev/null 2>&1; then
     exit 1
 fi
 
+timeout=${CHECK_TIMEOUT:-120}
+run_replay() { # like percept-replay, stopped after $timeout seconds where timeout(1) exists
+    if command -v timeout >/dev/null 2>&1; then
+        timeout "$timeout" "$replay" "$@"
+    else
+        "$replay" "$@"
+    fi
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plugin-check.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
 # gen SEED: a deterministic workload in the trace format (percept's docs/trace-format.md).
+# Coordinates are fractional as well as whole, and some stand a rounding
+# error away from another's range: where a backend computes its window
+# differently from the core's dx*dx + dy*dy <= r*r, those are the entities
+# it drops.
 gen() {
     awk -v seed="$1" '
     function rnd() { state = (state * 16807) % 2147483647; return state / 2147483647 }
@@ -47,7 +65,9 @@ gen() {
     function range() {
         r = rnd()
         if (r < 0.15) return 0
-        if (r < 0.20) return 5000 + pick(5)    # wider than the world
+        if (r < 0.18) return 5000 + pick(5)    # wider than the world
+        if (r < 0.20) return 3000000 + pick(5) # wider than the farthest teleport
+        if (r < 0.35) return pick(15000) / 100 # fractional
         return 5 * pick(30)                    # multiples of 5: 3-4-5 boundaries happen
     }
     function add(id) {
@@ -56,7 +76,15 @@ gen() {
         if (rnd() < 0.2) line = line " hide=sight"
         print line; live[id] = 1
     }
+    # The double next to v, below or above: the smallest step that changes v.
+    function hair(v,   sg, d) {
+        sg = rnd() < 0.5 ? -1 : 1
+        d = (v < 0 ? -v : v) * 1e-17 + 1e-300
+        while (v + sg * d == v) d *= 2
+        return v + sg * d
+    }
     BEGIN {
+        OFMT = CONVFMT = "%.17g"   # print every fractional coordinate exactly
         state = seed * 7919 + 1
         n = 150
         print "world 0 0 1000 1000"
@@ -65,9 +93,35 @@ gen() {
             id = 1 + pick(n)
             if (!live[id]) { add(id); continue }
             r = rnd()
-            if (r < 0.70) {                       # a step
+            if (r < 0.40) {                       # a whole step
                 x[id] += pick(21) - 10; y[id] += pick(21) - 10
                 print "move", id, x[id], y[id]
+            } else if (r < 0.65) {                # a fractional step
+                x[id] += (pick(2001) - 1000) / 100; y[id] += (pick(2001) - 1000) / 100
+                print "move", id, x[id], y[id]
+            } else if (r < 0.72) {                # a hair from the boundary of another
+                o = 1 + pick(n)
+                if (o != id && live[o]) {
+                    if (rnd() < 0.7) {            # beside o, above it or at 3-4-5
+                        k = 1 + pick(20); d = pick(3); R = 5 * k
+                        ox = x[o] + pick(3) - 1; oy = y[o] + pick(3) - 1
+                        dx = d == 0 ? 5 * k : d == 1 ? 0 : 3 * k; dy = d == 0 ? 0 : d == 1 ? 5 * k : 4 * k
+                        if (rnd() < 0.5) dx = -dx
+                        if (rnd() < 0.5) dy = -dy
+                    } else {                      # o at 3m seeing 2m, to m: there the
+                        m = 1 + pick(20); R = 2 * m   # subtraction rounds, and a window
+                        sg = rnd() < 0.5 ? 1 : -1     # computed as x - r is not the relation
+                        if (rnd() < 0.5) { ox = 3 * m * sg; oy = y[o]; dx = -2 * m * sg; dy = 0 }
+                        else { ox = x[o]; oy = 3 * m * sg; dx = 0; dy = -2 * m * sg }
+                    }
+                    # The one standing still goes first, so that the query of the
+                    # mover, not the observer index of the core, must find it.
+                    x[id] = dx == 0 ? ox : hair(ox + dx); y[id] = dy == 0 ? oy : hair(oy + dy)
+                    print "move", id, x[id], y[id]
+                    print "range", o, "sight", R
+                    x[o] = ox; y[o] = oy
+                    print "move", o, x[o], y[o]
+                }
             } else if (r < 0.75) {                # a teleport, sometimes far away
                 x[id] = rnd() < 0.3 ? pick(2000000) - 1000000 : pick(1000)
                 y[id] = pick(1000)
@@ -110,11 +164,15 @@ for params in "" "$@"; do
     label="$name${params:+ ($params)}"
     for seed in $seeds; do
         gen "$seed" >"$tmp/w.trace"
-        if ! "$replay" --config "$tmp/ref.ini" "$tmp/w.trace" >"$tmp/want" 2>"$tmp/err"; then
+        if ! run_replay --config "$tmp/ref.ini" "$tmp/w.trace" >"$tmp/want" 2>"$tmp/err"; then
             fail "bruteforce on workload $seed: $(head -n 1 "$tmp/err")"
             continue
         fi
-        if ! "$replay" --config "$tmp/test.ini" "$tmp/w.trace" >"$tmp/got" 2>"$tmp/err"; then
+        run_replay --config "$tmp/test.ini" "$tmp/w.trace" >"$tmp/got" 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -eq 124 ]; then
+            fail "$label on workload $seed: no answer after $timeout s (a loop in the plugin?)"
+        elif [ "$rc" -ne 0 ]; then
             fail "$label on workload $seed: $(head -n 1 "$tmp/err")"
         elif cmp -s "$tmp/want" "$tmp/got"; then
             pass "$label gives bruteforce's $(wc -l <"$tmp/want" | tr -d ' ') events on workload $seed"
@@ -129,7 +187,7 @@ done
 printf '[percept]\nbackend = %s\nplugin_dir = %s\n[sight]\nno_such_key = 1\n' "$name" "$here" \
     >"$tmp/bad.ini"
 echo "add 1 0 0 sight=1" >"$tmp/one.trace"
-if "$replay" --config "$tmp/bad.ini" "$tmp/one.trace" >/dev/null 2>"$tmp/err"; then
+if run_replay --config "$tmp/bad.ini" "$tmp/one.trace" >/dev/null 2>"$tmp/err"; then
     fail "$name accepted an unknown parameter"
 elif grep -q "bad.ini:5: key 'no_such_key' in \[sight\]" "$tmp/err"; then
     pass "$name refuses an unknown parameter: $(head -n 1 "$tmp/err")"

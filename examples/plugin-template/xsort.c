@@ -25,8 +25,10 @@ struct percept_backend {
     entry *sorted;  /* count entries, ascending x */
     uint32_t *rank; /* [slot]: the slot's index in sorted */
     uint32_t count;
-    uint32_t cap; /* both arrays hold this many elements */
-    int exact;    /* parameter: filter by true distance, or report the whole strip */
+    /* Each array's own capacity: if the second fails to grow, the first
+     * keeps its larger block, and memory_usage() must count what is held. */
+    uint32_t sorted_cap, rank_cap;
+    int exact; /* parameter: filter by true distance, or report the whole strip */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -95,20 +97,25 @@ static int xs_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot
                       double y, double range)
 {
     (void)slot, (void)x, (void)y, (void)range;
-    if (slot_count <= b->cap)
+    if (slot_count <= b->sorted_cap && slot_count <= b->rank_cap)
         return 0;
-    uint32_t cap = b->cap ? b->cap : 64;
+    uint32_t cap = b->sorted_cap ? b->sorted_cap : 64;
     while (cap < slot_count)
         cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-    entry *sorted = b->host->alloc(b->host->user, b->sorted, (size_t)cap * sizeof *sorted);
-    if (sorted == NULL)
-        return -1;
-    b->sorted = sorted;
-    uint32_t *rank = b->host->alloc(b->host->user, b->rank, (size_t)cap * sizeof *rank);
-    if (rank == NULL)
-        return -1; /* sorted grew, which nobody can observe; the next reserve retries */
-    b->rank = rank;
-    b->cap = cap;
+    if (b->sorted_cap < cap) {
+        entry *sorted = b->host->alloc(b->host->user, b->sorted, (size_t)cap * sizeof *sorted);
+        if (sorted == NULL)
+            return -1;
+        b->sorted = sorted;
+        b->sorted_cap = cap;
+    }
+    if (b->rank_cap < cap) {
+        uint32_t *rank = b->host->alloc(b->host->user, b->rank, (size_t)cap * sizeof *rank);
+        if (rank == NULL)
+            return -1; /* sorted stays grown, and counted; the next reserve grows rank */
+        b->rank = rank;
+        b->rank_cap = cap;
+    }
     return 0;
 }
 
@@ -198,7 +205,9 @@ static void xs_query(const percept_backend *b, double x, double y, double r,
 
 static size_t xs_memory_usage(const percept_backend *b)
 {
-    return sizeof *b + (size_t)b->cap * (sizeof *b->sorted + sizeof *b->rank);
+    /* Exactly what is held: percept's test_memory compares it byte for byte. */
+    return sizeof *b + (size_t)b->sorted_cap * sizeof *b->sorted +
+           (size_t)b->rank_cap * sizeof *b->rank;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -131,7 +131,13 @@ typedef struct percept_backend_ops {
     void (*query)(const percept_backend *backend, double x, double y, double r,
                   percept_backend_visit visit, void *ctx);
 
-    /* Optional (may be NULL): bytes held by the instance, for benchmarks and stats. */
+    /*
+     * Optional (may be NULL, which percept_memory_usage() reports as 0): the
+     * bytes the instance holds from host->alloc, exactly, the instance record
+     * included. Count each block at the size it was last given, also after a
+     * failed reserve() (keep a capacity per array, not one for several).
+     * percept's test_memory checks it byte for byte (docs/plugins.md).
+     */
     size_t (*memory_usage)(const percept_backend *backend);
 
     /*

@@ -1,7 +1,8 @@
 /*
  * badparam.c - test backend that works (brute force over flat arrays) but
  * accepts only one parameter, `level` (an integer 1..3), so the tests can
- * check how the host reports a parameter a backend rejects.
+ * check how the host reports a parameter a backend rejects; `misreport`
+ * makes it blame a parameter index past those it was given.
  */
 #include <percept/backend.h>
 
@@ -32,6 +33,10 @@ static percept_backend *bp_create(const percept_backend_setup *setup, percept_ba
 {
     for (size_t i = 0; i < setup->param_count; i++) {
         const percept_backend_param *p = &setup->params[i];
+        if (strcmp(p->key, "misreport") == 0) { /* a plugin bug: blames no parameter given */
+            set_error(error, (int)setup->param_count + 6, "rejected");
+            return NULL;
+        }
         if (strcmp(p->key, "level") != 0) {
             set_error(error, (int)i, "unknown key");
             return NULL;
