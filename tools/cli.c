@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <percept.h>
+
 int cli_option_value(int argc, char **argv, int *i, const char *opt, const char **value)
 {
     size_t n = strlen(opt);
@@ -47,5 +49,58 @@ int cli_backend_name_ok(const char *name)
               c == '_' || c == '-'))
             return 0;
     }
+    return 1;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+const char *cli_backend_reason(const char *text, const char *source, int *sense)
+{
+    const char *p;
+
+    if (!starts_with(text, source))
+        return NULL;
+    p = text + strlen(source);
+    if (*p++ != ':')
+        return NULL;
+    if (*p >= '0' && *p <= '9') { /* SOURCE:LINE: for a key of the INI text */
+        p += strspn(p, "0123456789");
+        if (*p++ != ':')
+            return NULL;
+    }
+    if (!starts_with(p, " backend '") && !starts_with(p, " key 'backend' in ["))
+        return NULL;
+    /* The account ends at the first ']' of a sense followed by one of these
+     * (backend names cannot hold ']', and the reason comes after). */
+    static const char *const ends[] = {": ", " (from the options): ", "): "};
+    for (const char *close = strchr(p, ']'); close != NULL; close = strchr(close + 1, ']')) {
+        for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+            if (!starts_with(close + 1, ends[e]))
+                continue;
+            const char *open = close;
+            while (open > p && *open != '[')
+                open--;
+            for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+                const char *name = percept_sense_name((percept_sense)k);
+                if (strlen(name) == (size_t)(close - open - 1) &&
+                    strncmp(open + 1, name, strlen(name)) == 0) {
+                    *sense = k;
+                    return close + 1 + strlen(ends[e]);
+                }
+            }
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+int cli_version(const char *program, const char *arg)
+{
+    if (strcmp(arg, "--version") != 0)
+        return 0;
+    printf("%s (percept) %s\n", program, percept_version());
     return 1;
 }

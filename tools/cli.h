@@ -1,7 +1,7 @@
 /*
  * cli.h - the command-line conventions the percept tools share: options
  * given as "--opt VALUE" or "--opt=VALUE", one form of usage error, the one
- * rule for backend names, and the clock the tools time their runs with.
+ * rule for backend names, --version, and the clock the tools time their runs with.
  */
 #ifndef PERCEPT_TOOLS_CLI_H
 #define PERCEPT_TOOLS_CLI_H
@@ -29,6 +29,26 @@ int cli_usage_error(const char *program, const char *fmt, ...)
  * a usage error before anything is opened.
  */
 int cli_backend_name_ok(const char *name);
+
+/*
+ * For an error from opening a world (percept_error.text) about the backend
+ * of one sense, returns the reason, the text after the library's account of
+ * where the backend's name came from, and sets *sense. That account is
+ * "SOURCE: backend 'NAME' for [SENSE] (from the options): " when the name
+ * came from percept_options.backend, "SOURCE:LINE: key 'backend' in [SENSE]: "
+ * or "SOURCE:LINE: key 'backend' in [percept] (used for [SENSE]): " when it
+ * came from the INI text labelled SOURCE. A tool that took the name from its
+ * command line names its own option instead of a file or a line the user
+ * never wrote. Returns NULL when `text` is not such an error from `source`.
+ */
+const char *cli_backend_reason(const char *text, const char *source, int *sense);
+
+/*
+ * Whether argv[i] is "--version"; if so, prints "PROGRAM (percept) VERSION"
+ * to standard output, naming the library the tool is running with (which can
+ * differ from the headers it was built with), and returns 1.
+ */
+int cli_version(const char *program, const char *arg);
 
 /* The monotonic clock, in seconds. */
 static inline double cli_now_seconds(void)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -24,6 +25,10 @@
 #endif
 
 #define PROGRAM "percept-replay"
+
+/* The INI text's label when --backend alone configures the world; messages
+ * name the option instead (see open_error_text). */
+#define BACKEND_SOURCE "<--backend>"
 
 /* The exit status when the trace fails (a line error); bad usage is CLI_EXIT_USAGE. */
 enum { EXIT_TRACE = 1 };
@@ -43,21 +48,30 @@ struct args {
 
 static void print_usage(FILE *out)
 {
-    fputs("Usage: " PROGRAM " [--config FILE] [--backend NAME] [--stats] [--help] TRACE\n"
+    fputs("Usage: " PROGRAM " [--config FILE] [--backend NAME] [--stats] TRACE\n"
+          "       " PROGRAM " --help | --version\n"
           "\n"
-          "Replay the perception trace TRACE (\"-\" reads standard input) against a\n"
-          "percept world and print every change of the perception relation as\n"
+          "Replay the perception trace TRACE (a file or a pipe; \"-\" reads standard\n"
+          "input) against a percept world and print every change of the perception\n"
+          "relation as\n"
           "  LINE OBSERVER TARGET SENSE enter|leave\n"
+          "The trace format is version 1 (docs/trace-format.md): IDs 0..4294967295,\n"
+          "world lines only before the first add. A last line without a newline\n"
+          "still runs, with a warning: the file may have been cut off.\n"
           "\n"
           "Options:\n"
           "  --config FILE   create the world from the INI file FILE\n"
           "                  (default: " PERCEPT_DEFAULT_CONFIG ")\n"
-          "  --backend NAME  use backend NAME for every sense (overrides the config)\n"
+          "  --backend NAME  use backend NAME for every sense (overrides the config's);\n"
+          "                  without --config, every other setting keeps its default\n"
           "  --stats         print counts, backends and timings to standard error\n"
           "  --help          print this help and exit\n"
+          "  --version       print the version of the percept library and exit\n"
           "\n"
-          "Exit status: 0 on success, 1 if the trace has an error (reported as\n"
-          "FILE:LINE: message), 2 on bad usage or a configuration that fails to load.\n",
+          "Exit status: 0 on success; 1 if the trace has an error (reported as\n" PROGRAM
+          ": FILE:LINE: message, after the output of the lines before it)\n"
+          "or cannot be read to its end; 2 on bad usage, a TRACE that cannot be\n"
+          "opened, or a configuration that fails to load.\n",
           out);
 }
 
@@ -75,6 +89,8 @@ static int parse_args(int argc, char **argv, struct args *a)
             only_operands = 1;
         } else if (!only_operands && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
             print_usage(stdout);
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
+        } else if (!only_operands && cli_version(PROGRAM, arg)) {
             return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (!only_operands && strcmp(arg, "--stats") == 0) {
             a->stats = 1;
@@ -114,12 +130,13 @@ struct replay {
     const char *name; /* the trace's name in messages */
     FILE *in;
     percept_world *world;
-    unsigned long line; /* 1-based number of the line being run */
-    int added;          /* an add has run: `world` is no longer allowed */
+    unsigned long line;           /* 1-based number of the line being run */
+    unsigned long first_add_line; /* the line of the first add: `world` must come before */
     unsigned long commands, enters, leaves;
 };
 
-/* Reports a trace error as FILE:LINE: message and returns -1. */
+/* Reports a trace error as FILE:LINE: message, the form the trace format
+ * specifies (docs/trace-format.md, "Errors"), and returns -1. */
 static int trace_error(struct replay *r, const char *fmt, ...)
 {
     va_list ap;
@@ -203,7 +220,7 @@ static int open_world(struct replay *r, const percept_bounds *bounds, percept_er
     if (a->config != NULL) {
         st = percept_world_open(&r->world, a->config, &opt, err);
     } else if (a->backend != NULL) {
-        st = percept_world_open_string(&r->world, "", "<--backend>", &opt, err);
+        st = percept_world_open_string(&r->world, "", BACKEND_SOURCE, &opt, err);
     } else {
         st = percept_world_open(&r->world, PERCEPT_DEFAULT_CONFIG, &opt, err);
     }
@@ -214,10 +231,27 @@ static int open_world(struct replay *r, const percept_bounds *bounds, percept_er
     return percept_set_event_callback(r->world, on_event, r);
 }
 
-/* The error text of a failed open, never empty. */
-static const char *open_error_text(const percept_error *err, int status)
+/*
+ * The error text of a failed open, never empty. The library says where a
+ * backend's name came from as "SOURCE: backend 'NAME' for [SENSE] (from the
+ * options)"; the user typed --backend NAME, so that is what the message names.
+ */
+static const char *open_error_text(const struct replay *r, const percept_error *err, int status,
+                                   char *buf, size_t size)
 {
-    return err->text[0] != '\0' ? err->text : percept_strerror(status);
+    const struct args *a = r->args;
+    const char *reason;
+    int sense;
+
+    if (err->text[0] == '\0')
+        return percept_strerror(status);
+    if (a->backend != NULL &&
+        (reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE,
+                                     &sense)) != NULL) {
+        snprintf(buf, size, "--backend %s: %s", a->backend, reason);
+        return buf;
+    }
+    return err->text;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -350,10 +384,12 @@ static int cmd_world(struct replay *r, char **f)
 {
     percept_bounds b;
     percept_error err;
+    char text[sizeof err.text + 64];
     int st;
 
-    if (r->added)
-        return trace_error(r, "world: must come before the first add");
+    if (r->first_add_line != 0)
+        return trace_error(r, "world: must come before the first add (line %lu)",
+                           r->first_add_line);
     if (get_number(r, "world", "MINX", f[1], &b.min_x) < 0 ||
         get_number(r, "world", "MINY", f[2], &b.min_y) < 0 ||
         get_number(r, "world", "MAXX", f[3], &b.max_x) < 0 ||
@@ -368,7 +404,7 @@ static int cmd_world(struct replay *r, char **f)
     memset(&err, 0, sizeof err);
     st = open_world(r, &b, &err);
     if (st < 0)
-        return trace_error(r, "world: %s", open_error_text(&err, st));
+        return trace_error(r, "world: %s", open_error_text(r, &err, st, text, sizeof text));
     return 0;
 }
 
@@ -429,7 +465,8 @@ static int cmd_add(struct replay *r, char **f, size_t n)
         if (add_option(r, f[i], &d, &seen) < 0)
             return -1;
 
-    r->added = 1;
+    if (r->first_add_line == 0)
+        r->first_add_line = r->line;
     st = percept_add(r->world, id, &d);
     return st < 0 ? library_error(r, "add", id, st) : 0;
 }
@@ -582,19 +619,36 @@ static int run_trace(struct replay *r)
     ssize_t len;
     int st = 0;
 
-    while (st == 0 && (len = getline(&buf, &cap, r->in)) >= 0) {
+    errno = 0;
+    while (st == 0 && (len = getline(&buf, &cap, r->in)) > 0 && !ferror(r->in)) {
         r->line++;
-        if (len > 0 && buf[len - 1] == '\n')
+        /* Only the last line can lack its newline. The format allows it (an
+         * editor may leave it out), and the independent reference runs it,
+         * but a file cut off in "hearing=83" would run as "hearing=8": the
+         * line runs, and the reader is warned. */
+        int cut = buf[len - 1] != '\n';
+        if (!cut)
             buf[--len] = '\0';
         if (len > 0 && buf[len - 1] == '\r')
             buf[--len] = '\0';
         st = check_bytes(r, buf, (size_t)len);
         if (st == 0)
             st = run_line(r, buf);
+        if (st == 0 && cut) {
+            fflush(stdout);
+            fprintf(stderr,
+                    "%s:%lu: warning: the last line has no newline; if the file was cut off, "
+                    "this line ran incomplete\n",
+                    r->name, r->line);
+        }
+        errno = 0;
     }
     if (st == 0 && ferror(r->in)) {
-        r->line++;
-        st = trace_error(r, "read error: %s", strerror(errno));
+        /* No line is at fault: name the place, not an invented line. */
+        fflush(stdout);
+        fprintf(stderr, PROGRAM ": cannot read trace '%s' after line %lu: %s\n", r->name, r->line,
+                errno != 0 ? strerror(errno) : "read error");
+        st = -1;
     }
     free(buf);
     return st;
@@ -622,29 +676,54 @@ static void print_stats(const struct replay *r, double seconds)
 
 /* ------------------------------------------------------------------------ */
 
+/* Reports a trace that cannot be read at all (bad usage); returns its exit status. */
+static int trace_open_error(const char *path, const char *reason)
+{
+    fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", path, reason);
+    return CLI_EXIT_USAGE;
+}
+
+/*
+ * Opens the trace: a file, a pipe (a FIFO, "<(cmd)") or standard input. A
+ * directory opens, but fails at the first read: refuse it here, like a
+ * missing file, rather than report a line it does not have.
+ */
+static int open_trace(struct replay *r, const char *path)
+{
+    struct stat sb;
+    int is_stdin = strcmp(path, "-") == 0;
+
+    r->name = is_stdin ? "<stdin>" : path;
+    r->in = is_stdin ? stdin : fopen(path, "r");
+    if (r->in == NULL)
+        return trace_open_error(path, strerror(errno));
+    if (fstat(fileno(r->in), &sb) != 0)
+        return trace_open_error(r->name, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return trace_open_error(r->name, strerror(EISDIR));
+    if (!is_stdin && !S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))
+        return trace_open_error(r->name, "not a regular file or a pipe");
+    return -1;
+}
+
 /* Opens the trace and the world. Returns -1 when ready, else an exit status. */
 static int setup(struct replay *r, const struct args *a)
 {
     percept_error err;
+    char text[sizeof err.text + 64];
     int st;
 
     memset(r, 0, sizeof *r);
     r->args = a;
-    if (strcmp(a->trace, "-") == 0) {
-        r->name = "<stdin>";
-        r->in = stdin;
-    } else {
-        r->name = a->trace;
-        r->in = fopen(a->trace, "r");
-        if (r->in == NULL) {
-            fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", a->trace, strerror(errno));
-            return CLI_EXIT_USAGE;
-        }
-    }
+    if ((st = open_trace(r, a->trace)) >= 0)
+        return st;
     memset(&err, 0, sizeof err);
     st = open_world(r, NULL, &err);
     if (st < 0) {
-        fprintf(stderr, PROGRAM ": %s\n", open_error_text(&err, st));
+        fprintf(stderr, PROGRAM ": %s%s\n", open_error_text(r, &err, st, text, sizeof text),
+                a->config == NULL && a->backend == NULL && st == PERCEPT_EIO
+                    ? " (the default config: give --config FILE or --backend NAME)"
+                    : "");
         return CLI_EXIT_USAGE;
     }
     return -1;

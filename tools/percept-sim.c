@@ -12,12 +12,14 @@
 #include <percept.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/html.h"
@@ -44,10 +46,14 @@ enum { EXIT_RUN = 1 };
 /* ------------------------------------------------------------------------ */
 /* Command line                                                              */
 
+/* The INI text's label when the --backend options configure the world;
+ * messages name the options instead (see report_open_error). */
+#define BACKEND_SOURCE "<--backend>"
+
 struct args {
     const char *config;
-    const char *backend;                            /* --backend NAME: every sense */
-    const char *sense_backend[PERCEPT_SENSE_COUNT]; /* --backend SENSE=NAME */
+    const char *backend;                            /* --backend NAME */
+    const char *sense_backend[PERCEPT_SENSE_COUNT]; /* --backend SENSE=NAME: the NAMEs */
     const char *svg, *html, *events;
     long entities, ticks, frames, snapshot;
     unsigned long long seed;
@@ -56,52 +62,82 @@ struct args {
 
 static void print_usage(FILE *out)
 {
-    fputs("Usage: " PROGRAM " [OPTION]...\n"
-          "\n"
-          "Play a town of creatures whose senses differ the way a game's do (guards\n"
-          "see far and hear little, wolves smell, owls see very far, thieves are\n"
-          "hidden from sight, players have large ranges) through wandering, a market\n"
-          "day and a flight from wolves, with percept reporting every change of who\n"
-          "perceives whom. Prints a summary; writes an SVG snapshot and an HTML page\n"
-          "that animates the run (open it in a browser). The same seed gives the same\n"
-          "run, pictures and summary (timings aside).\n"
-          "\n"
-          "Options:\n"
-          "  --config FILE         create the world from the INI file FILE\n"
-          "                        (default: " PERCEPT_DEFAULT_CONFIG ")\n"
-          "  --backend NAME        use backend NAME for every sense\n"
-          "  --backend SENSE=NAME  use backend NAME for SENSE (sight, hearing, smell);\n"
-          "                        repeatable; the world is then configured by these\n"
-          "                        options alone, with each backend's defaults\n"
-          "  --entities N          creatures in the town (default 2000)\n"
-          "  --ticks N             length of the run (default 200)\n"
-          "  --seed N              random seed (default 1)\n"
-          "  --svg FILE            the snapshot picture (default percept-sim.svg)\n"
-          "  --snapshot TICK       the tick the snapshot shows (default: the end of\n"
-          "                        market day, when the crowd fills the square)\n"
-          "  --html FILE           the animated page (default percept-sim.html)\n"
-          "  --frames N            at most N frames in the page (default 100)\n"
-          "  --events FILE         write every enter/leave event to FILE as\n"
-          "                          TICK OBSERVER TARGET SENSE enter|leave\n"
-          "                        (tick 0 is the set-up), to compare backends with cmp\n"
-          "  --no-timing           leave out the timing lines (for comparing summaries)\n"
-          "  --quiet               no progress display\n"
-          "  --help                print this help and exit\n"
-          "\n"
-          "Exit status: 0 on success, 1 if a library call or writing a file failed,\n"
-          "2 on bad usage or a configuration that fails to load.\n",
-          out);
+    fprintf(out,
+            "Usage: " PROGRAM " [OPTION]...\n"
+            "\n"
+            "Play a town of creatures whose senses differ the way a game's do (guards\n"
+            "see far and hear little, wolves smell, owls see very far, thieves are\n"
+            "hidden from sight, players have large ranges) through wandering, a market\n"
+            "day and a flight from wolves, with percept reporting every change of who\n"
+            "perceives whom. Prints a summary; writes an SVG snapshot and an HTML page\n"
+            "that animates the run (open it in a browser). The same seed gives the same\n"
+            "run, pictures and summary (timings aside).\n"
+            "\n"
+            "Options:\n"
+            "  --config FILE         create the world from the INI file FILE\n"
+            "                        (default: " PERCEPT_DEFAULT_CONFIG ")\n"
+            "  --backend NAME        use backend NAME for every sense not named by\n"
+            "                        --backend SENSE=NAME; with --config it replaces the\n"
+            "                        config's backends, without it no config file is\n"
+            "                        read and every setting keeps its default\n"
+            "  --backend SENSE=NAME  use backend NAME for SENSE (sight, hearing, smell);\n"
+            "                        repeatable. Every sense must get a backend this way\n"
+            "                        or from --backend NAME: there is no hidden default.\n"
+            "                        No config file is read (so not with --config): each\n"
+            "                        backend runs with its default parameters\n"
+            "  --entities N          creatures in the town, 1..%d (default %d)\n"
+            "  --ticks N             length of the run, 1..%d (default %d)\n"
+            "  --seed N              random seed, 0..18446744073709551615 (default 1)\n"
+            "  --svg FILE            the snapshot picture (default " PROGRAM ".svg)\n"
+            "  --snapshot TICK       the tick the snapshot shows, 1..the last tick\n"
+            "                        (default: the end of market day, when the crowd\n"
+            "                        fills the square)\n"
+            "  --html FILE           the animated page (default " PROGRAM ".html)\n"
+            "  --frames N            at most N frames in the page, 1..%d (default %d)\n"
+            "  --events FILE         write every enter/leave event to FILE as\n"
+            "                          TICK OBSERVER TARGET SENSE enter|leave\n"
+            "                        (tick 0 is the set-up), to compare backends with cmp\n"
+            "  --no-timing           leave out the timing lines (for comparing summaries)\n"
+            "  --quiet               no start line and no progress display\n"
+            "  --help                print this help and exit\n"
+            "  --version             print the version of the percept library and exit\n"
+            "\n"
+            "The line printed at the start (on standard error, unless --quiet) names\n"
+            "each sense's backend and the option or config file it came from.\n"
+            "\n"
+            "Every output file is opened before the run starts: one that cannot be\n"
+            "written is an error and no file is left behind. If the run fails later\n"
+            "(a full disk, say), all its output files are removed, and it says so.\n"
+            "\n"
+            "Exit status: 0 on success; 1 if a library call or writing an output file\n"
+            "failed during the run; 2 on bad usage, an output file that cannot be\n"
+            "opened, or a configuration that fails to load.\n",
+            MAX_ENTITIES, DEFAULT_ENTITIES, MAX_TICKS, DEFAULT_TICKS, MAX_TICKS, DEFAULT_FRAMES);
 }
 
+/* A whole number from min to max: decimal digits only (no sign, no blanks). */
 static int parse_count(const char *s, long min, long max, long *out)
 {
-    char *end;
+    if (s[0] == '\0' || strspn(s, "0123456789") != strlen(s))
+        return -1;
     errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+    long v = strtol(s, NULL, 10);
+    if (errno != 0 || v < min || v > max)
         return -1;
     *out = v;
     return 0;
+}
+
+/* The value of a numeric option (r from cli_option_value); -1, or the exit status. */
+static int count_option(const char *opt, int r, const char *v, long min, long max, long *out)
+{
+    if (r < 0)
+        return cli_usage_error(PROGRAM, "option '%s' needs a number from %ld to %ld", opt, min,
+                               max);
+    if (parse_count(v, min, max, out) < 0)
+        return cli_usage_error(PROGRAM, "%s %s: expected a whole number from %ld to %ld", opt, v,
+                               min, max);
+    return -1;
 }
 
 /* Whether any --backend SENSE=NAME was given: then the options configure the world. */
@@ -113,14 +149,14 @@ static int per_sense(const struct args *a)
     return 0;
 }
 
-#define BAD_NAME "bad backend name '%s': letters, digits, '_' and '-' only"
+#define BAD_NAME "--backend %s: bad backend name '%s': letters, digits, '_' and '-' only"
 
 static int parse_backend(struct args *a, const char *v)
 {
     const char *eq = strchr(v, '=');
     if (eq == NULL) {
         if (!cli_backend_name_ok(v))
-            return cli_usage_error(PROGRAM, BAD_NAME, v);
+            return cli_usage_error(PROGRAM, BAD_NAME, v, v);
         a->backend = v;
         return -1;
     }
@@ -128,13 +164,40 @@ static int parse_backend(struct args *a, const char *v)
         const char *name = percept_sense_name((percept_sense)k);
         if (strlen(name) == (size_t)(eq - v) && strncmp(v, name, (size_t)(eq - v)) == 0) {
             if (!cli_backend_name_ok(eq + 1))
-                return cli_usage_error(PROGRAM, BAD_NAME, eq + 1);
+                return cli_usage_error(PROGRAM, BAD_NAME, v, eq + 1);
             a->sense_backend[k] = eq + 1;
             return -1;
         }
     }
-    return cli_usage_error(PROGRAM, "'%.*s' is not a sense (sight, hearing, smell)", (int)(eq - v),
-                           v);
+    return cli_usage_error(PROGRAM, "--backend %s: '%.*s' is not a sense (sight, hearing, smell)",
+                           v, (int)(eq - v), v);
+}
+
+/*
+ * With --backend SENSE=NAME every sense needs a backend from the options:
+ * silently filling the rest with some default is what surprised users.
+ * (Keeping the config's backends for them is not possible without the
+ * config's parameters, which belong to the config's backends.)
+ */
+static int check_backends(const struct args *a)
+{
+    char missing[64] = "";
+
+    if (!per_sense(a) || a->backend != NULL)
+        return -1;
+    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        if (a->sense_backend[k] != NULL)
+            continue;
+        if (missing[0] != '\0')
+            strcat(missing, " and ");
+        strcat(missing, percept_sense_name((percept_sense)k));
+    }
+    if (missing[0] == '\0')
+        return -1;
+    return cli_usage_error(PROGRAM,
+                           "--backend SENSE=NAME: no backend for %s: name each sense with "
+                           "--backend SENSE=NAME, or add --backend NAME for the senses not named",
+                           missing);
 }
 
 /* Returns -1 when the arguments are fine, else the exit status to end with. */
@@ -155,12 +218,14 @@ static int parse_args(int argc, char **argv, struct args *a)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
+        } else if (cli_version(PROGRAM, arg)) {
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--no-timing") == 0) {
             a->timing = 0;
         } else if (strcmp(arg, "--quiet") == 0) {
             a->quiet = 1;
         } else if ((r = cli_option_value(argc, argv, &i, "--config", &a->config)) != 0) {
-            if (r < 0)
+            if (r < 0 || a->config[0] == '\0')
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
         } else if ((r = cli_option_value(argc, argv, &i, "--svg", &a->svg)) != 0) {
             if (r < 0 || a->svg[0] == '\0')
@@ -177,30 +242,38 @@ static int parse_args(int argc, char **argv, struct args *a)
             if ((r = parse_backend(a, v)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--entities", &v)) != 0) {
-            if (r < 0 || parse_count(v, 1, MAX_ENTITIES, &a->entities) < 0)
-                return cli_usage_error(PROGRAM, "--entities needs a number from 1 to %d",
-                                       MAX_ENTITIES);
+            if ((r = count_option("--entities", r, v, 1, MAX_ENTITIES, &a->entities)) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--ticks", &v)) != 0) {
-            if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->ticks) < 0)
-                return cli_usage_error(PROGRAM, "--ticks needs a number from 1 to %d", MAX_TICKS);
+            if ((r = count_option("--ticks", r, v, 1, MAX_TICKS, &a->ticks)) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--frames", &v)) != 0) {
-            if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->frames) < 0)
-                return cli_usage_error(PROGRAM, "--frames needs a number from 1 to %d", MAX_TICKS);
+            if ((r = count_option("--frames", r, v, 1, MAX_TICKS, &a->frames)) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-            if (r < 0 || parse_count(v, 1, MAX_TICKS, &a->snapshot) < 0)
-                return cli_usage_error(PROGRAM, "--snapshot needs a tick number");
+            /* Checked against --ticks below, which may come later. */
+            if ((r = count_option("--snapshot", r, v, 1, MAX_TICKS, &a->snapshot)) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--seed", &v)) != 0) {
-            char *end;
+            if (r < 0)
+                return cli_usage_error(PROGRAM, "option '%s' needs a number", arg);
             errno = 0;
-            if (r < 0 || v[0] == '-' || (a->seed = strtoull(v, &end, 10), errno != 0) || end == v ||
-                *end != '\0')
-                return cli_usage_error(PROGRAM, "--seed needs a non-negative number");
-        } else {
+            if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v) ||
+                (a->seed = strtoull(v, NULL, 10), errno != 0))
+                return cli_usage_error(PROGRAM,
+                                       "--seed %s: expected a whole number from 0 to "
+                                       "18446744073709551615",
+                                       v);
+        } else if (arg[0] == '-') {
             return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
+        } else {
+            return cli_usage_error(PROGRAM, "unexpected argument '%s': every setting is an option",
+                                   arg);
         }
     }
     if (a->snapshot > a->ticks)
-        return cli_usage_error(PROGRAM, "--snapshot must be a tick from 1 to %ld", a->ticks);
+        return cli_usage_error(PROGRAM, "--snapshot %ld: expected a tick from 1 to %ld (--ticks)",
+                               a->snapshot, a->ticks);
     if (a->snapshot == 0)
         a->snapshot = sim_phase_end((int)a->ticks, PHASE_MARKET);
     if (a->snapshot == 0)
@@ -209,7 +282,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         return cli_usage_error(PROGRAM,
                                "--backend SENSE=NAME configures the world itself; it cannot be "
                                "combined with --config");
-    return -1;
+    return check_backends(a);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -286,6 +359,34 @@ static void after_call(void *user)
 /* ------------------------------------------------------------------------ */
 /* Opening the world                                                         */
 
+/*
+ * Prints why the world did not open. An error about a backend the command
+ * line named is reported as that option, as the user typed it: the library
+ * would name the INI text the tool generated, or "the options".
+ */
+static void report_open_error(const struct args *a, const percept_error *err, int st)
+{
+    const char *reason = NULL;
+    int k = 0;
+
+    if (err->text[0] == '\0') {
+        fprintf(stderr, PROGRAM ": %s\n", percept_strerror(st));
+        return;
+    }
+    if (per_sense(a) || a->backend != NULL)
+        reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE, &k);
+    if (reason != NULL && a->sense_backend[k] != NULL)
+        fprintf(stderr, PROGRAM ": --backend %s=%s: %s\n", percept_sense_name((percept_sense)k),
+                a->sense_backend[k], reason);
+    else if (reason != NULL)
+        fprintf(stderr, PROGRAM ": --backend %s: %s\n", a->backend, reason);
+    else
+        fprintf(stderr, PROGRAM ": %s%s\n", err->text,
+                a->config == NULL && a->backend == NULL && st == PERCEPT_EIO
+                    ? " (the default config: give --config FILE or --backend NAME)"
+                    : "");
+}
+
 /* 0, or an exit status after printing why the world did not open. */
 static int open_world(const struct args *a, percept_world **world)
 {
@@ -297,8 +398,8 @@ static int open_world(const struct args *a, percept_world **world)
     opt.bounds = &bounds;
     memset(&err, 0, sizeof err);
     if (per_sense(a)) {
-        /* The options name every backend: no config file is needed. A
-         * backend per sense takes INI text; the names are checked already. */
+        /* The options name every backend (check_backends), and only INI text
+         * can give each sense its own; the names are checked already. */
         char *text = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&text, &len);
@@ -306,7 +407,8 @@ static int open_world(const struct args *a, percept_world **world)
             fprintf(stderr, PROGRAM ": out of memory\n");
             return EXIT_RUN;
         }
-        fprintf(mem, "[percept]\nbackend = %s\n", a->backend != NULL ? a->backend : "bruteforce");
+        if (a->backend != NULL)
+            fprintf(mem, "[percept]\nbackend = %s\n", a->backend);
         for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
             if (a->sense_backend[k] != NULL)
                 fprintf(mem, "[%s]\nbackend = %s\n", percept_sense_name((percept_sense)k),
@@ -316,20 +418,184 @@ static int open_world(const struct args *a, percept_world **world)
             fprintf(stderr, PROGRAM ": out of memory\n");
             return EXIT_RUN;
         }
-        st = percept_world_open_string(world, text, "<--backend>", &opt, &err);
+        st = percept_world_open_string(world, text, BACKEND_SOURCE, &opt, &err);
         free(text);
     } else if (a->config == NULL && a->backend != NULL) {
         opt.backend = a->backend;
-        st = percept_world_open_string(world, "", "<--backend>", &opt, &err);
+        st = percept_world_open_string(world, "", BACKEND_SOURCE, &opt, &err);
     } else {
         opt.backend = a->backend;
         st = percept_world_open(world, a->config ? a->config : PERCEPT_DEFAULT_CONFIG, &opt, &err);
     }
     if (st < 0) {
-        fprintf(stderr, PROGRAM ": %s\n", err.text[0] ? err.text : percept_strerror(st));
+        report_open_error(a, &err, st);
         return CLI_EXIT_USAGE;
     }
     return 0;
+}
+
+/* The line at the start: the run, and each sense's backend with where it came from. */
+static void print_start(const struct args *a, percept_world *w)
+{
+    const char *config = a->config ? a->config : PERCEPT_DEFAULT_CONFIG;
+
+    fprintf(stderr, PROGRAM ": %ld creatures, %ld ticks, seed %llu; backends", a->entities,
+            a->ticks, a->seed);
+    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        const char *sense = percept_sense_name((percept_sense)k);
+        const char *b = percept_backend_name(w, (percept_sense)k);
+        fprintf(stderr, "%s %s=%s", k ? "," : "", sense, b ? b : "-");
+        if (a->sense_backend[k] != NULL)
+            fprintf(stderr, " (--backend %s=%s)", sense, a->sense_backend[k]);
+        else if (a->backend != NULL)
+            fprintf(stderr, " (--backend %s)", a->backend);
+    }
+    if (per_sense(a) || (a->backend != NULL && a->config == NULL))
+        fputs("; no config file: default parameters\n", stderr);
+    else if (a->backend != NULL)
+        fprintf(stderr, "; other settings from %s\n", config);
+    else
+        fprintf(stderr, " (from %s)\n", config);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output files                                                              */
+
+/*
+ * An output file of the run. All are opened before the run starts, so that a
+ * path that cannot be written fails at once rather than late in a long run.
+ */
+typedef struct output {
+    const char *option; /* "--svg" */
+    const char *path;
+    FILE *f;     /* NULL before it is opened and after it is closed */
+    int created; /* the file did not exist before */
+    int regular; /* a regular file (not /dev/null, a pipe...): removed if the run fails */
+    dev_t dev;
+    ino_t ino;
+} output;
+
+enum { OUT_SVG, OUT_HTML, OUT_EVENTS, OUT_COUNT };
+
+/* Flushes o: 0, or -1 with the reason in errno (EIO for an earlier error that left none). */
+static int output_flush(output *o)
+{
+    if (fflush(o->f) != 0)
+        return -1;
+    if (ferror(o->f)) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes o: 0, or -1 with the reason in errno. */
+static int output_close(output *o)
+{
+    int st = output_flush(o), e = errno;
+    if (fclose(o->f) != 0 && st == 0) {
+        st = -1;
+        e = errno;
+    }
+    o->f = NULL;
+    errno = e;
+    return st;
+}
+
+/* Reports that writing o failed, with errno's reason; returns EXIT_RUN. */
+static int output_error(const output *o)
+{
+    fprintf(stderr, PROGRAM ": %s %s: cannot write: %s\n", o->option, o->path, strerror(errno));
+    return EXIT_RUN;
+}
+
+/* Opens o for writing without truncating it yet; 0 or -1 with errno. */
+static int output_open(output *o)
+{
+    struct stat sb;
+    int fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+
+    o->created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(o->path, O_WRONLY | O_CREAT, 0666); /* O_CREAT: a dangling symlink's target */
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
+        int e = errno;
+        close(fd);
+        if (o->created)
+            unlink(o->path);
+        errno = e;
+        return -1;
+    }
+    o->regular = S_ISREG(sb.st_mode);
+    o->dev = sb.st_dev;
+    o->ino = sb.st_ino;
+    return 0;
+}
+
+/*
+ * Opens every output (those with a path). On failure nothing is left
+ * behind: the files created are removed and none that existed is truncated.
+ * Returns 0, or an exit status after printing why.
+ */
+static int open_outputs(output *out)
+{
+    int i, j, st = 0;
+
+    for (i = 0; i < OUT_COUNT && st == 0; i++) {
+        if (out[i].path == NULL)
+            continue;
+        if (output_open(&out[i]) < 0) {
+            fprintf(stderr, PROGRAM ": %s %s: cannot open for writing: %s\n", out[i].option,
+                    out[i].path, strerror(errno));
+            st = CLI_EXIT_USAGE;
+            break;
+        }
+        for (j = 0; j < i && st == 0; j++) {
+            if (out[j].f != NULL && out[i].regular && out[j].regular && out[i].dev == out[j].dev &&
+                out[i].ino == out[j].ino) {
+                fprintf(stderr, PROGRAM ": %s %s and %s %s are the same file\n", out[j].option,
+                        out[j].path, out[i].option, out[i].path);
+                st = CLI_EXIT_USAGE;
+            }
+        }
+    }
+    /* Only now that every file is open may the existing ones lose their contents. */
+    for (i = 0; i < OUT_COUNT && st == 0; i++) {
+        if (out[i].f != NULL && out[i].regular && ftruncate(fileno(out[i].f), 0) != 0) {
+            output_error(&out[i]);
+            st = CLI_EXIT_USAGE;
+        }
+    }
+    for (i = 0; i < OUT_COUNT && st != 0; i++) {
+        if (out[i].f == NULL)
+            continue;
+        fclose(out[i].f);
+        out[i].f = NULL;
+        if (out[i].created)
+            unlink(out[i].path);
+    }
+    return st;
+}
+
+/* After a failed run: closes the outputs and removes the regular files, so that none of a
+ * failed run looks complete. Says which files it removed. */
+static void remove_outputs(output *out)
+{
+    int removed = 0;
+
+    for (int i = 0; i < OUT_COUNT; i++) {
+        if (out[i].f != NULL) {
+            fclose(out[i].f);
+            out[i].f = NULL;
+        }
+        if (out[i].path != NULL && out[i].regular && unlink(out[i].path) == 0)
+            fprintf(stderr, "%s %s",
+                    removed++ ? "," : PROGRAM ": removed the run's output files:", out[i].path);
+    }
+    if (removed)
+        fputc('\n', stderr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -504,46 +770,82 @@ typedef struct run {
     sim_scene scene;
     tally tally;
     sim_html html;
-    int html_open;
-    char err[512];
+    output out[OUT_COUNT];
+    progress progress;
 } run;
+
+/* Reports a failure during the run (after ending a progress bar); returns EXIT_RUN. */
+static int run_error(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int run_error(run *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->progress.on && r->progress.tty && r->progress.last >= 0)
+        fputc('\n', stderr);
+    fputs(PROGRAM ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return EXIT_RUN;
+}
+
+/* Reports that writing output o failed (errno holds why); returns EXIT_RUN. */
+static int write_failed(run *r, const output *o)
+{
+    return run_error(r, "%s %s: cannot write: %s", o->option, o->path, strerror(errno));
+}
+
+/* After each tick: the events written so far must have reached their file. */
+static int check_events(run *r)
+{
+    output *ev = &r->out[OUT_EVENTS];
+
+    if (ev->f == NULL)
+        return 0;
+    if (r->tally.pending_lost) {
+        errno = ENOMEM;
+        return write_failed(r, ev);
+    }
+    return output_flush(ev) < 0 ? write_failed(r, ev) : 0;
+}
 
 /* Plays the whole run; 0, or an exit status after printing why. */
 static int play(run *r)
 {
     const struct args *a = &r->a;
     sim_scene *s = &r->scene;
-    progress pr = {!a->quiet, isatty(STDERR_FILENO), -1};
+    output *svg = &r->out[OUT_SVG], *html = &r->out[OUT_HTML];
     long every = (a->ticks + a->frames - 1) / a->frames;
     double start = cli_now_seconds();
+    int st;
 
+    r->progress = (progress){!a->quiet, isatty(STDERR_FILENO), -1};
     if (sim_scene_init(s, r->world, (size_t)a->entities, (int)a->ticks, a->seed, a->timing,
-                       r->tally.events_out != NULL ? after_call : NULL, &r->tally) < 0) {
-        fprintf(stderr, PROGRAM ": %s\n", s->error);
-        return EXIT_RUN;
-    }
-    if (sim_html_open(&r->html, a->html, s, r->err, sizeof r->err) < 0) {
-        fprintf(stderr, PROGRAM ": %s\n", r->err);
-        return EXIT_RUN;
-    }
-    r->html_open = 1;
+                       r->tally.events_out != NULL ? after_call : NULL, &r->tally) < 0)
+        return run_error(r, "%s", s->error);
+    if ((st = check_events(r)) != 0)
+        return st;
+    sim_html_start(&r->html, html->f, s);
     for (long t = 1; t <= a->ticks; t++) {
-        if (sim_scene_step(s) < 0) {
-            if (pr.on && pr.tty)
-                fputc('\n', stderr);
-            fprintf(stderr, PROGRAM ": tick %ld: %s\n", t, s->error);
-            return EXIT_RUN;
+        if (sim_scene_step(s) < 0)
+            return run_error(r, "tick %ld: %s", t, s->error);
+        if ((st = check_events(r)) != 0)
+            return st;
+        if (t == 1 || t % every == 0 || t == a->ticks) {
+            if (sim_html_frame(&r->html, s) < 0)
+                return run_error(r, "tick %ld: reading the world for %s failed", t, html->path);
+            if (output_flush(html) < 0)
+                return write_failed(r, html);
         }
-        if ((t == 1 || t % every == 0 || t == a->ticks) &&
-            sim_html_frame(&r->html, s, r->err, sizeof r->err) < 0) {
-            fprintf(stderr, PROGRAM ": %s\n", r->err);
-            return EXIT_RUN;
+        if (t == a->snapshot) {
+            if (sim_svg_write(svg->f, s) < 0)
+                return run_error(r, "tick %ld: reading the world for %s failed", t, svg->path);
+            if (output_close(svg) < 0)
+                return write_failed(r, svg);
         }
-        if (t == a->snapshot && sim_svg_write(a->svg, s, r->err, sizeof r->err) < 0) {
-            fprintf(stderr, PROGRAM ": %s\n", r->err);
-            return EXIT_RUN;
-        }
-        progress_show(&pr, (int)t, (int)a->ticks, sim_phase_text(s->phase));
+        progress_show(&r->progress, (int)t, (int)a->ticks, sim_phase_text(s->phase));
     }
     double seconds = cli_now_seconds() - start;
 
@@ -551,26 +853,26 @@ static int play(run *r)
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
-    if (mem == NULL) {
-        fprintf(stderr, PROGRAM ": out of memory\n");
-        return EXIT_RUN;
-    }
+    if (mem == NULL)
+        return run_error(r, "out of memory");
     write_summary(mem, s, &r->tally);
     if (fclose(mem) != 0) {
         free(text);
-        fprintf(stderr, PROGRAM ": out of memory\n");
-        return EXIT_RUN;
+        return run_error(r, "out of memory");
     }
-    r->html_open = 0;
-    int st = sim_html_close(&r->html, r->tally.changes, (int)a->ticks, text, r->err, sizeof r->err);
+    sim_html_finish(&r->html, r->tally.changes, (int)a->ticks, text);
+
+    /* The run itself is complete: its summary is worth printing even if a file failed. */
+    st = 0;
+    for (int i = 0; i < OUT_COUNT && st == 0; i++)
+        if (r->out[i].f != NULL && output_close(&r->out[i]) < 0)
+            st = write_failed(r, &r->out[i]);
     fputs(text, stdout);
     free(text);
-    if (st < 0) {
-        fprintf(stderr, PROGRAM ": %s\n", r->err);
-        return EXIT_RUN;
-    }
     if (a->timing)
         write_timing(stdout, s, seconds);
+    if (st != 0)
+        return st;
     write_location(stdout, "picture", a->svg);
     write_location(stdout, "animation", a->html);
     printf("  (the picture shows tick %ld; the animation has %zu frames)\n", a->snapshot,
@@ -585,41 +887,32 @@ int main(int argc, char **argv)
     if (status >= 0)
         return status;
 
+    r.out[OUT_SVG] = (output){.option = "--svg", .path = r.a.svg};
+    r.out[OUT_HTML] = (output){.option = "--html", .path = r.a.html};
+    r.out[OUT_EVENTS] = (output){.option = "--events", .path = r.a.events};
     r.tally.scene = &r.scene;
     r.tally.changes = calloc((size_t)r.a.ticks * PERCEPT_SENSE_COUNT, sizeof *r.tally.changes);
     if (r.tally.changes == NULL) {
         fprintf(stderr, PROGRAM ": out of memory\n");
         return EXIT_RUN;
     }
-    if (r.a.events != NULL) {
-        r.tally.events_out = fopen(r.a.events, "w");
-        if (r.tally.events_out == NULL) {
-            fprintf(stderr, PROGRAM ": cannot write '%s': %s\n", r.a.events, strerror(errno));
-            free(r.tally.changes);
-            return EXIT_RUN;
-        }
-    }
-    if ((status = open_world(&r.a, &r.world)) == 0) {
+    /* The world first: a bad backend or config then leaves no file behind either. */
+    if ((status = open_world(&r.a, &r.world)) == 0 && (status = open_outputs(r.out)) == 0) {
+        r.tally.events_out = r.out[OUT_EVENTS].f;
         percept_set_event_callback(r.world, on_event, &r.tally);
+        if (!r.a.quiet)
+            print_start(&r.a, r.world);
         status = play(&r);
+        if (status != EXIT_SUCCESS)
+            remove_outputs(r.out);
     }
-    if (r.html_open)
-        sim_html_abort(&r.html);
+    sim_html_free(&r.html);
     sim_scene_free(&r.scene);
     percept_world_close(r.world);
-    if (r.tally.events_out != NULL && (ferror(r.tally.events_out) | fclose(r.tally.events_out)) &&
-        status == EXIT_SUCCESS) {
-        fprintf(stderr, PROGRAM ": cannot write '%s': %s\n", r.a.events, strerror(errno));
-        status = EXIT_RUN;
-    }
-    if (r.tally.pending_lost && status == EXIT_SUCCESS) {
-        fprintf(stderr, PROGRAM ": cannot write '%s': out of memory\n", r.a.events);
-        status = EXIT_RUN;
-    }
     free(r.tally.pending);
     free(r.tally.changes);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, PROGRAM ": error writing standard output\n");
+        fprintf(stderr, PROGRAM ": error writing standard output: %s\n", strerror(errno));
         return EXIT_RUN;
     }
     return status;

@@ -7,7 +7,6 @@
  */
 #include "html.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,12 +225,6 @@ static const char page_script[] =
     "</body>\n"
     "</html>\n";
 
-static int write_error(sim_html *h, char *err, size_t errsize)
-{
-    snprintf(err, errsize, "cannot write '%s': %s", h->path, strerror(errno));
-    return -1;
-}
-
 /* A JavaScript string literal, safe inside a <script> element. */
 static void put_string(FILE *o, const char *s)
 {
@@ -250,13 +243,10 @@ static void put_string(FILE *o, const char *s)
     fputc('"', o);
 }
 
-int sim_html_open(sim_html *h, const char *path, const sim_scene *s, char *err, size_t errsize)
+void sim_html_start(sim_html *h, FILE *out, const sim_scene *s)
 {
     memset(h, 0, sizeof *h);
-    h->path = path;
-    h->out = fopen(path, "w");
-    if (h->out == NULL)
-        return write_error(h, err, errsize);
+    h->out = out;
     FILE *o = h->out;
     fputs(page_head, o);
     /* The canvas is as large as the SVG's map. */
@@ -294,12 +284,9 @@ int sim_html_open(sim_html *h, const char *path, const sim_scene *s, char *err, 
     for (size_t i = 0; i < s->count; i++)
         fprintf(o, "%s%u", i == 0 ? "" : i % 40 == 0 ? ",\n" : ",", (unsigned)s->entities[i].kind);
     fputs("],\n\"frames\": [\n", o);
-    if (ferror(o))
-        return write_error(h, err, errsize);
-    return 0;
 }
 
-int sim_html_frame(sim_html *h, const sim_scene *s, char *err, size_t errsize)
+int sim_html_frame(sim_html *h, const sim_scene *s)
 {
     FILE *o = h->out;
 
@@ -336,10 +323,8 @@ int sim_html_frame(sim_html *h, const sim_scene *s, char *err, size_t errsize)
             continue;
         for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
             size_t n = sim_perceived(s, i, (percept_sense)k, &h->ids, &h->cap);
-            if (n == (size_t)-1) {
-                snprintf(err, errsize, "cannot write '%s': reading the world failed", h->path);
+            if (n == (size_t)-1)
                 return -1;
-            }
             if (n == 0)
                 continue;
             fprintf(o, "%s[%zu,%d", first ? "" : ",\n", j, k);
@@ -351,16 +336,12 @@ int sim_html_frame(sim_html *h, const sim_scene *s, char *err, size_t errsize)
     }
     fputs("]}", o);
     h->frames++;
-    if (ferror(o))
-        return write_error(h, err, errsize);
     return 0;
 }
 
-int sim_html_close(sim_html *h, const unsigned long *changes, int ticks, const char *summary,
-                   char *err, size_t errsize)
+void sim_html_finish(sim_html *h, const unsigned long *changes, int ticks, const char *summary)
 {
     FILE *o = h->out;
-    int st = 0;
 
     fputs("\n],\n\"changes\": [", o);
     for (int t = 0; t < ticks; t++) {
@@ -371,21 +352,11 @@ int sim_html_close(sim_html *h, const unsigned long *changes, int ticks, const c
     put_string(o, summary);
     fputs("\n};\n</script>\n", o);
     fputs(page_script, o);
-    if (ferror(o))
-        st = write_error(h, err, errsize);
-    if (fclose(o) != 0 && st == 0)
-        st = write_error(h, err, errsize);
-    h->out = NULL;
-    free(h->ids);
-    h->ids = NULL;
-    return st;
 }
 
-void sim_html_abort(sim_html *h)
+void sim_html_free(sim_html *h)
 {
-    if (h->out != NULL)
-        fclose(h->out);
-    h->out = NULL;
     free(h->ids);
     h->ids = NULL;
+    h->cap = 0;
 }

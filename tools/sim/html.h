@@ -11,29 +11,26 @@
 #include "scene.h"
 
 typedef struct sim_html {
-    FILE *out;
-    const char *path;
+    FILE *out;       /* opened, checked for write errors and closed by the caller */
     size_t frames;   /* written so far */
     percept_id *ids; /* scratch for reading perceived sets */
     size_t cap;
 } sim_html;
 
-/* Starts the page at `path` with the scene's map and creatures. 0, or -1 with err. */
-int sim_html_open(sim_html *h, const char *path, const sim_scene *scene, char *err, size_t errsize);
+/* Starts the page on `out` with the scene's map and creatures. */
+void sim_html_start(sim_html *h, FILE *out, const sim_scene *scene);
 
-/* Appends the scene as it stands now as the next frame. 0, or -1 with err. */
-int sim_html_frame(sim_html *h, const sim_scene *scene, char *err, size_t errsize);
+/* Appends the scene as it stands now as the next frame. 0, or -1 if reading the world failed. */
+int sim_html_frame(sim_html *h, const sim_scene *scene);
 
 /*
  * Ends the page: `changes` holds, for each tick 1..ticks, the enter and leave
  * events per sense (ticks * PERCEPT_SENSE_COUNT values), drawn as a chart;
- * `summary` is the run's text summary, shown below the map. Frees h's memory
- * whether or not it succeeds. 0, or -1 with err.
+ * `summary` is the run's text summary, shown below the map.
  */
-int sim_html_close(sim_html *h, const unsigned long *changes, int ticks, const char *summary,
-                   char *err, size_t errsize);
+void sim_html_finish(sim_html *h, const unsigned long *changes, int ticks, const char *summary);
 
-/* Gives up on the page (after an error elsewhere): closes the file, frees memory. */
-void sim_html_abort(sim_html *h);
+/* Frees h's memory (not the stream), whether or not the page was finished. */
+void sim_html_free(sim_html *h);
 
 #endif /* PERCEPT_SIM_HTML_H */

@@ -6,14 +6,15 @@
 #ifndef PERCEPT_SIM_SVG_H
 #define PERCEPT_SIM_SVG_H
 
-#include <stddef.h>
+#include <stdio.h>
 
 #include "scene.h"
 
 /*
- * Writes the scene as it stands now to `path`. Returns 0, or -1 with a
- * message naming the file in err.
+ * Writes the scene as it stands now to `out`, which the caller opened (and
+ * checks for write errors and closes). Returns 0, or -1 if reading the
+ * world failed (out of memory).
  */
-int sim_svg_write(const char *path, const sim_scene *scene, char *err, size_t errsize);
+int sim_svg_write(FILE *out, const sim_scene *scene);
 
 #endif /* PERCEPT_SIM_SVG_H */
