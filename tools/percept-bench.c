@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/machine.h"
 #include "bench/report.h"
@@ -94,31 +95,43 @@ static void print_usage(FILE *out)
           "\n"
           "Options:\n"
           "  --full             add 100k entities to every workload and a 1M-entity memory run\n"
-          "  --quick            tiny sizes and one round: a smoke test of a few seconds\n"
+          "  --quick            tiny sizes and one round: a smoke test of a few seconds, too\n"
+          "                     small to judge the targets by (they are shown, not judged)\n"
           "  --workloads LIST   comma-separated workloads (default: all)\n"
-          "  --backends LIST    comma-separated backends (default: every NAME.so found in\n"
-          "                     PERCEPT_PLUGIN_PATH, else in " PERCEPT_BENCH_PLUGIN_DIR ")\n"
-          "  --sizes LIST       entity counts of the workload tables (default 1k,10k;\n"
-          "                     suffixes k and M)\n"
-          "  --sweep LIST       sizes of the constant-density sweep (default 1k,4k,16k,64k,256k;\n"
-          "                     'none' to skip it)\n"
+          "  --backends LIST    comma-separated backends, at most 16 (default: every NAME.so\n"
+          "                     found where the library looks: each directory of\n"
+          "                     PERCEPT_PLUGIN_PATH, then " PERCEPT_BENCH_PLUGIN_DIR ";\n"
+          "                     the first directory holding NAME.so wins)\n"
+          "  --sizes LIST       entity counts of the workload tables, at most 16, each 1 to\n"
+          "                     100M (default 1k,10k; suffixes k and M)\n"
+          "  --sweep LIST       sizes of the constant-density sweep, as --sizes (default\n"
+          "                     1k,4k,16k,64k,256k; 'none' to skip it)\n"
           "  --batched on|off   also replay uniform_walk and teleport at every size, and the\n"
           "                     sweep, with each tick's moves in one percept_move_many call\n"
           "                     (default on)\n"
-          "  --rounds N         measured rounds per case (default: 11 up to 2k entities, 3 up\n"
-          "                     to 20k, 2 up to 300k, 1 above)\n"
-          "  --budget SECONDS   time for the whole run (default 270; 0: no limit, the default\n"
-          "                     with --full and --quick): every case gets a share in\n"
-          "                     proportion to its operations, and runs fewer rounds (at least\n"
-          "                     one) when a next round would overrun its share\n"
-          "  --max-replay SECONDS  stop a backend's replay after this long (default 30,\n"
-          "                     600 with --full; 0: no limit) and skip that backend at the\n"
-          "                     workload's larger sizes\n"
-          "  --seed N           the workloads' seed (default 20240611)\n"
-          "  --out FILE         write the Markdown report to FILE (default: standard output)\n"
-          "  --svg-dir DIR      write the charts to DIR (default: FILE's directory)\n"
+          "  --rounds N         measured rounds per case, 1 to 16 (default: 11 up to 2k\n"
+          "                     entities, 3 up to 20k, 2 up to 300k, 1 above)\n"
+          "  --budget SECONDS   time for the whole run, 0 to 1000000 (default 270; 0: no\n"
+          "                     limit, the default with --full and --quick): every case gets\n"
+          "                     a share in proportion to its operations, and runs fewer\n"
+          "                     rounds (at least one) when a next round would overrun it\n"
+          "  --max-replay SECONDS  stop a backend's replay after this long, 0 to 1000000\n"
+          "                     (default 30, 600 with --full; 0: no limit) and skip that\n"
+          "                     backend at the workload's larger sizes\n"
+          "  --seed N           the workloads' seed, 0 to 2^64-1, decimal or 0x\n"
+          "                     hexadecimal (default 20240611)\n"
+          "  --out FILE         write the Markdown report to FILE, and the charts beside it\n"
+          "                     (default, or '-': the report to standard output and no\n"
+          "                     charts unless --svg-dir is given)\n"
+          "  --svg-dir DIR      write the charts to DIR, which must exist (default: FILE's\n"
+          "                     directory)\n"
           "  --notes FILE       append FILE, a hand-written analysis, to the report\n"
+          "  --version          print the version and exit\n"
           "  --help             print this help and exit\n"
+          "\n"
+          "At most 256 cases in all (a workload at one size is a case; the sweep's sizes\n"
+          "and the batched replays add more). The report file and the chart directory are\n"
+          "checked for writing before anything runs.\n"
           "\n",
           out);
     print_workloads(out, "Workloads: ");
@@ -129,7 +142,9 @@ static void print_usage(FILE *out)
           "whole process).\n"
           "\n"
           "Exit status: 0 when every backend's events match the reference, 1 when one does\n"
-          "not or a replay fails, 2 on bad usage.\n",
+          "not, a replay fails, or the report or a chart cannot be written at the end, 2 on\n"
+          "bad usage or when the report or the chart directory cannot be written at the\n"
+          "start.\n",
           out);
 }
 
@@ -138,8 +153,10 @@ static size_t parse_count(const char *s)
 {
     char *end;
     errno = 0;
+    if (*s < '0' || *s > '9') /* strtoull would take a sign or leading spaces */
+        return 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || s[0] == '-')
+    if (errno || end == s)
         return 0;
     if (*end == 'k' || *end == 'K') {
         v *= 1000;
@@ -153,21 +170,48 @@ static size_t parse_count(const char *s)
     return (size_t)v;
 }
 
-/* Splits a comma-separated list of counts; returns how many, or -1 on a bad one. */
-static int parse_counts(const char *list, size_t *out, size_t max)
+/*
+ * Splits `list`, the value of option `opt`, into counts; returns how many, or
+ * -1 after a usage error naming the option and the bad item. The list has no
+ * empty items (check_list()).
+ */
+static int parse_counts(const char *opt, const char *list, size_t *out, size_t max)
 {
     char buf[512];
     size_t n = 0;
-    if (strlen(list) >= sizeof buf)
+    if (strlen(list) >= sizeof buf) {
+        cli_usage_error(PROGRAM, "%s: the list is too long", opt);
         return -1;
+    }
     strcpy(buf, list);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         size_t v = parse_count(tok);
-        if (!v || n == max)
+        if (!v) {
+            cli_usage_error(PROGRAM,
+                            "%s: '%s' is not an entity count from 1 to 100M (digits, "
+                            "then optionally k or M)",
+                            opt, tok);
             return -1;
+        }
+        if (n == max) {
+            cli_usage_error(PROGRAM, "%s: at most %zu sizes", opt, max);
+            return -1;
+        }
         out[n++] = v;
     }
     return (int)n;
+}
+
+/* A comma-separated list must have items, none of them empty: "a,,b" or "a," is
+ * more likely a typo than a wish, and strtok() would skip the empty item silently. */
+static int check_list(const char *opt, const char *list)
+{
+    size_t len = list ? strlen(list) : 1;
+    if (len == 0)
+        return cli_usage_error(PROGRAM, "%s needs a comma-separated list, not ''", opt);
+    if (list && (list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")))
+        return cli_usage_error(PROGRAM, "%s: empty item in '%s'", opt, list);
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, args *a)
@@ -183,6 +227,8 @@ static int parse_args(int argc, char **argv, args *a)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
+        } else if (cli_version(PROGRAM, arg)) {
+            return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--full") == 0) {
             a->full = 1;
         } else if (strcmp(arg, "--quick") == 0) {
@@ -190,12 +236,24 @@ static int parse_args(int argc, char **argv, args *a)
         } else if ((r = cli_option_value(argc, argv, &i, "--workloads", &a->workloads)) ||
                    (r = cli_option_value(argc, argv, &i, "--backends", &a->backends)) ||
                    (r = cli_option_value(argc, argv, &i, "--sizes", &a->sizes)) ||
-                   (r = cli_option_value(argc, argv, &i, "--sweep", &a->sweep)) ||
-                   (r = cli_option_value(argc, argv, &i, "--out", &a->out)) ||
-                   (r = cli_option_value(argc, argv, &i, "--svg-dir", &a->svg_dir)) ||
-                   (r = cli_option_value(argc, argv, &i, "--notes", &a->notes))) {
+                   (r = cli_option_value(argc, argv, &i, "--sweep", &a->sweep))) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
+        } else if ((r = cli_option_value(argc, argv, &i, "--out", &v)) ||
+                   (r = cli_option_value(argc, argv, &i, "--svg-dir", &v)) ||
+                   (r = cli_option_value(argc, argv, &i, "--notes", &v))) {
+            /* The option's name, without "=VALUE". */
+            int len = (int)strcspn(arg, "=");
+            if (r < 0 || !*v)
+                return cli_usage_error(PROGRAM, "option '%.*s' needs a %s", len, arg,
+                                       strncmp(arg, "--svg-dir", 9) == 0 ? "directory"
+                                                                         : "file name");
+            if (strncmp(arg, "--out", 5) == 0)
+                a->out = v;
+            else if (strncmp(arg, "--svg-dir", 9) == 0)
+                a->svg_dir = v;
+            else
+                a->notes = v;
         } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
             if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
                 return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off', not '%s'",
@@ -204,57 +262,134 @@ static int parse_args(int argc, char **argv, args *a)
         } else if ((r = cli_option_value(argc, argv, &i, "--rounds", &v)) != 0) {
             size_t n = r > 0 ? parse_count(v) : 0;
             if (!n || n > BENCH_MAX_ROUNDS)
-                return cli_usage_error(PROGRAM, "--rounds needs a number from 1 to 16, not '%s'",
-                                       r > 0 ? v : "");
+                return cli_usage_error(PROGRAM, "--rounds needs a number from 1 to %d, not '%s'",
+                                       BENCH_MAX_ROUNDS, r > 0 ? v : "");
             a->rounds = n;
         } else if ((r = cli_option_value(argc, argv, &i, "--budget", &v)) != 0 ||
                    (r = cli_option_value(argc, argv, &i, "--max-replay", &v)) != 0) {
+            const char *opt = strncmp(arg, "--budget", 8) == 0 ? "--budget" : "--max-replay";
             char *end = NULL;
             errno = 0;
             double b = r > 0 ? strtod(v, &end) : -1;
             if (r < 0 || errno || end == v || *end != '\0' || !(b >= 0) || b > 1e6)
-                return cli_usage_error(PROGRAM, "option '%s' needs a number of seconds", arg);
-            if (strncmp(arg, "--budget", 8) == 0)
+                return cli_usage_error(PROGRAM,
+                                       "%s needs a number of seconds from 0 to 1000000, not '%s'",
+                                       opt, r > 0 ? v : "");
+            if (opt[2] == 'b')
                 a->budget = b;
             else
                 a->max_replay = b;
         } else if ((r = cli_option_value(argc, argv, &i, "--seed", &v)) != 0) {
             char *end;
             errno = 0;
-            unsigned long long s = r > 0 ? strtoull(v, &end, 0) : 0;
-            if (r < 0 || errno || end == v || *end != '\0')
-                return cli_usage_error(PROGRAM, "--seed needs a number, not '%s'", r > 0 ? v : "");
+            /* strtoull would take a sign (and wrap "-1" around) or leading spaces. */
+            int digit = r > 0 && *v >= '0' && *v <= '9';
+            /* Decimal, or 0x hexadecimal; not base 0, which reads "010" as octal 8. */
+            int hex = digit && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+            unsigned long long s = digit ? strtoull(v, &end, hex ? 16 : 10) : 0;
+            if (!digit || errno || *end != '\0')
+                return cli_usage_error(PROGRAM, "--seed needs a number from 0 to 2^64-1, not '%s'",
+                                       r > 0 ? v : "");
             a->seed = s;
-        } else {
+        } else if (arg[0] == '-') {
             return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
+        } else {
+            return cli_usage_error(PROGRAM, "unexpected argument '%s': every option starts with --",
+                                   arg);
         }
     }
     if (a->full && a->quick)
         return cli_usage_error(PROGRAM, "%s", "--full and --quick exclude each other");
+    int rc;
+    if ((rc = check_list("--workloads", a->workloads)) >= 0 ||
+        (rc = check_list("--backends", a->backends)) >= 0 ||
+        (rc = check_list("--sizes", a->sizes)) >= 0 || (rc = check_list("--sweep", a->sweep)) >= 0)
+        return rc;
     return -1;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Backends                                                                  */
 
+/*
+ * Where the library looks for NAME.so when neither the options nor the config
+ * name a plugin_dir, as the bench's worlds do (src/plugin.c, README
+ * "Backends"): each directory of PERCEPT_PLUGIN_PATH, then the install
+ * directory; the first directory holding the file wins. The library keeps at
+ * most 8 directories and drops the rest, the install directory among them:
+ * the same cap here, so that the bench lists what the library will load.
+ */
+#define SEARCH_MAX_DIRS 8
+
+typedef struct search_path {
+    char *env_copy; /* the directories point into it */
+    const char *dirs[SEARCH_MAX_DIRS];
+    size_t count;
+} search_path;
+
+static int search_init(search_path *s)
+{
+    memset(s, 0, sizeof *s);
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    if (env && *env) {
+        if (!(s->env_copy = strdup(env)))
+            return -1;
+        /* Empty entries ("a::b") are skipped, as the library's strtok_r() does. */
+        for (char *save = NULL, *dir = strtok_r(s->env_copy, ":", &save);
+             dir && s->count < SEARCH_MAX_DIRS; dir = strtok_r(NULL, ":", &save))
+            s->dirs[s->count++] = dir;
+    }
+    if (s->count < SEARCH_MAX_DIRS)
+        s->dirs[s->count++] = PERCEPT_BENCH_PLUGIN_DIR;
+    return 0;
+}
+
+/* "DIR1, DIR2, ..." for messages. */
+static void search_describe(const search_path *s, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < s->count && len < size; i++) {
+        int n = snprintf(out + len, size - len, "%s%s", i ? ", " : "", s->dirs[i]);
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
+
+/* The library loads a regular file only (a directory named NAME.so is skipped). */
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The first directory of the search path holding NAME.so, or NULL. */
+static const char *search_find(const search_path *s, const char *name)
+{
+    char path[PATH_MAX];
+    for (size_t i = 0; i < s->count; i++) {
+        int n = snprintf(path, sizeof path, "%s/%s.so", s->dirs[i], name);
+        if (n > 0 && (size_t)n < sizeof path && is_file(path))
+            return s->dirs[i];
+    }
+    return NULL;
+}
+
 typedef struct name_list {
     char *names[BENCH_MAX_BACKENDS];
+    const char *dirs[BENCH_MAX_BACKENDS]; /* where each was found */
     size_t count;
 } name_list;
 
-static int list_add(name_list *l, const char *name, size_t len)
+static int list_add(name_list *l, const char *name, const char *dir)
 {
     for (size_t i = 0; i < l->count; i++)
-        if (strlen(l->names[i]) == len && strncmp(l->names[i], name, len) == 0)
+        if (strcmp(l->names[i], name) == 0)
             return 0;
     if (l->count == BENCH_MAX_BACKENDS)
         return -1;
-    char *copy = malloc(len + 1);
-    if (!copy)
+    if (!(l->names[l->count] = strdup(name)))
         return -1;
-    memcpy(copy, name, len);
-    copy[len] = '\0';
-    l->names[l->count++] = copy;
+    l->dirs[l->count++] = dir;
     return 0;
 }
 
@@ -265,25 +400,49 @@ static void list_free(name_list *l)
     l->count = 0;
 }
 
-static void scan_dir(name_list *l, const char *dir)
+/* Every backend of the search path, each from the first directory holding it. */
+static void search_all(const search_path *s, name_list *l)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    if (!d)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
+    for (size_t i = 0; i < s->count; i++) {
+        DIR *d = opendir(s->dirs[i]);
+        struct dirent *e;
+        if (!d)
+            continue;
+        while ((e = readdir(d)) != NULL) {
+            size_t len = strlen(e->d_name);
             char name[256];
-            if (len - 3 >= sizeof name)
+            if (len <= 3 || len - 3 >= sizeof name || strcmp(e->d_name + len - 3, ".so") != 0)
                 continue;
             memcpy(name, e->d_name, len - 3);
             name[len - 3] = '\0';
-            if (cli_backend_name_ok(name)) /* others cannot be loaded by name */
-                list_add(l, name, len - 3);
+            /* Others cannot be loaded by name; an earlier directory's file wins. */
+            if (cli_backend_name_ok(name) && search_find(s, name) == s->dirs[i])
+                list_add(l, name, s->dirs[i]);
+        }
+        closedir(d);
+    }
+}
+
+/* "a, b (in DIR1); c (in DIR2)", or "none", for messages. */
+static void list_describe(const search_path *s, const name_list *l, char *out, size_t size)
+{
+    size_t len = 0;
+    snprintf(out, size, "none");
+    for (size_t i = 0; i < s->count && len < size; i++) {
+        int first = 1, n;
+        for (size_t b = 0; b < l->count && len < size; b++) {
+            if (l->dirs[b] != s->dirs[i])
+                continue;
+            n = snprintf(out + len, size - len, "%s%s", first ? (len ? "; " : "") : ", ",
+                         l->names[b]);
+            len += n > 0 ? (size_t)n : 0;
+            first = 0;
+        }
+        if (!first && len < size) {
+            n = snprintf(out + len, size - len, " (in %s)", s->dirs[i]);
+            len += n > 0 ? (size_t)n : 0;
         }
     }
-    closedir(d);
 }
 
 static int rank_of(const char *name)
@@ -294,54 +453,81 @@ static int rank_of(const char *name)
     return 100;
 }
 
-static int compare_backends(const void *pa, const void *pb)
+/* Sorts names and their directories together. */
+static void list_sort(name_list *l)
 {
-    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
-    int ra = rank_of(a), rb = rank_of(b);
-    return ra != rb ? ra - rb : strcmp(a, b);
+    for (size_t i = 1; i < l->count; i++) {
+        for (size_t j = i; j > 0; j--) {
+            const char *a = l->names[j - 1], *b = l->names[j];
+            int ra = rank_of(a), rb = rank_of(b);
+            if (ra < rb || (ra == rb && strcmp(a, b) <= 0))
+                break;
+            char *tn = l->names[j];
+            const char *td = l->dirs[j];
+            l->names[j] = l->names[j - 1];
+            l->dirs[j] = l->dirs[j - 1];
+            l->names[j - 1] = tn;
+            l->dirs[j - 1] = td;
+        }
+    }
 }
 
-static int find_backends(const args *a, name_list *l)
+/*
+ * The backends to run: those of --backends, each of which must be found now
+ * (an unknown name is bad usage, not a run full of failures), or every one
+ * found. Returns -1, or the exit status after a message.
+ */
+static int find_backends(const args *a, const search_path *s, name_list *l)
 {
+    char dirs[1024], found[2048];
+    name_list all;
     memset(l, 0, sizeof *l);
+    memset(&all, 0, sizeof all);
+    search_all(s, &all);
+    list_sort(&all);
+    list_describe(s, &all, found, sizeof found);
+    search_describe(s, dirs, sizeof dirs);
+    int rc = -1;
     if (a->backends) {
         const char *p = a->backends;
-        while (*p) {
+        while (*p && rc < 0) {
             size_t len = strcspn(p, ",");
             char name[256];
-            if (len == 0 || len >= sizeof name)
-                return cli_usage_error(PROGRAM, "bad backend list '%s'", a->backends);
+            const char *dir;
+            if (len >= sizeof name) {
+                rc = cli_usage_error(PROGRAM, "--backends: the name '%.20s...' is too long", p);
+                break;
+            }
             memcpy(name, p, len);
             name[len] = '\0';
             if (!cli_backend_name_ok(name))
-                return cli_usage_error(
-                    PROGRAM, "bad backend name '%s': letters, digits, '_' and '-' only", name);
-            if (list_add(l, name, len))
-                return cli_usage_error(PROGRAM, "%s", "too many backends");
+                rc = cli_usage_error(
+                    PROGRAM, "--backends: bad backend name '%s': letters, digits, '_' and '-' only",
+                    name);
+            else if (!(dir = search_find(s, name)))
+                rc = cli_usage_error(PROGRAM,
+                                     "--backends: no backend '%s': %s.so is in none of %s "
+                                     "(PERCEPT_PLUGIN_PATH, then the install directory); found: %s",
+                                     name, name, dirs, found);
+            else if (list_add(l, name, dir))
+                rc =
+                    cli_usage_error(PROGRAM, "--backends: at most %d backends", BENCH_MAX_BACKENDS);
             p += len + (p[len] == ',');
         }
+    } else if (all.count == 0) {
+        fprintf(stderr,
+                PROGRAM ": no backend plugins (NAME.so) in %s; set PERCEPT_PLUGIN_PATH to the "
+                        "directory holding them\n",
+                dirs);
+        rc = CLI_EXIT_USAGE;
+    } else {
+        *l = all; /* takes the names */
         return -1;
     }
-    const char *env = getenv("PERCEPT_PLUGIN_PATH");
-    if (env && *env) {
-        char *copy = strdup(env);
-        if (!copy)
-            return CLI_EXIT_USAGE;
-        for (char *dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":"))
-            scan_dir(l, dir);
-        free(copy);
-    } else {
-        scan_dir(l, PERCEPT_BENCH_PLUGIN_DIR);
-    }
-    if (l->count == 0) {
-        fprintf(stderr,
-                PROGRAM ": no backend plugins found in %s; set PERCEPT_PLUGIN_PATH to the "
-                        "directory holding NAME.so files, or name them with --backends\n",
-                env && *env ? "PERCEPT_PLUGIN_PATH" : PERCEPT_BENCH_PLUGIN_DIR);
-        return CLI_EXIT_USAGE;
-    }
-    qsort(l->names, l->count, sizeof l->names[0], compare_backends);
-    return -1;
+    list_free(&all);
+    if (rc >= 0)
+        list_free(l);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -428,11 +614,21 @@ static int check_workloads(const args *a)
         return -1;
     char buf[512];
     if (strlen(a->workloads) >= sizeof buf)
-        return cli_usage_error(PROGRAM, "%s", "--workloads list too long");
+        return cli_usage_error(PROGRAM, "%s", "--workloads: the list is too long");
     strcpy(buf, a->workloads);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-        if (bench_workload_index(tok) == bench_workload_count)
-            return cli_usage_error(PROGRAM, "unknown workload '%s'", tok);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (bench_workload_index(tok) != bench_workload_count)
+            continue;
+        char known[1024];
+        size_t len = 0;
+        for (size_t w = 0; w < bench_workload_count && len < sizeof known; w++) {
+            int n = snprintf(known + len, sizeof known - len, "%s%s", w ? ", " : "",
+                             bench_workloads[w].name);
+            len += n > 0 ? (size_t)n : 0;
+        }
+        return cli_usage_error(PROGRAM, "--workloads: unknown workload '%s' (known: %s)", tok,
+                               known);
+    }
     return -1;
 }
 
@@ -464,31 +660,30 @@ static int smaller_size_of(const case_result *c, const case_plan *next)
            (c->plan.flags & CASE_BATCHED) == (next->flags & CASE_BATCHED);
 }
 
+static int too_many_cases(void)
+{
+    return cli_usage_error(PROGRAM,
+                           "more than %d cases: give fewer --workloads, --sizes or --sweep sizes, "
+                           "or --batched off",
+                           MAX_CASES);
+}
+
 static int make_plan(const args *a, plan *p)
 {
     size_t sizes[MAX_SIZES], sweep[MAX_SIZES];
     int ns, nw;
     memset(p, 0, sizeof *p);
-    if (a->sizes)
-        ns = parse_counts(a->sizes, sizes, MAX_SIZES);
-    else if (a->quick)
-        ns = parse_counts("300", sizes, MAX_SIZES);
-    else if (a->full)
-        ns = parse_counts("1k,10k,100k", sizes, MAX_SIZES);
-    else
-        ns = parse_counts("1k,10k", sizes, MAX_SIZES);
-    if (ns < 0)
-        return cli_usage_error(PROGRAM, "bad size list '%s'", a->sizes);
-    if (a->sweep && strcmp(a->sweep, "none") == 0)
+    const char *size_list = a->sizes   ? a->sizes
+                            : a->quick ? "300"
+                            : a->full  ? "1k,10k,100k"
+                                       : "1k,10k";
+    const char *sweep_list = a->sweep ? a->sweep : a->quick ? "300,1200" : "1k,4k,16k,64k,256k";
+    if ((ns = parse_counts("--sizes", size_list, sizes, MAX_SIZES)) < 0)
+        return CLI_EXIT_USAGE;
+    if (strcmp(sweep_list, "none") == 0)
         nw = 0;
-    else if (a->sweep)
-        nw = parse_counts(a->sweep, sweep, MAX_SIZES);
-    else if (a->quick)
-        nw = parse_counts("300,1200", sweep, MAX_SIZES);
-    else
-        nw = parse_counts("1k,4k,16k,64k,256k", sweep, MAX_SIZES);
-    if (nw < 0)
-        return cli_usage_error(PROGRAM, "bad sweep list '%s'", a->sweep);
+    else if ((nw = parse_counts("--sweep", sweep_list, sweep, MAX_SIZES)) < 0)
+        return CLI_EXIT_USAGE;
 
     for (size_t w = 0; w < bench_workload_count; w++) {
         const char *name = bench_workloads[w].name;
@@ -500,18 +695,18 @@ static int make_plan(const args *a, plan *p)
         for (int i = 0; i < ns; i++)
             if (!plan_case(p, name, sizes[i], CASE_TABLE, a) ||
                 (twin && !plan_case(p, name, sizes[i], CASE_TABLE | CASE_BATCHED, a)))
-                return cli_usage_error(PROGRAM, "%s", "too many cases");
+                return too_many_cases();
     }
     if (selected(a, "uniform_walk")) {
         for (int i = 0; i < nw; i++)
             if (!plan_case(p, "uniform_walk", sweep[i], CASE_SWEEP, a) ||
                 (a->batched &&
                  !plan_case(p, "uniform_walk", sweep[i], CASE_SWEEP | CASE_BATCHED, a)))
-                return cli_usage_error(PROGRAM, "%s", "too many cases");
+                return too_many_cases();
         if (a->full) {
             case_plan *c = plan_case(p, "uniform_walk", 1000000, CASE_MEMORY, a);
             if (!c)
-                return cli_usage_error(PROGRAM, "%s", "too many cases");
+                return too_many_cases();
             c->ticks = 1;
             c->rounds = 1;
             c->warmup = 0;
@@ -615,6 +810,7 @@ static const char *too_slow_before(const case_result *done, size_t count, const 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
+/* The whole of a text file, or NULL with errno set. */
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -625,6 +821,13 @@ static char *read_text(const char *path)
     while (s) {
         size_t n = fread(s + len, 1, cap - len - 1, f);
         len += n;
+        if (ferror(f)) { /* a directory opens, and fails here with EISDIR */
+            int e = errno;
+            free(s);
+            s = NULL;
+            errno = e;
+            break;
+        }
         if (len < cap - 1)
             break;
         char *t = realloc(s, cap * 2);
@@ -638,7 +841,9 @@ static char *read_text(const char *path)
     }
     if (s)
         s[len] = '\0';
+    int e = errno;
     fclose(f);
+    errno = e;
     return s;
 }
 
@@ -670,89 +875,196 @@ static void describe_command(int argc, char **argv, char *out, size_t size)
     }
 }
 
-static int write_report(const args *a, const bench_report *r)
+/* Where the report and the charts go: settled, and checked, before anything runs. */
+typedef struct outputs {
+    const char *report; /* the report's file; NULL: standard output */
+    int in_place;       /* not a regular file (/dev/stdout, a pipe): written in place */
+    char svg_dir[PATH_MAX];
+    int have_svg;
+    char svg_link[PATH_MAX + 1]; /* what the report puts before a chart's file name */
+} outputs;
+
+static int output_error(const char *what, const char *path, const char *why)
 {
-    FILE *f = stdout;
+    fprintf(stderr, PROGRAM ": cannot write %s to '%s': %s\n", what, path, why);
+    return CLI_EXIT_USAGE;
+}
+
+static int output_error_read(const char *path)
+{
+    fprintf(stderr, PROGRAM ": cannot read the notes (--notes) '%s': %s\n", path, strerror(errno));
+    return CLI_EXIT_USAGE;
+}
+
+/*
+ * Checks that the report can be written where --out says: a regular file is
+ * written beside it as FILE.tmp and renamed over it at the end, so that is
+ * what is tried (a file made and removed); anything else must be writable
+ * itself. Finding out after a run of minutes would waste the run.
+ */
+static int check_report(outputs *o)
+{
+    struct stat st;
     char tmp[PATH_MAX];
-    int to_file = a->out && strcmp(a->out, "-") != 0;
-    if (to_file) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
-        f = fopen(tmp, "w");
+    if (stat(o->report, &st) == 0 && S_ISDIR(st.st_mode))
+        return output_error("the report (--out)", o->report,
+                            "it is a directory; give a file name, such as DIR/BENCHMARKS.md");
+    if (stat(o->report, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->in_place = 1;
+        return access(o->report, W_OK) == 0
+                   ? -1
+                   : output_error("the report (--out)", o->report, strerror(errno));
+    }
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", o->report) >= sizeof tmp)
+        return output_error("the report (--out)", o->report, strerror(ENAMETOOLONG));
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return output_error("the report (--out)", o->report, strerror(errno));
+    fclose(f);
+    remove(tmp);
+    return -1;
+}
+
+/* Checks that a chart can be made in the chart directory: a file made and removed. */
+static int check_svg_dir(const outputs *o, const char *origin)
+{
+    char probe[PATH_MAX], what[64];
+    snprintf(what, sizeof what, "the charts (%s)", origin);
+    if ((size_t)snprintf(probe, sizeof probe, "%s/.percept-bench-XXXXXX", o->svg_dir) >=
+        sizeof probe)
+        return output_error(what, o->svg_dir, strerror(ENAMETOOLONG));
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return output_error(what, o->svg_dir, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return -1;
+}
+
+static int plan_outputs(const args *a, outputs *o)
+{
+    memset(o, 0, sizeof *o);
+    o->report = a->out && strcmp(a->out, "-") != 0 ? a->out : NULL;
+    int rc;
+    if (o->report && (rc = check_report(o)) >= 0)
+        return rc;
+    if (a->svg_dir) {
+        snprintf(o->svg_dir, sizeof o->svg_dir, "%s", a->svg_dir);
+        o->have_svg = 1;
+        /* Charts beside the report are linked by name, others by the path given. */
+        char out_dir[PATH_MAX];
+        struct stat s1, s2;
+        if (o->report)
+            dir_of(o->report, out_dir, sizeof out_dir);
+        else
+            snprintf(out_dir, sizeof out_dir, ".");
+        if (stat(out_dir, &s1) != 0 || stat(o->svg_dir, &s2) != 0 || s1.st_dev != s2.st_dev ||
+            s1.st_ino != s2.st_ino)
+            snprintf(o->svg_link, sizeof o->svg_link, "%s/", o->svg_dir);
+        return check_svg_dir(o, "--svg-dir");
+    }
+    if (o->report) {
+        dir_of(o->report, o->svg_dir, sizeof o->svg_dir);
+        o->have_svg = 1;
+        return check_svg_dir(o, "the directory of --out");
+    }
+    return -1;
+}
+
+/* Writes the report where plan_outputs() said. Returns 0, or -1 after saying why. */
+static int write_report(const outputs *o, const bench_report *r)
+{
+    const char *path = o->report ? o->report : "standard output";
+    char tmp[PATH_MAX];
+    FILE *f = stdout;
+    if (o->report) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", o->report);
+        f = fopen(o->in_place ? o->report : tmp, "w");
         if (!f) {
-            fprintf(stderr, PROGRAM ": cannot write %s: %s\n", tmp, strerror(errno));
+            output_error("the report", path, strerror(errno));
             return -1;
         }
     }
-    int bad = report_write_markdown(f, r);
-    if (to_file) {
-        bad |= fclose(f) != 0;
-        if (!bad && rename(tmp, a->out) != 0)
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, PROGRAM ": cannot write %s: %s\n", a->out, strerror(errno));
+    errno = 0;
+    int bad = report_write_markdown(f, r) != 0;
+    bad |= (f == stdout ? fflush(f) : fclose(f)) != 0;
+    if (!bad && o->report && !o->in_place && rename(tmp, o->report) != 0)
+        bad = 1;
+    if (bad) {
+        output_error("the report", path, errno ? strerror(errno) : "write error");
+        if (o->report && !o->in_place)
             remove(tmp);
-            return -1;
-        }
-    } else {
-        bad |= fflush(stdout) != 0;
+        return -1;
     }
-    return bad ? -1 : 0;
+    return 0;
+}
+
+/* The verdict on the events, with the run's time: whose events the others were checked
+ * against (report.c says the same). */
+static void describe_check(const name_list *backends, int failed, double seconds, char *out,
+                           size_t size)
+{
+    int reference = 0;
+    for (size_t b = 0; b < backends->count; b++)
+        reference |= strcmp(backends->names[b], BENCH_REFERENCE) == 0;
+    if (failed)
+        snprintf(out, size, "FAILED: a replay failed or events differ in %.0f s", seconds);
+    else if (reference)
+        snprintf(out, size, "every backend's events match the reference in %.0f s", seconds);
+    else if (backends->count == 1)
+        snprintf(out, size,
+                 "%s ran alone in %.0f s: its events were not compared with another backend's",
+                 backends->names[0], seconds);
+    else
+        snprintf(out, size, "every backend's events match %s's (%s was not in this run) in %.0f s",
+                 backends->names[0], BENCH_REFERENCE, seconds);
 }
 
 int main(int argc, char **argv)
 {
     args a;
+    search_path search;
     name_list backends;
+    outputs out;
     plan p;
     int rc;
 
     if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0)
         return rc;
-    /* find_backends() may fail after taking some names: free them on every exit. */
-    if ((rc = find_backends(&a, &backends)) >= 0 || (rc = make_plan(&a, &p)) >= 0) {
-        list_free(&backends);
+    if (search_init(&search)) {
+        fprintf(stderr, PROGRAM ": out of memory\n");
+        return EXIT_MISMATCH;
+    }
+    /* Every check of the command line and of the outputs comes before any replay. */
+    if ((rc = find_backends(&a, &search, &backends)) >= 0) {
+        free(search.env_copy);
         return rc;
     }
-
     char *notes = NULL;
-    if (a.notes && !(notes = read_text(a.notes))) {
-        fprintf(stderr, PROGRAM ": cannot read %s: %s\n", a.notes, strerror(errno));
+    if ((rc = make_plan(&a, &p)) < 0 && a.notes && !(notes = read_text(a.notes)))
+        rc = output_error_read(a.notes);
+    if (rc < 0)
+        rc = plan_outputs(&a, &out);
+    if (rc >= 0) {
+        free(notes);
         list_free(&backends);
-        return CLI_EXIT_USAGE;
-    }
-    char svg_dir[PATH_MAX], svg_link[PATH_MAX + 1] = "";
-    int have_svg = 0;
-    if (a.svg_dir) {
-        snprintf(svg_dir, sizeof svg_dir, "%s", a.svg_dir);
-        have_svg = 1;
-        /* Charts beside the report are linked by name, others by the path given. */
-        char out_dir[PATH_MAX];
-        struct stat s1, s2;
-        if (a.out && strcmp(a.out, "-") != 0)
-            dir_of(a.out, out_dir, sizeof out_dir);
-        else
-            snprintf(out_dir, sizeof out_dir, ".");
-        if (stat(out_dir, &s1) != 0 || stat(svg_dir, &s2) != 0 || s1.st_dev != s2.st_dev ||
-            s1.st_ino != s2.st_ino)
-            snprintf(svg_link, sizeof svg_link, "%s/", svg_dir);
-    } else if (a.out && strcmp(a.out, "-") != 0) {
-        dir_of(a.out, svg_dir, sizeof svg_dir);
-        have_svg = 1;
+        free(search.env_copy);
+        return rc;
     }
 
     bench_machine machine;
     bench_machine_probe(&machine);
     double start = cli_now_seconds();
-    fprintf(stderr, PROGRAM ": %zu cases, backends:", p.count);
-    for (size_t b = 0; b < backends.count; b++)
-        fprintf(stderr, " %s", backends.names[b]);
-    fprintf(stderr, "\n");
+    char found[2048];
+    list_describe(&search, &backends, found, sizeof found);
+    fprintf(stderr, PROGRAM ": %zu cases, backends: %s\n", p.count, found);
 
     case_result *results = calloc(p.count, sizeof *results);
     if (!results) {
         fprintf(stderr, PROGRAM ": out of memory\n");
         free(notes);
         list_free(&backends);
+        free(search.env_copy);
         return EXIT_MISMATCH;
     }
     size_t done = 0;
@@ -810,26 +1122,42 @@ int main(int argc, char **argv)
         .date = date,
         .seed = a.seed,
         .seconds = seconds,
-        .svg_dir = have_svg ? svg_dir : NULL,
-        .svg_link = svg_link,
+        .svg_dir = out.have_svg ? out.svg_dir : NULL,
+        .svg_link = out.svg_link,
         .notes = notes,
+        .quick = a.quick,
     };
-    if (report_write_charts(&report, stderr) || write_report(&a, &report))
-        failed = 1;
+    int chart_errors = out.have_svg ? report_write_charts(&report, stderr) : 0;
+    int report_error = write_report(&out, &report) != 0;
 
     target_result t[TARGET_COUNT];
     targets_evaluate(results, done, t);
-    fprintf(stderr, "\nTargets:\n");
+    fprintf(stderr, "\nTargets%s:\n", a.quick ? " (not judged: --quick sizes are too small)" : "");
     for (int i = 0; i < TARGET_COUNT; i++)
-        fprintf(stderr, "  %-12s %s: %s\n", target_status_name(t[i].status), t[i].name,
-                t[i].measured);
-    fprintf(stderr, "%s in %.0f s%s%s\n",
-            failed ? PROGRAM ": FAILED: a replay failed or events differ"
-                   : PROGRAM ": every backend's events match the reference",
-            report.seconds, a.out ? ", report in " : "", a.out ? a.out : "");
+        fprintf(stderr, "  %-*s %s: %s\n", a.quick ? 20 : 12, target_status_label(&t[i], a.quick),
+                t[i].name, t[i].measured);
+
+    /* The verdict on the events, then what was written: a write failure is not a
+     * mismatch, and a report is only said to be somewhere once it is. */
+    char verdict[256];
+    describe_check(&backends, failed, report.seconds, verdict, sizeof verdict);
+    fprintf(stderr, PROGRAM ": %s", verdict);
+    if (report_error)
+        fprintf(stderr, "; the report was NOT written (see above)");
+    else if (out.report)
+        fprintf(stderr, ", report in %s", out.report);
+    if (!out.have_svg)
+        fprintf(stderr, "; no charts (they are written with --out FILE or --svg-dir DIR)");
+    else if (chart_errors)
+        fprintf(stderr, "; %d chart%s NOT written to %s (see above)", chart_errors,
+                chart_errors == 1 ? " was" : "s were", out.svg_dir);
+    else
+        fprintf(stderr, ", charts in %s", out.svg_dir);
+    fprintf(stderr, "\n");
 
     free(results);
     free(notes);
     list_free(&backends);
-    return failed ? EXIT_MISMATCH : EXIT_SUCCESS;
+    free(search.env_copy);
+    return failed || report_error || chart_errors ? EXIT_MISMATCH : EXIT_SUCCESS;
 }

@@ -218,6 +218,22 @@ static int batches_build(batches *b, const bench_workload *wl, size_t limit)
     return 0;
 }
 
+/* `text` with "LABEL:LINE:" at its start, or anywhere, made "LABEL:" (in place). */
+static char *without_line(char *text, const char *label)
+{
+    size_t n = strlen(label);
+    for (char *p = strstr(text, label); p; p = strstr(p + n, label)) {
+        if (p[n] != ':')
+            continue;
+        char *digits = p + n + 1, *end = digits;
+        while (*end >= '0' && *end <= '9')
+            end++;
+        if (end > digits && *end == ':')
+            memmove(p + n, end, strlen(end) + 1);
+    }
+    return text;
+}
+
 static void replay_world(const replay_request *req, replay_result *r, double *tick_ns,
                          uint64_t *hashes, const batches *batch)
 {
@@ -240,8 +256,12 @@ static void replay_world(const replay_request *req, replay_result *r, double *ti
     malloc_trim(0); /* so that the world's memory is new resident memory */
 #endif
     long base = start_peak_rss_kib();
-    if (percept_world_open_string(&w, ini, "percept-bench", &opt, &err)) {
-        fail(r, "cannot create a %s world: %.600s", req->backend, err.text);
+    /* The library names the config's source in its messages: name it by what it is,
+     * and drop the line numbers, of a text the user never sees. */
+    char label[128];
+    snprintf(label, sizeof label, "percept-bench's config for %s", req->backend);
+    if (percept_world_open_string(&w, ini, label, &opt, &err)) {
+        fail(r, "cannot create the world: %.600s", without_line(err.text, label));
         return;
     }
     percept_set_event_callback(w, on_event, &s);

@@ -4,6 +4,7 @@
  */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,15 @@ static int has_workload(const bench_report *r, const char *name)
     return 0;
 }
 
+/* Whether the reference backend was in this run (it may still have been skipped at some sizes). */
+static int reference_in_run(const bench_report *r)
+{
+    for (size_t b = 0; b < r->backend_count; b++)
+        if (strcmp(r->backends[b], BENCH_REFERENCE) == 0)
+            return 1;
+    return 0;
+}
+
 static double total_events(const backend_result *br)
 {
     uint64_t e = 0;
@@ -148,13 +158,20 @@ static void write_targets(FILE *f, const bench_report *r)
 {
     target_result t[TARGET_COUNT];
     targets_evaluate(r->cases, r->case_count, t);
-    fprintf(f, "## Targets\n\nMeasured by this run (`make bench`); they are goals to steer by, "
-               "not test assertions.\n\n");
+    if (r->quick)
+        /* Tiny worlds, one round: the figures are noise next to the goals. */
+        fprintf(f, "## Targets\n\nMeasured by this `--quick` run, whose sizes are too small to "
+                   "judge them by: the figures are shown, not judged. They are goals to steer "
+                   "by, not test assertions.\n\n");
+    else
+        fprintf(f, "## Targets\n\nMeasured by this run (`make bench`); they are goals to steer "
+                   "by, not test assertions.\n\n");
     fprintf(f, "| target | goal | measured | status |\n| --- | --- | --- | --- |\n");
-    for (int i = 0; i < TARGET_COUNT; i++)
+    for (int i = 0; i < TARGET_COUNT; i++) {
+        int bold = t[i].status == TARGET_MISSED && !r->quick;
         fprintf(f, "| %s | %s | %s | %s%s%s |\n", t[i].name, t[i].goal, t[i].measured,
-                t[i].status == TARGET_MISSED ? "**" : "", target_status_name(t[i].status),
-                t[i].status == TARGET_MISSED ? "**" : "");
+                bold ? "**" : "", target_status_label(&t[i], r->quick), bold ? "**" : "");
+    }
     fprintf(f, "\n");
 }
 
@@ -241,6 +258,13 @@ static void write_method(FILE *f, const bench_report *r)
             "the cases; a case runs fewer rounds (at least one) rather than overrun its share, "
             "and each table says how many it ran.\n",
             max_replay);
+    if (!reference_in_run(r)) {
+        fprintf(f,
+                "- `%s` was not in this run: ratios (\xc3\x97) are to `grid` where it ran, else "
+                "to the first backend in the list, always measured in the same run.\n\n",
+                BENCH_REFERENCE);
+        return;
+    }
     if (l.reference_full < l.reference_limit)
         fprintf(f,
                 "- `%s` is O(N) per query: it replays everything up to %s entities, only the "
@@ -273,19 +297,39 @@ static void write_correctness(FILE *f, const bench_report *r)
     }
     char limit[32];
     fmt_count(limit, sizeof limit, limits_of(r).reference_limit);
+    /* Whose events the others are checked against: what build_truth() in suite.c picks. */
+    int reference = reference_in_run(r);
+    const char *first = r->backend_count ? r->backends[0] : "";
     fprintf(f, "## Correctness\n\n");
-    fprintf(f,
-            "The event hash of every replay was compared at the end of every tick with the "
-            "reference: `%s` up to %s entities, above that the first backend in the list. ",
-            BENCH_REFERENCE, limit);
-    if (batched)
-        fprintf(f, "Batched cases, whose moves deliver their events in another order, are "
-                   "compared with the reference's batched replay. ");
-    fprintf(f, "%zu cases, %zu timed replays: ", r->case_count, checks);
-    if (!bad)
-        fprintf(f, "**every backend's events are identical to the reference's.**\n\n");
+    if (reference)
+        fprintf(f,
+                "The event hash of every replay was compared at the end of every tick with the "
+                "reference: `%s` up to %s entities, above that the first backend in the list. ",
+                BENCH_REFERENCE, limit);
+    else if (r->backend_count > 1)
+        fprintf(f,
+                "The event hash of every replay was compared at the end of every tick with "
+                "`%s`'s, the first backend in the list (`%s` was not in this run). ",
+                first, BENCH_REFERENCE);
     else
-        fprintf(f, "**%zu case%s disagree: the figures below are not valid.**\n\n", bad,
+        fprintf(f,
+                "Only `%s` ran (`%s` was not in this run): its events were not compared "
+                "with another backend's. ",
+                first, BENCH_REFERENCE);
+    if (batched && r->backend_count > 1)
+        fprintf(f,
+                "Batched cases, whose moves deliver their events in another order, are "
+                "compared with the %s batched replay. ",
+                reference ? "reference's" : "first backend's");
+    fprintf(f, "%zu cases, %zu timed replays", r->case_count, checks);
+    if (!bad && reference)
+        fprintf(f, ": **every backend's events are identical to the reference's.**\n\n");
+    else if (!bad && r->backend_count > 1)
+        fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", first);
+    else if (!bad)
+        fprintf(f, ".\n\n");
+    else
+        fprintf(f, ": **%zu case%s disagree: the figures below are not valid.**\n\n", bad,
                 bad == 1 ? "" : "s");
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
@@ -546,6 +590,16 @@ static void write_batched(FILE *f, const bench_report *r)
     char above[32], limit[32];
     fmt_count(above, sizeof above, l.move_limit_above);
     fmt_count(limit, sizeof limit, l.reference_limit);
+    char against[256];
+    if (reference_in_run(r))
+        snprintf(against, sizeof against,
+                 "against `%s` batched up to %s entities, above that the first backend in the "
+                 "list",
+                 BENCH_REFERENCE, limit);
+    else
+        snprintf(against, sizeof against,
+                 "against `%s` batched, the first backend in the list (`%s` was not in this run)",
+                 r->backend_count ? r->backends[0] : "", BENCH_REFERENCE);
     fprintf(f, "### Moves in batches (percept_move_many)\n\n"
                "A batch is a maximal run of consecutive moves and teleports within one tick, made "
                "by one `percept_move_many()` call, which makes them in an order of nearby "
@@ -563,9 +617,8 @@ static void write_batched(FILE *f, const bench_report *r)
             "and its ratio (\xc3\x97) to the same backend's time per move with one "
             "`percept_move()` call per move in this run: below 1, batches are faster. Batched "
             "replays deliver the events in another order, so they are checked among "
-            "themselves: against `%s` batched up to %s entities, above that the first backend "
-            "in the list.%s\n\n",
-            BENCH_REFERENCE, limit,
+            "themselves: %s.%s\n\n",
+            against,
             r->svg_dir && m ? " The dashed lines of the scaling chart above are the batched "
                               "sweep."
                             : "");
@@ -798,7 +851,8 @@ int report_write_markdown(FILE *f, const bench_report *r)
 {
     fprintf(f, "# percept benchmarks\n\n");
     fprintf(f,
-            "Generated by `%s` (run `make bench` to regenerate; do not edit by hand). "
+            "Generated by `%s` (to regenerate, run that command again with `--out FILE`, or "
+            "`make bench` in a source tree; do not edit by hand). "
             "Every figure comes from one run on the machine below; compare backends by their "
             "ratios, which were measured side by side.\n\n",
             r->command);
@@ -831,9 +885,11 @@ static int chart(const bench_report *r, const char *file, const svg_chart *spec,
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", r->svg_dir, file);
+    errno = 0;
     if (svg_write_chart(path, spec, s, count) == 0)
         return 0;
-    fprintf(log, "percept-bench: cannot write %s\n", path);
+    fprintf(log, "percept-bench: cannot write the chart %s: %s\n", path,
+            errno ? strerror(errno) : "write error");
     return 1;
 }
 

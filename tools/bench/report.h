@@ -24,6 +24,7 @@ typedef struct bench_report {
     const char *svg_dir;  /* charts are written here; NULL: no charts */
     const char *svg_link; /* what the Markdown puts before a chart's file name */
     const char *notes;    /* hand-written analysis appended to the report, or NULL */
+    int quick;            /* a --quick run: sizes too small to judge the targets by */
 } bench_report;
 
 /* Write the Markdown report. Returns 0, or -1 on an output error. */

@@ -22,6 +22,12 @@ const char *target_status_name(target_status s)
     return s == TARGET_MET ? "met" : s == TARGET_MISSED ? "missed" : "not measured";
 }
 
+const char *target_status_label(const target_result *t, int quick)
+{
+    return quick && t->status != TARGET_UNMEASURED ? "not judged (--quick)"
+                                                   : target_status_name(t->status);
+}
+
 const case_result *targets_find_case(const case_result *cases, size_t case_count,
                                      const char *workload, size_t n, int batched)
 {

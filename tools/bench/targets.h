@@ -25,6 +25,10 @@ typedef struct target_result {
 /* Evaluate every target over the run's cases. */
 void targets_evaluate(const case_result *cases, size_t case_count, target_result out[TARGET_COUNT]);
 const char *target_status_name(target_status s);
+/* The status as the report and the summary show it: in a --quick run (`quick`),
+ * whose sizes are too small to judge by, "not judged (--quick)" instead of met
+ * or missed. */
+const char *target_status_label(const target_result *t, int quick);
 
 /* The case of `workload` at size n, batched (CASE_BATCHED) or not, or NULL. */
 const case_result *targets_find_case(const case_result *cases, size_t case_count,
