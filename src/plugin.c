@@ -21,10 +21,17 @@
 #define PERCEPT_PLUGIN_DIR "/usr/local/lib/percept"
 #endif
 
-static void add_dir(plugin_search *search, const char *dir)
+/* Appends `dir`, keeping the last entry for the installed directory, which
+ * no length of PERCEPT_PLUGIN_PATH may push out. */
+static void add_dir(plugin_search *search, const char *dir, int installed)
 {
-    if (dir && *dir && search->count < sizeof search->dirs / sizeof search->dirs[0])
+    size_t room = sizeof search->dirs / sizeof search->dirs[0] - (installed ? 0 : 1);
+    if (!dir || !*dir)
+        return;
+    if (search->count < room)
         search->dirs[search->count++] = dir;
+    else
+        search->dropped++;
 }
 
 int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,
@@ -32,8 +39,8 @@ int plugin_search_init(const percept_allocator *a, plugin_search *search, const 
 {
     memset(search, 0, sizeof *search);
     *env_copy = NULL;
-    add_dir(search, option_dir);
-    add_dir(search, config_dir);
+    add_dir(search, option_dir, 0);
+    add_dir(search, config_dir, 0);
     const char *env = getenv("PERCEPT_PLUGIN_PATH");
     if (env && *env) {
         *env_copy = pc_strdup(a, env);
@@ -41,9 +48,9 @@ int plugin_search_init(const percept_allocator *a, plugin_search *search, const 
             return -1;
         for (char *save = NULL, *dir = strtok_r(*env_copy, ":", &save); dir;
              dir = strtok_r(NULL, ":", &save))
-            add_dir(search, dir);
+            add_dir(search, dir, 0);
     }
-    add_dir(search, PERCEPT_PLUGIN_DIR);
+    add_dir(search, PERCEPT_PLUGIN_DIR, 1);
     return 0;
 }
 
@@ -87,7 +94,7 @@ static int describe_dir(char *out, size_t size, const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-        return snprintf(out, size, "%s (no such directory)", dir);
+        return snprintf(out, size, "%s (missing)", dir);
     char cwd[4096];
     if (dir[0] != '/' && getcwd(cwd, sizeof cwd))
         return snprintf(out, size, "%s (%s/%s)", dir, cwd, dir);
@@ -102,6 +109,11 @@ static void not_found(const plugin_search *search, const char *name, char *why, 
         if (n > 0 && (size_t)n < size)
             n += describe_dir(why + n, size - (size_t)n, search->dirs[i]);
     }
+    if (search->dropped && n > 0 && (size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n,
+                      " (and %zu more entries of PERCEPT_PLUGIN_PATH, not searched: at most %zu "
+                      "directories are)",
+                      search->dropped, sizeof search->dirs / sizeof search->dirs[0]);
     if (n > 0 && (size_t)n < size) {
         n += snprintf(why + n, size - (size_t)n, "; available: ");
         if ((size_t)n < size)

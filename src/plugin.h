@@ -18,8 +18,9 @@ typedef struct plugin {
 
 /* The directories searched, in order; entries may be NULL (skipped). */
 typedef struct plugin_search {
-    const char *dirs[8];
+    const char *dirs[16];
     size_t count;
+    size_t dropped; /* PERCEPT_PLUGIN_PATH entries beyond the room left */
 } plugin_search;
 
 /*

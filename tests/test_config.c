@@ -497,10 +497,41 @@ static void test_unknown_backend_describes_dirs(void **state)
     free(saved);
     assert_int_equal(status, PERCEPT_EPLUGIN);
     assert_null(world);
-    expect_text(&error, "/nonexistent/percept-plugins (no such directory)");
+    expect_text(&error, "/nonexistent/percept-plugins (missing)");
     char relative[1100];
     snprintf(relative, sizeof relative, ". (%s/.)", cwd);
     expect_text(&error, relative);
+}
+
+/* However long PERCEPT_PLUGIN_PATH is, the installed directory is still
+ * searched, and the entries left out are counted in the message. */
+static void test_long_plugin_path(void **state)
+{
+    (void)state;
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    char *saved = env != NULL ? strdup(env) : NULL;
+    char path[512] = "";
+    for (int i = 1; i <= 20; i++)
+        snprintf(path + strlen(path), sizeof path - strlen(path), "%s/n%d", i > 1 ? ":" : "", i);
+    assert_int_equal(setenv("PERCEPT_PLUGIN_PATH", path, 1), 0);
+    percept_world *world = NULL;
+    percept_error error;
+    int status =
+        percept_world_open_string(&world, "[percept]\nbackend = nosuch_4\n", NAME, NULL, &error);
+    if (saved != NULL)
+        setenv("PERCEPT_PLUGIN_PATH", saved, 1);
+    else
+        unsetenv("PERCEPT_PLUGIN_PATH");
+    free(saved);
+    assert_int_equal(status, PERCEPT_EPLUGIN);
+    /* 16 directories: 15 of the variable's, then the installed one. */
+    expect_text(&error, "/n15 (missing), /");
+    if (strstr(error.text, "/n16 ") != NULL) {
+        print_error("a 16th entry of the variable took the installed directory's place: %s\n",
+                    error.text);
+        fail();
+    }
+    expect_text(&error, "and 5 more entries of PERCEPT_PLUGIN_PATH, not searched");
 }
 
 /* options.bounds replaces [world] and is checked like it. */
@@ -864,6 +895,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_first_error_reported),
     cmocka_unit_test(test_unknown_backend_lists_search),
     cmocka_unit_test(test_unknown_backend_describes_dirs),
+    cmocka_unit_test(test_long_plugin_path),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),

@@ -316,10 +316,11 @@ static int parse_args(int argc, char **argv, args *a)
  * name a plugin_dir, as the bench's worlds do (src/plugin.c, README
  * "Backends"): each directory of PERCEPT_PLUGIN_PATH, then the install
  * directory; the first directory holding the file wins. The library keeps at
- * most 8 directories and drops the rest, the install directory among them:
- * the same cap here, so that the bench lists what the library will load.
+ * most 16 directories, the last for the install directory, and drops the
+ * variable's entries beyond: the same here, so that the bench lists what the
+ * library will load.
  */
-#define SEARCH_MAX_DIRS 8
+#define SEARCH_MAX_DIRS 16
 
 typedef struct search_path {
     char *env_copy; /* the directories point into it */
@@ -336,11 +337,10 @@ static int search_init(search_path *s)
             return -1;
         /* Empty entries ("a::b") are skipped, as the library's strtok_r() does. */
         for (char *save = NULL, *dir = strtok_r(s->env_copy, ":", &save);
-             dir && s->count < SEARCH_MAX_DIRS; dir = strtok_r(NULL, ":", &save))
+             dir && s->count < SEARCH_MAX_DIRS - 1; dir = strtok_r(NULL, ":", &save))
             s->dirs[s->count++] = dir;
     }
-    if (s->count < SEARCH_MAX_DIRS)
-        s->dirs[s->count++] = PERCEPT_BENCH_PLUGIN_DIR;
+    s->dirs[s->count++] = PERCEPT_BENCH_PLUGIN_DIR;
     return 0;
 }
 
