@@ -149,7 +149,10 @@ typedef struct percept_bounds {
 
 /*
  * Optional settings that take precedence over the configuration. Initialise
- * with PERCEPT_OPTIONS_INIT so that later versions can grow the struct.
+ * with PERCEPT_OPTIONS_INIT, which sets `size`: a later percept that grows the
+ * struct still reads an older program's smaller one, and this one accepts a
+ * larger struct from a newer header as long as the fields it does not know
+ * are zero (PERCEPT_EINVAL otherwise, rather than ignore an option).
  */
 typedef struct percept_options {
     size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */
@@ -170,7 +173,7 @@ typedef struct percept_error {
     int status;
     int line;       /* the config line concerned, or 0 */
     char text[512]; /* e.g. "percept.ini:12: key 'cel_size' in [sight]:
-                       unknown parameter (grid takes: cell_size)" */
+                       unknown parameter (grid takes: cell_size) (read '64')" */
 } percept_error;
 
 /*

@@ -427,8 +427,8 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         st.src.line = first_bad;
         if (first_bad == st.src.long_line)
             /* inih's buffer is INI_MAX_LINE bytes; read_line() keeps size - 2 of
-             * them, the newline included. */
-            fail(&st, PERCEPT_ECONFIG, "line too long (at most %d characters)", INI_MAX_LINE - 3);
+             * them and the line's end ("\n" or "\r\n") beyond them. */
+            fail(&st, PERCEPT_ECONFIG, "line too long (at most %d characters)", INI_MAX_LINE - 2);
         else if (first_bad == st.src.bad_section_line)
             fail(&st, PERCEPT_ECONFIG,
                  "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "

@@ -294,9 +294,41 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
     return PERCEPT_OK;
 }
 
+/* The size of the first percept_options, which every later one starts with. */
+#define OPTIONS_FIRST_SIZE (offsetof(percept_options, allocator) + sizeof(const percept_allocator *))
+
+/*
+ * A program built against an older percept.h passes a smaller struct: its
+ * fields are all this library reads. One built against a newer header may
+ * pass a larger one: accepted when the fields this library does not know
+ * are zero, so an option it cannot honour is never ignored silently.
+ */
+static int check_options_size(const percept_options *opt, percept_error *err)
+{
+    if (opt->size < OPTIONS_FIRST_SIZE) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "percept_options.size is %zu, expected at least %zu: initialise the "
+                     "options with PERCEPT_OPTIONS_INIT",
+                     opt->size, (size_t)OPTIONS_FIRST_SIZE);
+        return PERCEPT_EINVAL;
+    }
+    const unsigned char *bytes = (const unsigned char *)opt;
+    for (size_t i = sizeof(percept_options); i < opt->size; i++) {
+        if (bytes[i]) {
+            pc_error_set(err, PERCEPT_EINVAL, 0,
+                         "percept_options.size is %zu, and this percept (%s) knows only the "
+                         "first %zu bytes: the program sets options of a newer version",
+                         opt->size, PERCEPT_VERSION, sizeof(percept_options));
+            return PERCEPT_EINVAL;
+        }
+    }
+    return PERCEPT_OK;
+}
+
 static int world_open(percept_world **out, const char *path, const char *text, const char *label,
                       const percept_options *opt, percept_error *err)
 {
+    int rc;
     if (err)
         memset(err, 0, sizeof *err);
     if (!out) {
@@ -308,13 +340,8 @@ static int world_open(percept_world **out, const char *path, const char *text, c
         pc_error_set(err, PERCEPT_EINVAL, 0, "no configuration: the path or text is NULL");
         return PERCEPT_EINVAL;
     }
-    if (opt && opt->size < sizeof(percept_options)) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.size is %zu, expected at least %zu: initialise the "
-                     "options with PERCEPT_OPTIONS_INIT",
-                     opt->size, sizeof(percept_options));
-        return PERCEPT_EINVAL;
-    }
+    if (opt && (rc = check_options_size(opt, err)) != PERCEPT_OK)
+        return rc;
     percept_allocator a = {percept_default_alloc, NULL};
     if (opt && opt->allocator) {
         if (!opt->allocator->alloc) {
@@ -347,7 +374,7 @@ static int world_open(percept_world **out, const char *path, const char *text, c
     w->alloc = a;
 
     pc_config cfg;
-    int rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
+    rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
     if (rc == PERCEPT_OK)
         rc = check_plugin_dirs(&cfg, opt, err);
     char *env_copy = NULL;

@@ -395,6 +395,24 @@ static void test_open_arguments(void **state)
     expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "PERCEPT_OPTIONS_INIT",
                         "options.size too small");
 
+    /* Options from a newer header, larger than this library's: fine while
+     * the fields it does not know are zero, refused once one is set. */
+    struct {
+        percept_options known;
+        unsigned char newer[24];
+    } grown;
+    memset(&grown, 0, sizeof grown);
+    grown.known = (percept_options)PERCEPT_OPTIONS_INIT;
+    grown.known.size = sizeof grown;
+    w = NULL;
+    assert_int_equal(open_text(&w, ok, &grown.known, &error), PERCEPT_OK);
+    percept_world_close(w);
+    grown.newer[5] = 1;
+    w = (percept_world *)(void *)&dummy;
+    rc = open_text(&w, ok, &grown.known, &error);
+    expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "newer version",
+                        "options of a newer version set");
+
     /* An allocator without its function. */
     percept_allocator no_fn = {NULL, NULL};
     options = (percept_options)PERCEPT_OPTIONS_INIT;

@@ -503,6 +503,33 @@ static void test_unknown_backend_describes_dirs(void **state)
     expect_text(&error, relative);
 }
 
+/* The longest line accepted, with either line end, and one character more. */
+static void test_line_length_limit(void **state)
+{
+    (void)state;
+    const int limit = 198; /* GUARANTEES.md, "Limits" */
+    for (int crlf = 0; crlf < 2; crlf++) {
+        for (int extra = 0; extra < 2; extra++) {
+            char text[512];
+            int n = snprintf(text, sizeof text, "[percept]\nbackend = bruteforce\n[world]\n");
+            int start = n;
+            n += snprintf(text + n, sizeof text - (size_t)n, "max_x = 10");
+            while (n - start < limit + extra)
+                text[n++] = ' '; /* inih drops a value's trailing blanks */
+            n += snprintf(text + n, sizeof text - (size_t)n, "%s", crlf ? "\r\n" : "\n");
+            percept_world *world = NULL;
+            percept_error error;
+            int status = percept_world_open_string(&world, text, NAME, NULL, &error);
+            percept_world_close(world);
+            if (extra == 0 && status != PERCEPT_OK)
+                print_error("a line of %d characters: %s\n", limit, error.text);
+            assert_int_equal(status, extra == 0 ? PERCEPT_OK : PERCEPT_ECONFIG);
+            if (extra)
+                expect_text(&error, "line too long (at most 198 characters)");
+        }
+    }
+}
+
 /* However long PERCEPT_PLUGIN_PATH is, the installed directory is still
  * searched, and the entries left out are counted in the message. */
 static void test_long_plugin_path(void **state)
@@ -896,6 +923,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_unknown_backend_lists_search),
     cmocka_unit_test(test_unknown_backend_describes_dirs),
     cmocka_unit_test(test_long_plugin_path),
+    cmocka_unit_test(test_line_length_limit),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),
