@@ -68,8 +68,8 @@ static void print_usage(FILE *out)
           "  --help          print this help and exit\n"
           "  --version       print the version of the percept library and exit\n"
           "\n"
-          "Exit status: 0 on success; 1 if the trace has an error (reported as\n" PROGRAM
-          ": FILE:LINE: message, after the output of the lines before it)\n"
+          "Exit status: 0 on success; 1 if the trace has an error (reported as\n"
+          "FILE:LINE: message, after the output of the lines before it)\n"
           "or cannot be read to its end; 2 on bad usage, a TRACE that cannot be\n"
           "opened, or a configuration that fails to load.\n",
           out);
