@@ -295,7 +295,8 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
 }
 
 /* The size of the first percept_options, which every later one starts with. */
-#define OPTIONS_FIRST_SIZE (offsetof(percept_options, allocator) + sizeof(const percept_allocator *))
+#define OPTIONS_FIRST_SIZE                                                                         \
+    (offsetof(percept_options, allocator) + sizeof(const percept_allocator *))
 
 /*
  * A program built against an older percept.h passes a smaller struct: its
@@ -1170,9 +1171,10 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         return set_error(w, PERCEPT_EINVAL, "%s: count %zu is more than %" PRIu32 " moves", fn,
                          count, UINT32_MAX);
 
-    /* Check the whole batch before any move; the visit stamp finds repeats. */
-    if (reserve_batch(w, count))
-        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", fn);
+    /* Check the whole batch before any move; the visit stamp finds repeats.
+     * Without room for the batch, the check still runs (storing nothing), so
+     * that a bad batch is named as such whatever the memory. */
+    int no_room = reserve_batch(w, count) != 0;
     uint32_t epoch = next_epoch(w);
     double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
     for (size_t i = 0; i < count; i++) {
@@ -1192,12 +1194,16 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
                              " is already moved by moves[%zu]; name each entity once",
                              fn, i, m->id, first_entry_of(moves, i, m->id));
         w->ents[slot].mark = epoch;
+        if (no_room)
+            continue;
         w->batch[i] = (batch_move){m->x, m->y, slot};
         lo_x = m->x < lo_x ? m->x : lo_x;
         hi_x = m->x > hi_x ? m->x : hi_x;
         lo_y = m->y < lo_y ? m->y : lo_y;
         hi_y = m->y > hi_y ? m->y : hi_y;
     }
+    if (no_room)
+        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", fn);
 
     const batch_move *batch = w->batch;
     uint64_t *keys = w->batch_keys;

@@ -1249,6 +1249,41 @@ static void test_validation(void **state)
     tu_for_each_backend(check_validation);
 }
 
+/* With no memory left for the batch's working room, a bad batch is still
+ * refused for what is wrong with it, and a good one with ENOMEM; nothing
+ * moves either way. */
+static void check_validation_without_memory(const char *backend)
+{
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
+    percept_world *w = tu_open_faulty(backend, NULL, NULL, &fa);
+    tu_add(w, 1, tu_desc(10, 10, 5, 5, 5, 0));
+    tu_add(w, 2, tu_desc(12, 10, 5, 5, 5, 0));
+    fa.fail_at = fa.counted + 1; /* from the next request on */
+    fa.sticky = 1;
+    const percept_position unknown[] = {{1, 30, 30}, {77, 1, 1}};
+    const percept_position twice[] = {{1, 30, 30}, {2, 5, 5}, {1, 31, 31}};
+    const percept_position good[] = {{1, 30, 30}, {2, 5, 5}};
+    assert_int_equal(percept_move_many(w, unknown, COUNT_OF(unknown)), PERCEPT_ENOENT);
+    assert_non_null(strstr(percept_errmsg(w), "moves[1]"));
+    assert_int_equal(percept_move_many(w, twice, COUNT_OF(twice)), PERCEPT_EINVAL);
+    assert_non_null(strstr(percept_errmsg(w), "moves[2]"));
+    assert_int_equal(percept_move_many(w, good, COUNT_OF(good)), PERCEPT_ENOMEM);
+    assert_true(fa.hit);
+    percept_entity_desc d;
+    TU_OK(w, percept_get_entity(w, 1, &d));
+    assert_true(d.x == 10 && d.y == 10);
+    assert_int_equal(percept_perceives(w, 1, 2, S), 1);
+    percept_world_close(w);
+    tu_expect_no_leak(&fa, "a batch refused without memory");
+}
+
+static void test_validation_without_memory(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_validation_without_memory);
+}
+
 static void test_null_world(void **state)
 {
     percept_position one = {1, 2, 3};
@@ -1735,11 +1770,17 @@ static void test_checkers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_checkers),          tu_backend_test(test_batches_open),
-        tu_backend_test(test_batches_strip),      tu_backend_test(test_batches_crowd),
-        tu_backend_test(test_far_apart),          tu_backend_test(test_validation),
-        cmocka_unit_test(test_null_world),        tu_backend_test(test_huge_count),
-        tu_backend_test(test_empty_and_in_place), tu_backend_test(test_busy),
+        cmocka_unit_test(test_checkers),
+        tu_backend_test(test_batches_open),
+        tu_backend_test(test_batches_strip),
+        tu_backend_test(test_batches_crowd),
+        tu_backend_test(test_far_apart),
+        tu_backend_test(test_validation),
+        cmocka_unit_test(test_null_world),
+        tu_backend_test(test_huge_count),
+        tu_backend_test(test_empty_and_in_place),
+        tu_backend_test(test_busy),
+        tu_backend_test(test_validation_without_memory),
         tu_backend_test(test_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
