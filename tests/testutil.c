@@ -52,10 +52,19 @@ static void parse_backends(void)
     if (backends_parsed)
         return;
     backends_parsed = 1;
+    const char *source = "PERCEPT_TEST_BACKENDS";
     if (env != NULL && strspn(env, " \t\n") != strlen(env))
         snprintf(backend_text, sizeof backend_text, "%s", env);
-    else if (plugins_in_path() == 0)
+    else if (plugins_in_path() != 0)
+        source = "the first directory of PERCEPT_PLUGIN_PATH";
+    else {
         snprintf(backend_text, sizeof backend_text, "%s", "bruteforce");
+        source = "no PERCEPT_TEST_BACKENDS, and no NAME.so in the first directory of "
+                 "PERCEPT_PLUGIN_PATH: the fallback";
+    }
+    /* Say which backends run, so that a test of one plugin cannot pass by
+     * quietly testing another. */
+    fprintf(stderr, "backends under test: %s (from %s)\n", backend_text, source);
     p = backend_text;
     while (*p != '\0' && backend_total < TU_MAX_BACKENDS) {
         p += strspn(p, " \t\n");
