@@ -16,9 +16,11 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "percept/backend.h"
 #include "../tools/splitmix.h"
@@ -184,13 +186,42 @@ static int report_crash(void **state)
     return 0;
 }
 
+/* The C library aborts on a block it did not hand out (a plugin that free()s
+ * what host->alloc gave, say): name the backend and test before dying. Only
+ * write(), which a signal handler may call. */
+static void say(const char *text)
+{
+    ssize_t unused = write(STDERR_FILENO, text, strlen(text));
+    (void)unused;
+}
+
+static void on_abort(int sig)
+{
+    if (current != NULL) {
+        say("test_backend_ops: aborted in ");
+        say(current_test != NULL ? current_test : "?");
+        say(" inside backend '");
+        say(current->name);
+        say("' (a block freed or resized around host->alloc?)\n");
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A host allocator that counts, poisons, and fails on request               */
 
-/* Every block starts with its size, so that growth can be filled with garbage. */
+/* Every block starts with its size, so that growth can be filled with
+ * garbage, and a mark, so that a pointer the host never gave (a block the
+ * plugin took from malloc, say) is reported instead of crashing the C
+ * library's free(). */
+#define BLOCK_MARK 0x70657263u /* "perc" */
 typedef union block_header {
     max_align_t align;
-    size_t size;
+    struct {
+        size_t size;
+        uint32_t mark;
+    } h;
 } block_header;
 
 typedef struct counting_host {
@@ -201,6 +232,7 @@ typedef struct counting_host {
     int fail_pct;      /* also fail this share of requests (0..100), pseudo-randomly */
     uint64_t fail_rng; /* state for fail_pct */
     size_t failures;   /* requests refused */
+    size_t foreign;    /* frees or resizes of pointers the host never gave */
 } counting_host;
 
 static void *counting_alloc(void *user, void *ptr, size_t size)
@@ -209,9 +241,13 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
     block_header *old = ptr != NULL ? (block_header *)ptr - 1 : NULL;
 
     h->calls++;
+    if (old != NULL && old->h.mark != BLOCK_MARK) {
+        h->foreign++;
+        return NULL; /* untouched: not ours to free or to grow */
+    }
     if (size == 0) {
         if (old != NULL) {
-            memset(old, 0x5a, sizeof *old + old->size); /* a use after free reads garbage */
+            memset(old, 0x5a, sizeof *old + old->h.size); /* a use after free reads garbage */
             free(old);
             h->live--;
         }
@@ -226,7 +262,7 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
         h->fail_after--;
     if (size > SIZE_MAX - sizeof *old)
         return NULL;
-    size_t old_size = old != NULL ? old->size : 0;
+    size_t old_size = old != NULL ? old->h.size : 0;
     block_header *p = realloc(old, sizeof *p + size);
     if (p == NULL)
         return NULL;
@@ -234,7 +270,8 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
         h->live++;
     if (size > old_size) /* new memory is never zero by luck */
         memset((char *)(p + 1) + old_size, 0xa5, size - old_size);
-    p->size = size;
+    p->h.size = size;
+    p->h.mark = BLOCK_MARK;
     return p + 1;
 }
 
@@ -326,6 +363,10 @@ static int inst_close(inst *t)
     t->be = NULL;
     CHECK(t->host.live == 0, "destroy() left %ld block(s) of the host allocator unfreed",
           t->host.live);
+    CHECK(t->host.foreign == 0,
+          "%zu free(s) or resize(s) through host->alloc of blocks it never gave (allocated "
+          "with malloc?)",
+          t->host.foreign);
     free(t);
     return 0;
 }
@@ -1162,6 +1203,7 @@ int main(void)
         cmocka_unit_test_teardown(test_flaky_alloc, report_crash),
     };
 
+    signal(SIGABRT, on_abort);
     if (load_backends() != 0) {
         fprintf(stderr, "test_backend_ops: PERCEPT_PLUGIN_PATH does not name a readable "
                         "directory; skipped\n");
