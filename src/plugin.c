@@ -101,23 +101,26 @@ static int describe_dir(char *out, size_t size, const char *dir)
     return snprintf(out, size, "%s", dir);
 }
 
+/* What to try and where it was looked for, in that order: a message is cut
+ * at 511 characters, and a long search path must not push the backends
+ * there are out of it. */
 static void not_found(const plugin_search *search, const char *name, char *why, size_t size)
 {
-    int n = snprintf(why, size, "no backend '%s': %s.so is in none of ", name, name);
+    int n = snprintf(why, size, "no backend '%s': available: ", name);
+    if (n > 0 && (size_t)n < size)
+        list_available(search, why, size);
+    n = (int)strlen(why);
+    if ((size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n, "; %s.so is in none of ", name);
+    if (search->dropped && n > 0 && (size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n,
+                      "the %zu directories searched (%zu more entries of PERCEPT_PLUGIN_PATH "
+                      "were not): ",
+                      search->count, search->dropped);
     for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++) {
         n += snprintf(why + n, size - (size_t)n, "%s", i ? ", " : "");
         if (n > 0 && (size_t)n < size)
             n += describe_dir(why + n, size - (size_t)n, search->dirs[i]);
-    }
-    if (search->dropped && n > 0 && (size_t)n < size)
-        n += snprintf(why + n, size - (size_t)n,
-                      " (and %zu more entries of PERCEPT_PLUGIN_PATH, not searched: at most %zu "
-                      "directories are)",
-                      search->dropped, sizeof search->dirs / sizeof search->dirs[0]);
-    if (n > 0 && (size_t)n < size) {
-        n += snprintf(why + n, size - (size_t)n, "; available: ");
-        if ((size_t)n < size)
-            list_available(search, why, size);
     }
 }
 
@@ -171,23 +174,29 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
     return 0;
 }
 
-/* What to check for a dlopen() failure, from glibc's wording of it. The
- * file itself exists (plugin_load() looked), so a shared object that
- * "cannot" be opened is one of its dependencies. */
-static const char *dlopen_hint(const char *e)
+/* What to check for a dlopen() failure of the plugin at `path`, from the
+ * loader's wording (glibc's and musl's). */
+static const char *dlopen_hint(const char *e, const char *path)
 {
     if (!e)
         return "";
-    if (strstr(e, "cannot open shared object file"))
-        return ". A library the plugin needs is missing: list them with ldd(1)";
-    if (strstr(e, "undefined symbol"))
-        return ". The plugin uses a symbol that nothing loaded defines: link it against the "
-               "libraries it needs";
+    size_t len = strlen(path);
+    /* The plugin file itself: glibc starts with its path, musl names it after
+     * "Error loading shared library". */
+    int itself = (strncmp(e, path, len) == 0 && e[len] == ':') ||
+                 (strstr(e, path) != NULL && strstr(e, "(needed by") == NULL);
+    if (strstr(e, "Permission denied"))
+        return ". Check that the file is readable by this process";
     if (strstr(e, "invalid ELF header") || strstr(e, "file too short") ||
-        strstr(e, "wrong ELF class"))
+        strstr(e, "wrong ELF class") || strstr(e, "Exec format error"))
         return ". This is not a shared object for this machine: check it with file(1), and "
                "rebuild it as a module (libtool -module, or cc -shared -fPIC)";
-    return "";
+    if (strstr(e, "undefined symbol") || strstr(e, "symbol not found"))
+        return ". The plugin uses a symbol that nothing loaded defines: link it against the "
+               "libraries it needs";
+    if (!itself && (strstr(e, "cannot open shared object file") || strstr(e, "(needed by")))
+        return ". A library the plugin needs is missing: list them with ldd(1)";
+    return ". Check the file with file(1) and the libraries it needs with ldd(1)";
 }
 
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
@@ -210,7 +219,7 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     if (!handle) {
         const char *e = dlerror();
         snprintf(why, why_size, "%s: dlopen failed: %s%s", path, e ? e : "unknown error",
-                 dlopen_hint(e));
+                 dlopen_hint(e, path));
         return PERCEPT_EPLUGIN;
     }
     dlerror();
