@@ -152,7 +152,9 @@ typedef struct percept_bounds {
  * with PERCEPT_OPTIONS_INIT, which sets `size`: a later percept that grows the
  * struct still reads an older program's smaller one, and this one accepts a
  * larger struct from a newer header as long as the fields it does not know
- * are zero (PERCEPT_EINVAL otherwise, rather than ignore an option).
+ * are zero (PERCEPT_EINVAL otherwise, rather than ignore an option). Fields
+ * are only ever added at the end, each a pointer or a size_t, so that the
+ * struct has no padding that PERCEPT_OPTIONS_INIT could leave unset.
  */
 typedef struct percept_options {
     size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */

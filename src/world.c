@@ -313,6 +313,15 @@ static int check_options_size(const percept_options *opt, percept_error *err)
                      opt->size, (size_t)OPTIONS_FIRST_SIZE);
         return PERCEPT_EINVAL;
     }
+    /* No version will grow the struct past a page: a larger size is garbage
+     * (options not made with PERCEPT_OPTIONS_INIT), not to be read. */
+    if (opt->size > 4096) {
+        pc_error_set(err, PERCEPT_EINVAL, 0,
+                     "percept_options.size is %zu, which no version has: initialise the "
+                     "options with PERCEPT_OPTIONS_INIT",
+                     opt->size);
+        return PERCEPT_EINVAL;
+    }
     const unsigned char *bytes = (const unsigned char *)opt;
     for (size_t i = sizeof(percept_options); i < opt->size; i++) {
         if (bytes[i]) {
