@@ -57,7 +57,7 @@ static int starts_with(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-const char *cli_backend_reason(const char *text, const char *source, int *sense)
+const char *cli_backend_reason(const char *text, const char *source, int generated, int *sense)
 {
     const char *p;
 
@@ -71,7 +71,9 @@ const char *cli_backend_reason(const char *text, const char *source, int *sense)
         if (*p++ != ':')
             return NULL;
     }
-    if (!starts_with(p, " backend '") && !starts_with(p, " key 'backend' in ["))
+    /* A key of a file the user wrote is theirs to fix there: only the text
+     * the tool generated stands for its options. */
+    if (!starts_with(p, " backend '") && !(generated && starts_with(p, " key 'backend' in [")))
         return NULL;
     /* The account ends at the first ']' of a sense followed by one of these
      * (backend names cannot hold ']', and the reason comes after). */

@@ -35,13 +35,15 @@ int cli_backend_name_ok(const char *name);
  * of one sense, returns the reason, the text after the library's account of
  * where the backend's name came from, and sets *sense. That account is
  * "SOURCE: backend 'NAME' for [SENSE] (from the options): " when the name
- * came from percept_options.backend, "SOURCE:LINE: key 'backend' in [SENSE]: "
- * or "SOURCE:LINE: key 'backend' in [percept] (used for [SENSE]): " when it
- * came from the INI text labelled SOURCE. A tool that took the name from its
- * command line names its own option instead of a file or a line the user
- * never wrote. Returns NULL when `text` is not such an error from `source`.
+ * came from percept_options.backend; when the tool generated the INI text
+ * labelled SOURCE (`generated`), also "SOURCE:LINE: key 'backend' in
+ * [SENSE]: " or "SOURCE:LINE: key 'backend' in [percept] (used for [S1],
+ * [S2]...): ", where *sense is the last sense listed. A tool that took the
+ * name from its command line names its own option instead of a file or a
+ * line the user never wrote; a key of the user's own config keeps its file
+ * and line. Returns NULL when `text` is not such an error from `source`.
  */
-const char *cli_backend_reason(const char *text, const char *source, int *sense);
+const char *cli_backend_reason(const char *text, const char *source, int generated, int *sense);
 
 /*
  * Whether argv[i] is "--version"; if so, prints "PROGRAM (percept) VERSION"

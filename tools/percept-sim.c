@@ -375,7 +375,8 @@ static void report_open_error(const struct args *a, const percept_error *err, in
         return;
     }
     if (per_sense(a) || a->backend != NULL)
-        reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE, &k);
+        reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE,
+                                    a->config == NULL, &k);
     if (reason != NULL && a->sense_backend[k] != NULL)
         fprintf(stderr, PROGRAM ": --backend %s=%s: %s\n", percept_sense_name((percept_sense)k),
                 a->sense_backend[k], reason);
