@@ -52,16 +52,18 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(((const backend *)a)->name, ((const backend *)b)->name);
 }
 
-/* Whether `name` is in the space-separated PERCEPT_TEST_BACKENDS, when it is set. */
+/* Whether `name` is in PERCEPT_TEST_BACKENDS (split on blanks and newlines,
+ * as testutil.c splits it), when that is set. */
 static int wanted(const char *name)
 {
+    static const char blanks[] = " \t\n";
     const char *list = getenv("PERCEPT_TEST_BACKENDS");
     size_t n = strlen(name);
-    if (list == NULL || list[strspn(list, " ")] == '\0')
+    if (list == NULL || list[strspn(list, blanks)] == '\0')
         return 1;
     for (const char *p = list; *p != '\0';) {
-        p += strspn(p, " ");
-        size_t len = strcspn(p, " ");
+        p += strspn(p, blanks);
+        size_t len = strcspn(p, blanks);
         if (len == n && strncmp(p, name, n) == 0)
             return 1;
         p += len;
@@ -1172,6 +1174,30 @@ static int flaky_alloc(const backend *b)
     return randomized_run(b, 0xf1a2, 33, 4000);
 }
 
+/* The harness itself: a block the host allocator never gave is counted as
+ * foreign and left alone, whether freed or resized through host->alloc (a
+ * plugin mixing malloc with the host). Not a plugin's test: no backend. */
+static void test_host_counts_foreign_blocks(void **state)
+{
+    (void)state;
+    /* A block of the plugin's own, with room for a header of zeros before
+     * the pointer it would pass: no mark. */
+    block_header *own = calloc(2, sizeof *own);
+    assert_non_null(own);
+    counting_host h;
+    host_init(&h);
+    void *foreign = own + 1;
+    assert_null(counting_alloc(&h, foreign, 0));
+    assert_null(counting_alloc(&h, foreign, 32));
+    assert_int_equal(h.foreign, 2);
+    void *mine = counting_alloc(&h, NULL, 24);
+    assert_non_null(mine);
+    assert_null(counting_alloc(&h, mine, 0));
+    assert_int_equal(h.foreign, 2);
+    assert_int_equal(h.live, 0);
+    free(own); /* still the plugin's, untouched by the host */
+}
+
 static void test_flaky_alloc(void **state)
 {
     (void)state;
@@ -1201,6 +1227,7 @@ int main(void)
         cmocka_unit_test_teardown(test_create_oom, report_crash),
         cmocka_unit_test_teardown(test_reserve_oom, report_crash),
         cmocka_unit_test_teardown(test_flaky_alloc, report_crash),
+        cmocka_unit_test(test_host_counts_foreign_blocks),
     };
 
     signal(SIGABRT, on_abort);
@@ -1209,6 +1236,27 @@ int main(void)
                         "directory; skipped\n");
         return 77;
     }
+    /* A backend asked for by name must be there: a typo must not pass as a
+     * test of nothing. */
+    const char *list = getenv("PERCEPT_TEST_BACKENDS");
+    int missing = 0;
+    for (const char *p = list != NULL ? list : ""; *p != '\0';) {
+        p += strspn(p, " \t\n");
+        size_t len = strcspn(p, " \t\n"), i = 0;
+        while (len > 0 && i < backend_count &&
+               (strlen(backends[i].name) != len || strncmp(backends[i].name, p, len) != 0))
+            i++;
+        if (len > 0 && i == backend_count) {
+            fprintf(stderr,
+                    "test_backend_ops: PERCEPT_TEST_BACKENDS names '%.*s', but %s has "
+                    "no %.*s.so\n",
+                    (int)len, p, plugin_dir, (int)len, p);
+            missing++;
+        }
+        p += len;
+    }
+    if (missing > 0)
+        return 1;
     if (backend_count == 0) {
         fprintf(stderr, "test_backend_ops: no *.so in %s\n", plugin_dir);
         return 1;

@@ -6,9 +6,14 @@
 #   sh tests/tsan.sh [WORKDIR]      (default: a temporary directory)
 # Exits non-zero on a failed test or a ThreadSanitizer report.
 set -eu
+if [ $# -gt 0 ]; then
+    mkdir -p "$1"
+    work=$(cd "$1" && pwd) # before the cd below: a relative WORKDIR means from here
+else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/percept-tsan.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+fi
 cd "$(dirname "$0")/.."
-work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/percept-tsan.XXXXXX")}
-mkdir -p "$work"
 cc=${CC_TSAN:-clang}
 flags="-std=c11 -fsanitize=thread -g -O1 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc"
 # What every shipped plugin links besides its own source (Makefile.am).

@@ -310,9 +310,9 @@ static int parse_args(int argc, char **argv, args *a)
 /* Backends                                                                  */
 
 /*
- * Where the library looks for NAME.so when neither the options nor the config
- * name a plugin_dir, as the bench's worlds do (src/plugin.c, README
- * "Backends"): each directory oe exit status after a message.
+ * Fills *l with the backends to run: those of --backends, each of which must
+ * be found now (an unknown name is bad usage, not a run full of failures), or
+ * every one found. Returns -1, or an exit status after a message.
  */
 static int find_backends(const args *a, const search_path *s, name_list *l)
 {
