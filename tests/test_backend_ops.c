@@ -52,23 +52,33 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(((const backend *)a)->name, ((const backend *)b)->name);
 }
 
-/* Whether `name` is in PERCEPT_TEST_BACKENDS (split on blanks and newlines,
- * as testutil.c splits it), when that is set. */
-static int wanted(const char *name)
+/* The next name of a blank- or newline-separated list (as testutil.c splits
+ * PERCEPT_TEST_BACKENDS): sets *len and returns its start, advancing *p past
+ * it; NULL at the end. */
+static const char *next_name(const char **p, size_t *len)
 {
     static const char blanks[] = " \t\n";
-    const char *list = getenv("PERCEPT_TEST_BACKENDS");
-    size_t n = strlen(name);
-    if (list == NULL || list[strspn(list, blanks)] == '\0')
-        return 1;
-    for (const char *p = list; *p != '\0';) {
-        p += strspn(p, blanks);
-        size_t len = strcspn(p, blanks);
-        if (len == n && strncmp(p, name, n) == 0)
+    *p += strspn(*p, blanks);
+    if (**p == '\0')
+        return NULL;
+    const char *name = *p;
+    *len = strcspn(name, blanks);
+    *p += *len;
+    return name;
+}
+
+/* Whether `name` is in PERCEPT_TEST_BACKENDS, when that names any. */
+static int wanted(const char *name)
+{
+    const char *p = getenv("PERCEPT_TEST_BACKENDS"), *item;
+    size_t len, n = strlen(name);
+    int any = 0;
+    while (p != NULL && (item = next_name(&p, &len)) != NULL) {
+        any = 1;
+        if (len == n && strncmp(item, name, n) == 0)
             return 1;
-        p += len;
     }
-    return 0;
+    return !any;
 }
 
 /* Loads every *.so of the first directory of PERCEPT_PLUGIN_PATH, or those
@@ -1238,22 +1248,20 @@ int main(void)
     }
     /* A backend asked for by name must be there: a typo must not pass as a
      * test of nothing. */
-    const char *list = getenv("PERCEPT_TEST_BACKENDS");
+    const char *p = getenv("PERCEPT_TEST_BACKENDS"), *item;
+    size_t len;
     int missing = 0;
-    for (const char *p = list != NULL ? list : ""; *p != '\0';) {
-        p += strspn(p, " \t\n");
-        size_t len = strcspn(p, " \t\n"), i = 0;
-        while (len > 0 && i < backend_count &&
-               (strlen(backends[i].name) != len || strncmp(backends[i].name, p, len) != 0))
+    while (p != NULL && (item = next_name(&p, &len)) != NULL) {
+        size_t i = 0;
+        while (i < backend_count &&
+               (strlen(backends[i].name) != len || strncmp(backends[i].name, item, len) != 0))
             i++;
-        if (len > 0 && i == backend_count) {
+        if (i == backend_count) {
             fprintf(stderr,
-                    "test_backend_ops: PERCEPT_TEST_BACKENDS names '%.*s', but %s has "
-                    "no %.*s.so\n",
-                    (int)len, p, plugin_dir, (int)len, p);
+                    "test_backend_ops: PERCEPT_TEST_BACKENDS names '%.*s', but %s has no %.*s.so\n",
+                    (int)len, item, plugin_dir, (int)len, item);
             missing++;
         }
-        p += len;
     }
     if (missing > 0)
         return 1;

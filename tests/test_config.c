@@ -475,28 +475,41 @@ static void test_unknown_backend_lists_search(void **state)
 
 /* The search path as the message lists it: a directory that is not there
  * marked so, a relative one with what it means from the current directory. */
-static void test_unknown_backend_describes_dirs(void **state)
+/* Opens `text` with PERCEPT_PLUGIN_PATH set to `path` for the call alone;
+ * the world, if any, is closed. Returns the status. */
+static int open_with_plugin_path(const char *path, const char *text, const percept_options *options,
+                                 percept_error *error)
 {
-    (void)state;
     const char *env = getenv("PERCEPT_PLUGIN_PATH");
     char *saved = env != NULL ? strdup(env) : NULL;
-    char path[2048], cwd[1024];
-    snprintf(path, sizeof path, "%s:/nonexistent/percept-plugins", env != NULL ? env : "");
+    assert_true(env == NULL || saved != NULL);
     assert_int_equal(setenv("PERCEPT_PLUGIN_PATH", path, 1), 0);
-    assert_non_null(getcwd(cwd, sizeof cwd));
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = ".";
     percept_world *world = NULL;
-    percept_error error;
-    int status = percept_world_open_string(&world, "[percept]\nbackend = nosuch_3\n", NAME,
-                                           &options, &error);
+    int status = percept_world_open_string(&world, text, NAME, options, error);
     if (saved != NULL)
         setenv("PERCEPT_PLUGIN_PATH", saved, 1);
     else
         unsetenv("PERCEPT_PLUGIN_PATH");
     free(saved);
-    assert_int_equal(status, PERCEPT_EPLUGIN);
-    assert_null(world);
+    if (status != PERCEPT_OK)
+        assert_null(world); /* a failed open leaves no world behind */
+    percept_world_close(world);
+    return status;
+}
+
+static void test_unknown_backend_describes_dirs(void **state)
+{
+    (void)state;
+    const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    char path[2048], cwd[1024];
+    snprintf(path, sizeof path, "%s:/nonexistent/percept-plugins", env != NULL ? env : "");
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = ".";
+    percept_error error;
+    assert_int_equal(
+        open_with_plugin_path(path, "[percept]\nbackend = nosuch_3\n", &options, &error),
+        PERCEPT_EPLUGIN);
     expect_text(&error, "/nonexistent/percept-plugins (missing)");
     char relative[1100];
     snprintf(relative, sizeof relative, ". (%s/.)", cwd);
@@ -535,22 +548,12 @@ static void test_line_length_limit(void **state)
 static void test_long_plugin_path(void **state)
 {
     (void)state;
-    const char *env = getenv("PERCEPT_PLUGIN_PATH");
-    char *saved = env != NULL ? strdup(env) : NULL;
     char path[512] = "";
     for (int i = 1; i <= 20; i++)
         snprintf(path + strlen(path), sizeof path - strlen(path), "%s/n%d", i > 1 ? ":" : "", i);
-    assert_int_equal(setenv("PERCEPT_PLUGIN_PATH", path, 1), 0);
-    percept_world *world = NULL;
     percept_error error;
-    int status =
-        percept_world_open_string(&world, "[percept]\nbackend = nosuch_4\n", NAME, NULL, &error);
-    if (saved != NULL)
-        setenv("PERCEPT_PLUGIN_PATH", saved, 1);
-    else
-        unsetenv("PERCEPT_PLUGIN_PATH");
-    free(saved);
-    assert_int_equal(status, PERCEPT_EPLUGIN);
+    assert_int_equal(open_with_plugin_path(path, "[percept]\nbackend = nosuch_4\n", NULL, &error),
+                     PERCEPT_EPLUGIN);
     /* 16 directories: 15 of the variable's, then the installed one. */
     expect_text(&error, "/n15 (missing), /");
     if (strstr(error.text, "/n16 ") != NULL) {
