@@ -135,7 +135,9 @@ typedef struct percept_world percept_world;
  * A custom allocator. alloc(user, NULL, n) allocates, alloc(user, p, n)
  * resizes, alloc(user, p, 0) frees and returns NULL. Returning NULL for n > 0
  * means out of memory; percept then fails the call with PERCEPT_ENOMEM and
- * leaves the world as it was. Backends allocate through it as well.
+ * leaves the world as it was. A resize to a smaller size that returns NULL
+ * must leave the block as it was, like realloc(); percept then keeps the
+ * larger block, and the call succeeds. Backends allocate through it as well.
  */
 typedef struct percept_allocator {
     void *(*alloc)(void *user, void *ptr, size_t size);
@@ -329,7 +331,10 @@ PERCEPT_API const char *percept_backend_name(const percept_world *world, percept
  * the C library's), by part. Counted as requested: the allocator's own
  * overhead (block headers, rounding) comes on top, so a process's resident
  * size grows by somewhat more. Spare room that arrays keep for growth is
- * counted; memory given back is not. A backend plugin that does not report
+ * counted; memory given back is not. A pair list that holds a quarter of
+ * its room or less gives room back, keeping twice its length, so that
+ * memory follows a crowd that disperses; the other arrays keep their
+ * largest size until the world is closed. A backend plugin that does not report
  * its memory (its memory_usage operation is NULL) counts as 0.
  */
 typedef struct percept_memory {

@@ -60,6 +60,20 @@ uint32_t pair_list_find(const pair_list *list, uint32_t slot);
  * partner learns its new index. Never fails. */
 void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side);
 void pair_list_free(const percept_allocator *a, pair_list *list);
+
+/* Lists shorter than this keep their room: a few hundred bytes are not worth
+ * an allocator call, and an entity's neighbours come and go. */
+#define PAIR_SHRINK_FROM 32
+/* Give back room once a list holds a quarter of it or less, keeping twice
+ * its length: a list that grew in a crowd would otherwise hold the crowd's
+ * size for good after the crowd has gone. Never fails: if the allocator
+ * refuses, the list keeps its block. */
+void pair_list_give_back(const percept_allocator *a, pair_list *list);
+static inline void pair_list_shrink(const percept_allocator *a, pair_list *list)
+{
+    if (list->cap > PAIR_SHRINK_FROM && list->len <= list->cap / 4)
+        pair_list_give_back(a, list);
+}
 /* Bytes the list holds from its allocator, spare room included. */
 static inline size_t pair_list_bytes(const pair_list *list)
 {

@@ -842,8 +842,12 @@ static int apply_change(percept_world *w, const change *ch)
             /* The partner's list holds the other side of its pairs. */
             pair_list_remove_at(partner, partner_index, forward ? w->seen : w->seen_by);
             pair_list_remove_at(own, c->index, forward ? w->seen_by : w->seen);
+            /* Each partner list loses at most this one entry in a call. */
+            pair_list_shrink(a, partner);
         }
     }
+    pair_list_shrink(a, &w->seen[slot]);
+    pair_list_shrink(a, &w->seen_by[slot]);
     for (int g = 0; g < w->grid_count; g++)
         og_commit(&w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
     for (int g = 0; g < w->backend_count; g++) {

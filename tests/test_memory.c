@@ -232,6 +232,152 @@ static void test_exact_after_failures(void **state)
 
 /* ------------------------------------------------------------------------ */
 
+/* A crowd that disperses gives its pair lists' room back                    */
+
+#define SPREAD_N 1600
+#define CROWD_N 400
+#define LIST_CAP 2048
+
+/* The distinct partners of `id` over the three senses: the length of its
+ * pair list on that side (the core keeps one list for all senses). */
+static size_t partners(const percept_world *w, percept_id id, int by_target)
+{
+    static percept_id ids[PERCEPT_SENSE_COUNT][LIST_CAP];
+    size_t n[PERCEPT_SENSE_COUNT], at[PERCEPT_SENSE_COUNT] = {0}, distinct = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        n[s] = tu_list(w, id, (percept_sense)s, by_target, ids[s], LIST_CAP);
+    for (;;) { /* merge the three ascending lists, counting each ID once */
+        int low = -1;
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            if (at[s] < n[s] && (low < 0 || ids[s][at[s]] < ids[low][at[low]]))
+                low = s;
+        if (low < 0)
+            return distinct;
+        percept_id next = ids[low][at[low]];
+        distinct++;
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            if (at[s] < n[s] && ids[s][at[s]] == next)
+                at[s]++;
+    }
+}
+
+/* The most the pair lists may hold once none keeps more than four times its
+ * length in room (lists of up to 32 entries keep theirs whatever their
+ * length): 8 bytes an entry. */
+static size_t pairs_bound(const percept_world *w)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 1; i <= SPREAD_N; i++)
+        for (int side = 0; side < 2; side++) {
+            size_t len = partners(w, i, side);
+            bytes += 8 * (4 * len > 32 ? 4 * len : 32);
+        }
+    return bytes;
+}
+
+typedef struct spread_world {
+    tu_fault_alloc fa;
+    percept_world *w;
+    uint64_t events, event_hash; /* the events delivered, and a hash of their sequence */
+    double x[SPREAD_N + 1], y[SPREAD_N + 1];
+} spread_world;
+
+static void hash_event(void *user, const percept_event *ev)
+{
+    spread_world *sw = user;
+    uint64_t fields[] = {ev->kind, ev->sense, ev->observer, ev->target};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        sw->event_hash = (sw->event_hash ^ fields[i]) * 0x100000001b3u;
+    sw->events++;
+}
+
+/* SPREAD_N entities over a 400 x 400 world, about 3 in range of each. */
+static void spread_open(spread_world *sw, const char *backend)
+{
+    uint64_t rng = 23;
+    tu_fault_init(&sw->fa);
+    sw->events = 0;
+    sw->event_hash = 0xcbf29ce484222325u;
+    sw->w = tu_open_faulty(backend, "[world]\nmax_x = 400\nmax_y = 400\n", NULL, &sw->fa);
+    assert_int_equal(percept_set_event_callback(sw->w, hash_event, sw), PERCEPT_OK);
+    for (uint32_t i = 1; i <= SPREAD_N; i++) {
+        sw->x[i] = splitmix_between(&rng, 0, 400);
+        sw->y[i] = splitmix_between(&rng, 0, 400);
+        tu_add(sw->w, i, tu_desc(sw->x[i], sw->y[i], 10, 8, 5, 0));
+    }
+}
+
+/* Entities 1..CROWD_N gather in a disk of radius 5 (each then perceives all
+ * of them by every sense), or go back to where they were added. */
+static void spread_gather(spread_world *sw, int gather)
+{
+    uint64_t rng = 31;
+    for (uint32_t i = 1; i <= CROWD_N; i++) {
+        double x = sw->x[i], y = sw->y[i];
+        if (gather)
+            do {
+                x = splitmix_between(&rng, -5, 5);
+                y = splitmix_between(&rng, -5, 5);
+            } while (x * x + y * y > 25);
+        TU_OK(sw->w, percept_move(sw->w, i, gather ? 200 + x : x, gather ? 200 + y : y));
+    }
+}
+
+static void spread_close(spread_world *sw)
+{
+    percept_world_close(sw->w);
+    tu_expect_no_leak(&sw->fa, "closed");
+}
+
+static void lists_give_back_room(const char *backend)
+{
+    static spread_world kept, refused;
+    spread_open(&kept, backend);
+    spread_open(&refused, backend);
+    size_t spread = usage(kept.w).pairs;
+
+    spread_gather(&kept, 1);
+    spread_gather(&refused, 1);
+    size_t crowd = usage(kept.w).pairs;
+    assert_true(crowd > 10 * spread);
+
+    refused.fa.refuse_shrinks = 1;
+    spread_gather(&kept, 0);
+    spread_gather(&refused, 0);
+    expect_exact(kept.w, &kept.fa, "after the crowd dispersed");
+    expect_exact(refused.w, &refused.fa, "after the crowd dispersed, shrinks refused");
+    size_t after = usage(kept.w).pairs, bound = pairs_bound(kept.w);
+    /* Lists that kept the crowd's room (some 400 entries each) would be far
+     * past the bound, so the check can tell. */
+    assert_true(crowd > 3 * bound);
+    if (after > bound) {
+        print_error("%s: pair lists hold %zu bytes after the crowd dispersed (%zu before it "
+                    "gathered, %zu in it); at most %zu expected\n",
+                    backend, after, spread, crowd, bound);
+        fail();
+    }
+    /* Refused shrinks cost only memory: every call succeeded (spread_gather
+     * checks), and the events and the relation are the same. */
+    assert_true(refused.fa.shrinks > CROWD_N);
+    assert_true(usage(refused.w).pairs > 3 * after);
+    assert_true(kept.events > 2 * CROWD_N * CROWD_N);
+    assert_int_equal(refused.events, kept.events);
+    assert_int_equal(refused.event_hash, kept.event_hash);
+    for (uint32_t i = 1; i <= SPREAD_N; i++)
+        for (int side = 0; side < 2; side++)
+            assert_int_equal(partners(refused.w, i, side), partners(kept.w, i, side));
+    spread_close(&kept);
+    spread_close(&refused);
+}
+
+static void test_lists_give_back_room(void **state)
+{
+    (void)state;
+    tu_for_each_backend(lists_give_back_room);
+}
+
+/* ------------------------------------------------------------------------ */
+
 static void test_arguments(void **state)
 {
     (void)state;
@@ -248,9 +394,8 @@ static void test_arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        tu_backend_test(test_exact_through_a_life),
-        tu_backend_test(test_exact_in_callback),
-        tu_backend_test(test_exact_after_failures),
+        tu_backend_test(test_exact_through_a_life), tu_backend_test(test_exact_in_callback),
+        tu_backend_test(test_exact_after_failures), tu_backend_test(test_lists_give_back_room),
         cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -492,8 +492,13 @@ void *tu_fault_fn(void *user, void *ptr, size_t size)
         return NULL;
     }
     size_t old = h != NULL ? h->h.size : 0;
+    if (h != NULL && size < old) {
+        fa->shrinks++;
+        if (fa->refuse_shrinks)
+            return NULL;
+    }
     if (h == NULL || size > old) {
-        /* Frees and shrinks always succeed: only these requests are counted. */
+        /* Only new blocks and growth are counted, and may fail. */
         ++fa->counted;
         if (fa->fail_at != 0 &&
             (fa->counted == fa->fail_at || (fa->sticky && fa->counted > fa->fail_at))) {

@@ -163,15 +163,19 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
 
 /*
  * A percept_allocator function (user: a tu_fault_alloc) that fails request
- * number fail_at. Only new blocks and growth count as requests: frees and
- * shrinks always succeed, as the library may rely on. Each block carries its
- * size and a magic word, so leaks and frees of foreign pointers are seen.
+ * number fail_at. Only new blocks and growth count as requests: frees always
+ * succeed, as the library may rely on, and so do shrinks unless
+ * refuse_shrinks is set (then each returns NULL and leaves the block as it
+ * was). Each block carries its size and a magic word, so leaks and frees of
+ * foreign pointers are seen.
  */
 struct tu_fault_alloc {
     size_t counted;       /* requests that could fail: size > 0, and new or growing */
     size_t fail_at;       /* fail the request with this number (1-based); 0: never */
     int sticky;           /* fail every request after fail_at too: memory stays short */
     int hit;              /* the failure was injected */
+    int refuse_shrinks;   /* return NULL for every resize to a smaller size */
+    size_t shrinks;       /* resizes to a smaller size asked for, refused or not */
     size_t live_blocks;   /* blocks handed out and not yet freed */
     size_t live_bytes;    /* their sizes, summed */
     size_t foreign_frees; /* frees or resizes of pointers this allocator never gave */
