@@ -327,6 +327,17 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
 PERCEPT_API const char *percept_backend_name(const percept_world *world, percept_sense sense);
 
 /*
+ * The file the backend serving `sense` was loaded from, as it was given to
+ * dlopen(): the first directory of the search holding NAME.so
+ * (percept_options.plugin_dir, the config's plugin_dir, PERCEPT_PLUGIN_PATH,
+ * the install directory), then "/NAME.so"; relative when that directory
+ * was. NULL for a NULL world
+ * or a bad sense. Valid until the world is closed. Tells which copy of a
+ * plugin a program runs when several are installed.
+ */
+PERCEPT_API const char *percept_backend_path(const percept_world *world, percept_sense sense);
+
+/*
  * The bytes a world holds from its allocator (percept_options.allocator, or
  * the C library's), by part. Counted as requested: the allocator's own
  * overhead (block headers, rounding) comes on top, so a process's resident

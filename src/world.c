@@ -1421,3 +1421,10 @@ const char *percept_backend_name(const percept_world *w, percept_sense sense)
         return NULL;
     return w->backends[w->backend_of[sense]].plugin.ops.name;
 }
+
+const char *percept_backend_path(const percept_world *w, percept_sense sense)
+{
+    if (!w || !valid_sense(sense))
+        return NULL;
+    return w->backends[w->backend_of[sense]].plugin.path;
+}

@@ -195,6 +195,7 @@ static void check_sense_numbers(const char *backend)
         REFUSED(&f, percept_perceived(f.w, 1, s, ids, 8, &count), PERCEPT_EINVAL, NULL);
         REFUSED(&f, percept_perceived_by(f.w, 1, s, ids, 8, &count), PERCEPT_EINVAL, NULL);
         assert_null(percept_backend_name(f.w, s));
+        assert_null(percept_backend_path(f.w, s));
         assert_null(percept_sense_name(s));
     }
     assert_int_equal(count, 12345); /* never written on failure */
@@ -462,6 +463,7 @@ static void check_null_arguments(const char *backend)
     assert_non_null(percept_errmsg(NULL));
     assert_int_equal(percept_entity_count(NULL), 0);
     assert_null(percept_backend_name(NULL, S));
+    assert_null(percept_backend_path(NULL, S));
     assert_non_null(percept_strerror(12345));
     assert_non_null(percept_strerror(INT_MIN));
     assert_non_null(percept_status_name(12345));

@@ -832,6 +832,22 @@ static void test_move_events_default(void **state)
 }
 
 /* Per-sense backends, with the test plugins' working "badparam" for smell. */
+/* PERCEPT_PLUGIN_PATH's first directory holding NAME.so, and "/NAME.so". */
+static const char *first_in_plugin_path(const char *name, char *out, size_t size)
+{
+    const char *dirs = getenv("PERCEPT_PLUGIN_PATH");
+    assert_non_null(dirs);
+    for (const char *d = dirs; *d;) {
+        size_t len = strcspn(d, ":");
+        snprintf(out, size, "%.*s/%s.so", (int)len, d, name);
+        if (access(out, F_OK) == 0)
+            return out;
+        d += len + (d[len] == ':');
+    }
+    fail_msg("no %s.so in PERCEPT_PLUGIN_PATH %s", name, dirs);
+    return NULL;
+}
+
 static void test_per_sense_backends(void **state)
 {
     (void)state;
@@ -847,6 +863,14 @@ static void test_per_sense_backends(void **state)
     assert_string_equal(percept_backend_name(world, PERCEPT_SIGHT), "bruteforce");
     assert_string_equal(percept_backend_name(world, PERCEPT_HEARING), "bruteforce");
     assert_string_equal(percept_backend_name(world, PERCEPT_SMELL), "badparam");
+    /* Each sense names the file it runs: badparam from the test directory,
+     * bruteforce from PERCEPT_PLUGIN_PATH (searched after it: it has none). */
+    char want[4096];
+    snprintf(want, sizeof want, "%s/badparam.so", dir);
+    assert_string_equal(percept_backend_path(world, PERCEPT_SMELL), want);
+    assert_string_equal(percept_backend_path(world, PERCEPT_SIGHT),
+                        first_in_plugin_path("bruteforce", want, sizeof want));
+    assert_string_equal(percept_backend_path(world, PERCEPT_HEARING), want);
     expect_working_world(world);
     percept_world_close(world);
 }

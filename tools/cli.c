@@ -106,3 +106,21 @@ int cli_version(const char *program, const char *arg)
     printf("%s (percept) %s\n", program, percept_version());
     return 1;
 }
+
+void cli_print_backend_paths(FILE *out, const percept_world *world)
+{
+    const char *printed[PERCEPT_SENSE_COUNT];
+    int count = 0;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        const char *path = percept_backend_path(world, (percept_sense)s);
+        int again = 0;
+        for (int i = 0; i < count && path != NULL; i++)
+            again |= strcmp(printed[i], path) == 0;
+        if (path == NULL || again)
+            continue;
+        fprintf(out, "%s%s", count ? ", " : "", path);
+        printed[count++] = path;
+    }
+    if (count == 0)
+        fputs("-", out);
+}

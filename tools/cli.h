@@ -1,12 +1,16 @@
 /*
  * cli.h - the command-line conventions the percept tools share: options
  * given as "--opt VALUE" or "--opt=VALUE", one form of usage error, the one
- * rule for backend names, --version, and the clock the tools time their runs with.
+ * rule for backend names, --version, the plugin files a world runs, and the
+ * clock the tools time their runs with.
  */
 #ifndef PERCEPT_TOOLS_CLI_H
 #define PERCEPT_TOOLS_CLI_H
 
+#include <stdio.h>
 #include <time.h>
+
+#include <percept.h>
 
 /* The exit status of every tool for bad usage. */
 #define CLI_EXIT_USAGE 2
@@ -51,6 +55,13 @@ const char *cli_backend_reason(const char *text, const char *source, int generat
  * differ from the headers it was built with), and returns 1.
  */
 int cli_version(const char *program, const char *arg);
+
+/*
+ * Prints the files the world's backends were loaded from, each once, in
+ * sense order, separated by ", " ("-" if none), with no newline: which copy
+ * of a plugin ran when several are installed.
+ */
+void cli_print_backend_paths(FILE *out, const percept_world *world);
 
 /* The monotonic clock, in seconds. */
 static inline double cli_now_seconds(void)

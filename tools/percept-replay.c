@@ -64,7 +64,8 @@ static void print_usage(FILE *out)
           "                  (default: " PERCEPT_DEFAULT_CONFIG ")\n"
           "  --backend NAME  use backend NAME for every sense (overrides the config's);\n"
           "                  without --config, every other setting keeps its default\n"
-          "  --stats         print counts, backends and timings to standard error\n"
+          "  --stats         print counts, backends, their plugin files and timings to\n"
+          "                  standard error\n"
           "  --help          print this help and exit\n"
           "  --version       print the version of the percept library and exit\n"
           "\n"
@@ -671,6 +672,8 @@ static void print_stats(const struct replay *r, double seconds)
         const char *b = r->world != NULL ? percept_backend_name(r->world, (percept_sense)i) : NULL;
         fprintf(stderr, " %s=%s", percept_sense_name((percept_sense)i), b != NULL ? b : "-");
     }
+    fprintf(stderr, "\n  loaded from:       ");
+    cli_print_backend_paths(stderr, r->world);
     fprintf(stderr, "\n  wall time:         %.6f s (%.0f ns per command)\n", seconds, per);
 }
 

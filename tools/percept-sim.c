@@ -690,6 +690,8 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
         const char *b = percept_backend_name(s->world, (percept_sense)k);
         fprintf(o, " %s=%s", percept_sense_name((percept_sense)k), b ? b : "-");
     }
+    fputs("\n  plugins    ", o);
+    cli_print_backend_paths(o, s->world);
     fputs("\n  calls     ", o);
     for (int op = 0; op < OP_COUNT; op++)
         fprintf(o, "%s %llu %s", op ? "," : "", s->op_calls[op], op_name[op]);
