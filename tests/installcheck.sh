@@ -72,6 +72,12 @@ for f in "$conf" "$sim" "$replay" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH
         fail "not installed: $f"
     fi
 done
+la=$(cd "$D$pkglibdir" && ls ./*.la 2>/dev/null)
+if [ -z "$la" ]; then
+    pass "no libtool archives beside the plugins"
+else
+    fail "libtool archives installed beside the plugins: $la"
+fi
 [ "$failed" -eq 0 ] || finish
 
 if cflags=$($PKG_CONFIG --cflags percept) && libs=$($PKG_CONFIG --libs percept); then
