@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 #include "alloc.h"
 #include "config.h"
@@ -34,6 +37,22 @@ static void add_dir(plugin_search *search, const char *dir, int installed)
         search->dropped++;
 }
 
+/*
+ * Whether the environment may name code to load: not in a set-user-ID or
+ * set-group-ID program (or one the kernel marks secure, e.g. for file
+ * capabilities), whose caller's environment is not to be trusted with its
+ * privileges. The dynamic linker ignores LD_LIBRARY_PATH there for the same
+ * reason.
+ */
+static int environment_trusted(void)
+{
+#ifdef AT_SECURE
+    if (getauxval(AT_SECURE))
+        return 0;
+#endif
+    return getuid() == geteuid() && getgid() == getegid();
+}
+
 int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,
                        const char *config_dir, char **env_copy)
 {
@@ -42,6 +61,10 @@ int plugin_search_init(const percept_allocator *a, plugin_search *search, const 
     add_dir(search, option_dir, 0);
     add_dir(search, config_dir, 0);
     const char *env = getenv("PERCEPT_PLUGIN_PATH");
+    if (env && *env && !environment_trusted()) {
+        search->env_ignored = 1;
+        env = NULL;
+    }
     if (env && *env) {
         *env_copy = pc_strdup(a, env);
         if (!*env_copy)
@@ -122,6 +145,10 @@ static void not_found(const plugin_search *search, const char *name, char *why, 
         if (n > 0 && (size_t)n < size)
             n += describe_dir(why + n, size - (size_t)n, search->dirs[i]);
     }
+    if (search->env_ignored && n > 0 && (size_t)n < size)
+        snprintf(why + n, size - (size_t)n,
+                 " (PERCEPT_PLUGIN_PATH was ignored: the program runs set-user-ID or "
+                 "set-group-ID)");
 }
 
 /* Checks the table in the order an incompatible plugin is most likely to fail. */

@@ -20,12 +20,14 @@ typedef struct plugin {
 typedef struct plugin_search {
     const char *dirs[16];
     size_t count;
-    size_t dropped; /* PERCEPT_PLUGIN_PATH entries beyond the room left */
+    size_t dropped;  /* PERCEPT_PLUGIN_PATH entries beyond the room left */
+    int env_ignored; /* PERCEPT_PLUGIN_PATH was set in a set-ID program */
 } plugin_search;
 
 /*
  * Build the search list: options' plugin_dir, the config's plugin_dir, every
- * entry of $PERCEPT_PLUGIN_PATH, then the installed plugin directory.
+ * entry of $PERCEPT_PLUGIN_PATH (unless the program runs set-user-ID or
+ * set-group-ID), then the installed plugin directory.
  * `env_copy` receives a copy of the variable that the list points into.
  */
 int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,

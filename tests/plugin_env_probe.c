@@ -1,0 +1,29 @@
+/*
+ * plugin_env_probe.c - opens a world with the backend named on the command
+ * line and prints the file it was loaded from, or the error. setid-env.test
+ * runs it as a set-group-ID program to check that PERCEPT_PLUGIN_PATH is
+ * not trusted there. Linked with -no-install, so that it finds the library
+ * of the build tree without LD_LIBRARY_PATH (ignored in set-ID programs).
+ */
+#include <stdio.h>
+
+#include "percept.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: plugin_env_probe BACKEND\n");
+        return 2;
+    }
+    percept_world *world = NULL;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    percept_error error;
+    options.backend = argv[1];
+    if (percept_world_open_string(&world, "", "<probe>", &options, &error) != PERCEPT_OK) {
+        printf("error: %s\n", error.text);
+        return 1;
+    }
+    printf("loaded: %s\n", percept_backend_path(world, PERCEPT_SIGHT));
+    percept_world_close(world);
+    return 0;
+}
