@@ -123,6 +123,11 @@ typedef struct percept_event {
  * percept_set_hidden() and percept_set_event_callback() return PERCEPT_EBUSY
  * there and change nothing. Keep a queue of the changes your AI decides on
  * and apply them after the call returns.
+ *
+ * The callback must return normally. Leaving it by longjmp() or a C++
+ * exception skips the rest of the call: its other events are not delivered,
+ * and the world stays marked as inside its callback, refusing every change
+ * with PERCEPT_EBUSY for good.
  */
 typedef void (*percept_event_fn)(void *user, const percept_event *event);
 
