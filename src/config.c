@@ -1,8 +1,10 @@
 /*
  * config.c - reads a world's INI configuration with inih. A reader of our
  * own feeds inih line by line so every message can name its line, strips
- * leading blanks (so indented keys are keys, never continuation lines) and
- * rejects over-long lines instead of letting inih split them.
+ * leading blanks (so indented keys are keys, never continuation lines), and
+ * refuses what inih would pass over in silence: over-long lines (inih would
+ * split them), control characters and NUL bytes (a bare carriage return
+ * would join lines), text after a section's ']' (inih drops it).
  */
 #include "config.h"
 
@@ -46,12 +48,14 @@ typedef struct line_source {
     FILE *file;           /* reading a file, or */
     const char *text;     /* reading a string */
     int line;             /* the number of the line last handed to inih */
-    int long_line;        /* first line that was too long, or 0 */
+    int stopped;          /* a line could not be read as text: reading ended there */
+    int bad_line;         /* first line the reader itself refused, or 0 */
+    char bad_why[160];    /* and why */
     int bad_section_line; /* first [section] we do not know, or 0 */
     char bad_section[64];
     int section_line[2 + PERCEPT_SENSE_COUNT]; /* where each known section began, or 0 */
-    int repeat_line;                            /* first known section given again, or 0 */
-    int repeat_first;                           /* the line it was first given on */
+    int repeat_line;                           /* first known section given again, or 0 */
+    int repeat_first;                          /* the line it was first given on */
     char repeat_name[16];
     int read_errno; /* errno of a failed read, or 0 */
 } line_source;
@@ -77,6 +81,21 @@ static int section_index(const char *name, size_t n)
     return -1;
 }
 
+/* Records the first line the reader refuses, and why. */
+static void refuse_line(line_source *src, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void refuse_line(line_source *src, int line, const char *fmt, ...)
+{
+    if (src->bad_line)
+        return;
+    src->bad_line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(src->bad_why, sizeof src->bad_why, fmt, ap);
+    va_end(ap);
+}
+
 /* Checked here rather than in the key handler, which inih never calls for
  * a section without keys: a misspelt empty section must not pass either.
  * inih would merge a section given twice; a second [sight] is likelier a
@@ -87,6 +106,11 @@ static void check_section(line_source *src, const char *line)
     const char *end = strchr(line, ']');
     if (line[0] != '[' || !end)
         return;
+    const char *rest = end + 1 + strspn(end + 1, " \t");
+    if (*rest && *rest != ';' && *rest != '#')
+        refuse_line(src, src->line,
+                    "text after [%.*s]: '%.40s%s' (a key goes on a line of its own)",
+                    (int)(end - line - 1), line + 1, rest, strlen(rest) > 40 ? "..." : "");
     size_t n = (size_t)(end - line - 1);
     int known = section_index(line + 1, n);
     if (known < 0) {
@@ -103,43 +127,80 @@ static void check_section(line_source *src, const char *line)
     }
 }
 
-/* inih's fgets-like reader: one line per call, so `line` is the current line. */
+static int next_char(line_source *src)
+{
+    if (!src->file)
+        return *src->text ? (unsigned char)*src->text++ : EOF;
+    int c = getc(src->file);
+    if (c == EOF && ferror(src->file) && !src->read_errno)
+        src->read_errno = errno ? errno : EIO;
+    return c;
+}
+
+/* The first control character in `line` (tabs aside), or 0. */
+static int control_char(const char *line)
+{
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+        if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+            return *p;
+    return 0;
+}
+
+/*
+ * inih's fgets-like reader: one line per call, so `line` is the current
+ * line. A line that is not text (too long, or holding a NUL byte) ends the
+ * reading there: the error is that line's, and a device such as /dev/zero
+ * must not be read for ever.
+ */
 static char *read_line(char *buf, int size, void *stream)
 {
     line_source *src = stream;
     int n = 0, c;
-    int overflow = 0;
+    if (src->stopped)
+        return NULL;
     for (;;) {
-        if (src->file) {
-            c = getc(src->file);
-            if (c == EOF && ferror(src->file) && !src->read_errno)
-                src->read_errno = errno ? errno : EIO;
-        } else {
-            c = *src->text ? (unsigned char)*src->text++ : EOF;
-        }
+        c = next_char(src);
         if (c == EOF) {
-            if (n == 0 && !overflow)
+            if (n == 0)
                 return NULL;
             break;
         }
-        if (n < size - 2)
-            buf[n++] = (char)c;
-        else if (c != '\n' && c != '\r')
-            overflow = 1;
+        if (c == '\0') {
+            refuse_line(src, src->line + 1, "a NUL byte (is this a text file?)");
+            src->stopped = 1;
+            return NULL;
+        }
         if (c == '\n')
             break;
+        /* inih's buffer is INI_MAX_LINE bytes: the line's text may take all
+         * but two, and its end ("\n" or "\r\n") comes beyond them. */
+        if (n == size - 1 || (n == size - 2 && c != '\r')) {
+            refuse_line(src, src->line + 1, "line too long (at most %d characters)", size - 2);
+            src->stopped = 1;
+            return NULL;
+        }
+        buf[n++] = (char)c;
     }
     src->line++;
+    if (n > 0 && buf[n - 1] == '\r')
+        n--;
     buf[n] = '\0';
-    if (overflow) {
-        if (!src->long_line)
-            src->long_line = src->line;
+    if (src->line == 1 && !strncmp(buf, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte order mark */
+        memmove(buf, buf + 3, (size_t)n - 3 + 1);
+    int ctl = control_char(buf);
+    if (ctl) {
+        if (ctl == '\r')
+            refuse_line(src, src->line,
+                        "a carriage return inside the line (old Mac line ends? end lines "
+                        "with \\n or \\r\\n)");
+        else
+            refuse_line(src, src->line, "control character 0x%02x in the line", ctl);
         buf[0] = '\0'; /* inih sees a blank line; we report the error */
         return buf;
     }
     size_t skip = strspn(buf, " \t");
     if (skip)
-        memmove(buf, buf + skip, (size_t)n - skip + 1);
+        memmove(buf, buf + skip, strlen(buf + skip) + 1);
     check_section(src, buf);
     return buf;
 }
@@ -318,8 +379,11 @@ static int handle_sense(parse_state *st, int s, const char *key, const char *val
     if (!strcmp(key, "observer_cell_size")) {
         if (!once(st, section, key, &sc->observer_cell_size_line))
             return 0;
-        if (parse_number(value, &sc->observer_cell_size) || sc->observer_cell_size <= 0)
-            return value_fail(st, section, key, value, "must be a number greater than 0");
+        /* Bounded below as the backends' cell sizes are: the grid works
+         * with fractions of a cell, which must not underflow to 0. */
+        if (parse_number(value, &sc->observer_cell_size) ||
+            !(sc->observer_cell_size >= 1 / PERCEPT_COORD_LIMIT))
+            return value_fail(st, section, key, value, "must be a number from 1e-15 to 1e15");
         return 1;
     }
     /* Everything else belongs to the backend, which validates it on creation. */
@@ -417,7 +481,7 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
 
     /* Report whichever problem comes first in the file. */
     int first_bad = st.failed ? st.fail_line : 0;
-    const int found[4] = {st.src.long_line, syntax_line > 0 ? syntax_line : 0,
+    const int found[4] = {st.src.bad_line, syntax_line > 0 ? syntax_line : 0,
                           st.src.bad_section_line, st.src.repeat_line};
     for (int i = 0; i < 4; i++)
         if (found[i] && (!first_bad || found[i] < first_bad))
@@ -425,10 +489,8 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
     if (first_bad && (!st.failed || first_bad < st.fail_line)) {
         st.failed = 0;
         st.src.line = first_bad;
-        if (first_bad == st.src.long_line)
-            /* inih's buffer is INI_MAX_LINE bytes; read_line() keeps size - 2 of
-             * them and the line's end ("\n" or "\r\n") beyond them. */
-            fail(&st, PERCEPT_ECONFIG, "line too long (at most %d characters)", INI_MAX_LINE - 2);
+        if (first_bad == st.src.bad_line)
+            fail(&st, PERCEPT_ECONFIG, "%s", st.src.bad_why);
         else if (first_bad == st.src.bad_section_line)
             fail(&st, PERCEPT_ECONFIG,
                  "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "

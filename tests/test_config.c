@@ -261,6 +261,40 @@ static const error_case error_cases[] = {
      PERCEPT_ECONFIG,
      "min_x",
      {"too long"}},
+    /* inih drops what follows ']': the key would be lost without a word. */
+    {"text after a section's ']'",
+     "[percept]\nbackend = bruteforce\n[hearing] backend = nosuch\n",
+     PERCEPT_ECONFIG,
+     "[hearing]",
+     {"text after [hearing]: 'backend = nosuch'", "a line of its own"}},
+    /* Old Mac line ends: to inih the whole file is one line. */
+    {"carriage returns alone",
+     "[percept]\rbackend = bruteforce\r[sight]\rcel_size = 64\r",
+     PERCEPT_ECONFIG,
+     "[percept]",
+     {"a carriage return inside the line"}},
+    /* inih would skip a leading \v or \f as a blank, and make the line a
+     * continuation of the key before it, or hide a section. */
+    {"control character before a section",
+     "[percept]\nbackend = bruteforce\n\v[bogus]\n",
+     PERCEPT_ECONFIG,
+     "\v[bogus]",
+     {"control character 0x0b in the line"}},
+    {"control character inside a value",
+     "[percept]\nbackend = bruteforce\n[world]\nmax_x = 10\x1b\n",
+     PERCEPT_ECONFIG,
+     "max_x",
+     {"control character 0x1b in the line"}},
+    {"byte order mark before an unknown section",
+     "\xEF\xBB\xBF[bogus]\n[percept]\nbackend = bruteforce\n",
+     PERCEPT_ECONFIG,
+     "\xEF\xBB\xBF[bogus]",
+     {"unknown section [bogus]"}},
+    {"byte order mark before a section given twice",
+     "\xEF\xBB\xBF[percept]\nbackend = bruteforce\n[percept]\nmove_events = on\n",
+     PERCEPT_ECONFIG,
+     "[percept]\nmove_events",
+     {"section [percept] given again (first on line 1)"}},
     {"key before any section",
      "backend = bruteforce\n[percept]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
@@ -281,6 +315,17 @@ static const error_case error_cases[] = {
      PERCEPT_ECONFIG,
      "observer_cell_size",
      {"key 'observer_cell_size' in [smell]:"}},
+    /* A thirty-second of it would underflow to 0 (a wrong relation once). */
+    {"observer_cell_size subnormal",
+     "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 5e-324\n",
+     PERCEPT_ECONFIG,
+     "observer_cell_size",
+     {"key 'observer_cell_size' in [sight]: must be a number from 1e-15 to 1e15"}},
+    {"observer_cell_size below 1e-15",
+     "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 0.00000000000000099\n",
+     PERCEPT_ECONFIG,
+     "observer_cell_size",
+     {"must be a number from 1e-15 to 1e15"}},
     {"observer_cell_size NaN",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = nan\n",
      PERCEPT_ECONFIG,
@@ -541,6 +586,50 @@ static void test_line_length_limit(void **state)
                 expect_text(&error, "line too long (at most 198 characters)");
         }
     }
+}
+
+/* What editors write is read as meant: a byte order mark, CRLF line ends,
+ * comments after a section's ']'. */
+static void test_editor_conventions(void **state)
+{
+    (void)state;
+    percept_world *world = open_ok("\xEF\xBB\xBF[percept] ; the library's own\r\n"
+                                   "backend = bruteforce\r\n"
+                                   "[world]\t# the map\r\n"
+                                   "max_x = 64\r\n",
+                                   NULL);
+    expect_working_world(world);
+    percept_world_close(world);
+}
+
+/* A file that is not text: a NUL byte is an error naming its line, and a
+ * device that never ends a line is not read for ever. */
+static void test_not_text(void **state)
+{
+    (void)state;
+    char path[512];
+    assert_true((size_t)snprintf(path, sizeof path, "%s/nul-XXXXXX", tmp_dir) < sizeof path);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char text[] = "[percept]\nbackend = bruteforce\n[world]\nmax_x = 64\0junk\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    assert_int_equal(close(fd), 0);
+    percept_world *world = NULL;
+    percept_error error;
+    int status = percept_world_open(&world, path, NULL, &error);
+    unlink(path);
+    assert_int_equal(status, PERCEPT_ECONFIG);
+    assert_null(world);
+    assert_int_equal(error.line, 4);
+    expect_text(&error, ":4: a NUL byte");
+
+    if (access("/dev/zero", R_OK) != 0)
+        return;
+    alarm(20); /* a reader looking for the end of the line would hang here */
+    status = percept_world_open(&world, "/dev/zero", NULL, &error);
+    alarm(0);
+    assert_int_equal(status, PERCEPT_ECONFIG);
+    expect_text(&error, "/dev/zero:1: a NUL byte");
 }
 
 /* However long PERCEPT_PLUGIN_PATH is, the installed directory is still
@@ -955,6 +1044,8 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_unknown_backend_describes_dirs),
     cmocka_unit_test(test_long_plugin_path),
     cmocka_unit_test(test_line_length_limit),
+    cmocka_unit_test(test_editor_conventions),
+    cmocka_unit_test(test_not_text),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),
