@@ -19,6 +19,7 @@
 
 #include "alloc.h"
 #include "config.h"
+#include "decimal.h"
 #include "key_sort.h"
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
@@ -74,6 +75,20 @@ static void free_world(percept_world *w)
     pc_free(a, w->free_slots);
     percept_allocator copy = *a;
     pc_free(&copy, w);
+}
+
+/* `v` in the fewest digits that read back as `v`, for messages: %g would
+ * show a refused 1e15 + 0.125 as the limit itself. */
+static const char *exact_number(char *buf, size_t size, double v)
+{
+    for (int digits = 6; digits < 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        double back;
+        if (decimal_parse(buf, &back) == 0 && back == v)
+            return buf;
+    }
+    snprintf(buf, size, "%.17g", v);
+    return buf;
 }
 
 static int valid_coord(double v)
@@ -182,7 +197,7 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         if (later.name && same_backend(&sb, &later))
             sharing |= PERCEPT_SENSE_BIT(t);
     }
-    char origin[256], why[1536];
+    char origin[1024], why[1536]; /* cut to the 511 characters of percept_error.text last */
     int line;
     describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, sharing, &line);
     backend_group *bg = &w->backends[w->backend_count];
@@ -945,6 +960,25 @@ static int valid_range(double r)
     return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
 }
 
+static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
+                        double x, double y)
+{
+    char xs[32], ys[32];
+    return set_error(w, PERCEPT_EINVAL,
+                     "%s: %sentity %" PRIu32 ": position (%s, %s) must be finite and within "
+                     "[-1e15, 1e15]",
+                     fn, where, id, exact_number(xs, sizeof xs, x), exact_number(ys, sizeof ys, y));
+}
+
+static int bad_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
+                     double range)
+{
+    char rs[32];
+    return set_error(w, PERCEPT_EINVAL,
+                     "%s: entity %" PRIu32 ": %s range %s must be a number from 0 to 1e15", fn, id,
+                     percept_sense_name(sense), exact_number(rs, sizeof rs, range));
+}
+
 static int check_not_in_callback(percept_world *w, const char *fn)
 {
     if (w->in_callback)
@@ -1052,14 +1086,10 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     if (!desc)
         return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
     if (!valid_coord(desc->x) || !valid_coord(desc->y))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": position (%g, %g) is not finite or beyond %g", fn,
-                         id, desc->x, desc->y, PERCEPT_COORD_LIMIT);
+        return bad_position(w, fn, "", id, desc->x, desc->y);
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         if (!valid_range(desc->range[s]))
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn,
-                             id, percept_sense_name((percept_sense)s), desc->range[s]);
+            return bad_range(w, fn, id, (percept_sense)s, desc->range[s]);
     if (desc->hidden & ~ALL_SENSES)
         return set_error(w, PERCEPT_EINVAL,
                          "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
@@ -1096,9 +1126,7 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
     if (rc)
         return rc;
     if (!valid_coord(x) || !valid_coord(y))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": position (%g, %g) is not finite or beyond %g", fn,
-                         id, x, y, PERCEPT_COORD_LIMIT);
+        return bad_position(w, fn, "", id, x, y);
     change ch = {.slot = slot, .next = w->ents[slot]};
     if (ch.next.x == x && ch.next.y == y)
         return PERCEPT_OK;
@@ -1196,11 +1224,11 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         if (slot == ID_MAP_NONE)
             return set_error(w, PERCEPT_ENOENT, "%s: moves[%zu]: unknown entity %" PRIu32, fn, i,
                              m->id);
-        if (!valid_coord(m->x) || !valid_coord(m->y))
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: moves[%zu]: entity %" PRIu32
-                             ": position (%g, %g) is not finite or beyond %g",
-                             fn, i, m->id, m->x, m->y, PERCEPT_COORD_LIMIT);
+        if (!valid_coord(m->x) || !valid_coord(m->y)) {
+            char where[48];
+            snprintf(where, sizeof where, "moves[%zu]: ", i);
+            return bad_position(w, fn, where, m->id, m->x, m->y);
+        }
         if (w->ents[slot].mark == epoch)
             return set_error(w, PERCEPT_EINVAL,
                              "%s: moves[%zu]: entity %" PRIu32
@@ -1268,9 +1296,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
     if (rc || (rc = check_sense(w, fn, id, sense)))
         return rc;
     if (!valid_range(range))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": %s range %g must be a finite number >= 0", fn, id,
-                         percept_sense_name((percept_sense)sense), range);
+        return bad_range(w, fn, id, sense, range);
     change ch = {.slot = slot, .next = w->ents[slot]};
     ch.next.range[sense] = entity_range(range);
     return run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0);

@@ -127,6 +127,18 @@ static void check_number_edges(const char *backend)
                     "percept_set_range");
         }
     }
+    /* A number just past the limit is shown as it is, not rounded to the
+     * limit itself, and the message states the limit. */
+    REFUSED(&f, percept_move(f.w, 1, beyond, 10), PERCEPT_EINVAL, "percept_move");
+    assert_non_null(strstr(percept_errmsg(f.w), "(1000000000000000.1, 10) must be finite and "
+                                                "within [-1e15, 1e15]"));
+    REFUSED(&f, percept_set_range(f.w, 1, H, beyond), PERCEPT_EINVAL, "percept_set_range");
+    assert_non_null(strstr(percept_errmsg(f.w), "hearing range 1000000000000000.1 must be a "
+                                                "number from 0 to 1e15"));
+    percept_position far = {1, 0.5, -beyond};
+    REFUSED(&f, percept_move_many(f.w, &far, 1), PERCEPT_EINVAL, "percept_move_many");
+    assert_non_null(strstr(percept_errmsg(f.w), "moves[0]: entity 1: position (0.5, "
+                                                "-1000000000000000.1) must be finite"));
     fixture_close(&f);
 
     /* At the limit is accepted; -0 is a range of 0, a missing sense. */

@@ -516,6 +516,14 @@ static void test_unknown_backend_lists_search(void **state)
     if (path != NULL && strchr(path, ':') == NULL)
         expect_text(&error, path);
     expect_text(&error, "bruteforce");
+
+    /* A config named by a long path still has its line and key named. */
+    char long_name[320];
+    memset(long_name, 'd', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    assert_int_equal(percept_world_open_string(&world, text, long_name, &options, &error),
+                     PERCEPT_EPLUGIN);
+    expect_text(&error, "dd:4: key 'backend' in [hearing]");
 }
 
 /* The search path as the message lists it: a directory that is not there

@@ -396,6 +396,14 @@ static int cmd_world(struct replay *r, char **f)
         get_number(r, "world", "MAXX", f[3], &b.max_x) < 0 ||
         get_number(r, "world", "MAXY", f[4], &b.max_y) < 0)
         return -1;
+    static const char *const name[4] = {"MINX", "MINY", "MAXX", "MAXY"};
+    const double v[4] = {b.min_x, b.min_y, b.max_x, b.max_y};
+    for (int i = 0; i < 4; i++)
+        if (fabs(v[i]) > PERCEPT_COORD_LIMIT)
+            return trace_error(r,
+                               "world: %s %s is beyond the coordinate limit: must be within "
+                               "[-1e15, 1e15]",
+                               name[i], f[i + 1]);
     if (b.min_x > b.max_x)
         return trace_error(r, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
     if (b.min_y > b.max_y)
