@@ -7,6 +7,7 @@
 #include "plugin.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,13 @@ static void list_available(const plugin_search *search, char *out, size_t size)
             size_t n = strlen(e->d_name);
             if (n <= 3 || strcmp(e->d_name + n - 3, ".so"))
                 continue;
+            /* Only what could be named: a file, with a backend's name. */
+            char name[256], file[4096];
+            snprintf(name, sizeof name, "%.*s", (int)(n - 3), e->d_name);
+            int len = snprintf(file, sizeof file, "%s/%s", search->dirs[i], e->d_name);
+            if (!pc_backend_name_ok(name) || len < 0 || (size_t)len >= sizeof file ||
+                !is_file(file))
+                continue;
             int w = in_dir ? snprintf(out + used, size - used, ", %.*s", (int)(n - 3), e->d_name)
                            : snprintf(out + used, size - used, "%sin %s: %.*s", found ? "; " : "",
                                       search->dirs[i], (int)(n - 3), e->d_name);
@@ -116,8 +124,10 @@ static void list_available(const plugin_search *search, char *out, size_t size)
 static int describe_dir(char *out, size_t size, const char *dir)
 {
     struct stat st;
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+    if (stat(dir, &st))
         return snprintf(out, size, "%s (missing)", dir);
+    if (!S_ISDIR(st.st_mode))
+        return snprintf(out, size, "%s (not a directory)", dir);
     char cwd[4096];
     if (dir[0] != '/' && getcwd(cwd, sizeof cwd))
         return snprintf(out, size, "%s (%s/%s)", dir, cwd, dir);
@@ -226,6 +236,17 @@ static const char *dlopen_hint(const char *e, const char *path)
     return ". Check the file with file(1) and the libraries it needs with ldd(1)";
 }
 
+/* What `path`, which exists, is when it is not a file a plugin can be in; NULL if it is one. */
+static const char *not_a_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return errno == ELOOP ? "a loop of symbolic links" : "a symbolic link to nothing";
+    if (S_ISREG(st.st_mode))
+        return NULL;
+    return S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+}
+
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
                 plugin *out, char *why, size_t why_size)
 {
@@ -233,11 +254,22 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     char path[4096];
     int found = 0;
     for (size_t i = 0; i < search->count && !found; i++) {
+        struct stat st;
         int n = snprintf(path, sizeof path, "%s/%s.so", search->dirs[i], name);
-        found = n > 0 && (size_t)n < sizeof path && is_file(path);
+        found = n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0;
     }
     if (!found) {
         not_found(search, name, why, why_size);
+        return PERCEPT_EPLUGIN;
+    }
+    /* The first NAME.so of the search is the one: whatever it is, a later
+     * copy is never used in its place. */
+    const char *odd = not_a_file(path);
+    if (odd) {
+        snprintf(why, why_size,
+                 "%s: is %s: the search uses the first %s.so it finds, so remove it or put "
+                 "the plugin there",
+                 path, odd, name);
         return PERCEPT_EPLUGIN;
     }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "percept.h"
@@ -391,6 +392,61 @@ static void test_no_fallback_to_later_dir(void **state)
     expect_text(error.text, "dlopen");
 }
 
+/* Nor in favour of a good one when the first NAME.so is no file at all. */
+static void test_no_fallback_past_a_non_file(void **state)
+{
+    (void)state;
+    char path[1024];
+    plugin_path(path, sizeof path, tmp_dir, "bruteforce");
+    percept_error error;
+    assert_int_equal(mkdir(path, 0755), 0);
+    open_fails("[percept]\nbackend = bruteforce\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    assert_int_equal(rmdir(path), 0);
+    expect_text(error.text, path);
+    expect_text(error.text, ": is a directory");
+
+    assert_int_equal(symlink("/nonexistent/percept/bruteforce.so", path), 0);
+    open_fails("[percept]\nbackend = bruteforce\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    assert_int_equal(unlink(path), 0);
+    expect_text(error.text, path);
+    expect_text(error.text, ": is a symbolic link to nothing");
+}
+
+/* A backend that is nowhere: the message offers only what could be named
+ * (files with a backend's name), and says what a search entry is not. */
+static void test_not_found_lists_only_plugins(void **state)
+{
+    (void)state;
+    char good[1024], spaced[1024], dir[1024];
+    write_garbage("candidate_1", good, sizeof good);
+    write_garbage("my plugin", spaced, sizeof spaced);
+    plugin_path(dir, sizeof dir, tmp_dir, "subdir");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    char *saved = getenv("PERCEPT_PLUGIN_PATH") ? strdup(getenv("PERCEPT_PLUGIN_PATH")) : NULL;
+    assert_int_equal(setenv("PERCEPT_PLUGIN_PATH", good, 1), 0); /* a file, not a directory */
+    percept_error error;
+    open_fails("[percept]\nbackend = nosuch_7\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    if (saved) {
+        setenv("PERCEPT_PLUGIN_PATH", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("PERCEPT_PLUGIN_PATH");
+    }
+    unlink(good);
+    unlink(spaced);
+    rmdir(dir);
+    char in_dir[1100];
+    snprintf(in_dir, sizeof in_dir, "in %s: candidate_1;", tmp_dir);
+    expect_text(error.text, in_dir);
+    if (strstr(error.text, "my plugin") || strstr(error.text, "subdir")) {
+        print_error("offered a name no config can give: %s\n", error.text);
+        fail();
+    }
+    char not_dir[1100];
+    snprintf(not_dir, sizeof not_dir, "%s (not a directory)", good);
+    expect_text(error.text, not_dir);
+}
+
 /* Each broken plugin, again through options.backend. */
 static void test_broken_via_options_backend(void **state)
 {
@@ -449,7 +505,8 @@ static int remove_tmp_dir(void)
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                 continue;
             snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
-            unlink(path);
+            if (unlink(path) != 0)
+                rmdir(path); /* a test's directory named like a plugin */
         }
         closedir(dir);
     }
@@ -479,6 +536,8 @@ int main(void)
         cmocka_unit_test(test_not_a_shared_object),
         cmocka_unit_test(test_broken_default_backend),
         cmocka_unit_test(test_no_fallback_to_later_dir),
+        cmocka_unit_test(test_no_fallback_past_a_non_file),
+        cmocka_unit_test(test_not_found_lists_only_plugins),
         cmocka_unit_test(test_broken_via_options_backend),
         cmocka_unit_test(test_repeated_failure),
     };
