@@ -47,23 +47,27 @@ void search_describe(const search_path *s, char *out, size_t size)
     }
 }
 
-/* The library loads a regular file only (a directory named NAME.so is skipped). */
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The first directory of the search path holding NAME.so, or NULL. */
+/* The first directory of the search path holding NAME.so, or NULL. As for
+ * the library, whatever NAME.so is there (a directory, a dangling link) is
+ * the one: the library then refuses it, naming it, and never looks further. */
 const char *search_find(const search_path *s, const char *name)
 {
     char path[PATH_MAX];
+    struct stat st;
     for (size_t i = 0; i < s->count; i++) {
         int n = snprintf(path, sizeof path, "%s/%s.so", s->dirs[i], name);
-        if (n > 0 && (size_t)n < sizeof path && is_file(path))
+        if (n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0)
             return s->dirs[i];
     }
     return NULL;
+}
+
+static int is_file(const char *dir, const char *entry)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    int n = snprintf(path, sizeof path, "%s/%s", dir, entry);
+    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int list_add(name_list *l, const char *name, const char *dir)
@@ -101,8 +105,10 @@ void search_all(const search_path *s, name_list *l)
                 continue;
             memcpy(name, e->d_name, len - 3);
             name[len - 3] = '\0';
-            /* Others cannot be loaded by name; an earlier directory's file wins. */
-            if (cli_backend_name_ok(name) && search_find(s, name) == s->dirs[i])
+            /* Others cannot be loaded by name; an earlier directory's entry wins,
+             * and only a file is offered. */
+            if (cli_backend_name_ok(name) && search_find(s, name) == s->dirs[i] &&
+                is_file(s->dirs[i], e->d_name))
                 list_add(l, name, s->dirs[i]);
         }
         closedir(d);
