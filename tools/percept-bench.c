@@ -119,8 +119,8 @@ static void print_usage(FILE *out)
           "  --seed N           the workloads' seed, 0 to 2^64-1, decimal or 0x\n"
           "                     hexadecimal (default 20240611)\n"
           "  --out FILE         write the Markdown report to FILE, and the charts beside it\n"
-          "                     (default, or '-': the report to standard output and no\n"
-          "                     charts unless --svg-dir is given)\n"
+          "                     when FILE is a regular file (default, or '-': the report to\n"
+          "                     standard output; no charts then unless --svg-dir is given)\n"
           "  --svg-dir DIR      write the charts to DIR, which must exist (default: FILE's\n"
           "                     directory)\n"
           "  --notes FILE       append FILE, a hand-written analysis, to the report\n"
@@ -268,8 +268,12 @@ static int parse_args(int argc, char **argv, args *a)
             const char *opt = strncmp(arg, "--budget", 8) == 0 ? "--budget" : "--max-replay";
             char *end = NULL;
             errno = 0;
-            double b = r > 0 ? strtod(v, &end) : -1;
-            if (r < 0 || errno || end == v || *end != '\0' || !(b >= 0) || b > 1e6)
+            /* A plain decimal, as the other tools read numbers: strtod alone
+             * would take leading blanks, hex and "inf". */
+            int plain = r > 0 && ((*v >= '0' && *v <= '9') || *v == '.') &&
+                        strspn(v, "0123456789.eE+-") == strlen(v);
+            double b = plain ? strtod(v, &end) : -1;
+            if (!plain || errno || end == v || *end != '\0' || !(b >= 0) || b > 1e6)
                 return cli_usage_error(PROGRAM,
                                        "%s needs a number of seconds from 0 to 1000000, not '%s'",
                                        opt, r > 0 ? v : "");
@@ -800,7 +804,9 @@ static int plan_outputs(const args *a, outputs *o)
             snprintf(o->svg_link, sizeof o->svg_link, "%s/", o->svg_dir);
         return check_svg_dir(o, "--svg-dir");
     }
-    if (o->report) {
+    /* Beside a regular file only: a report sent to /dev/null or a pipe does
+     * not ask for thirteen charts in /dev or in the pipe's directory. */
+    if (o->report && !o->in_place) {
         dir_of(o->report, o->svg_dir, sizeof o->svg_dir);
         o->have_svg = 1;
         return check_svg_dir(o, "the directory of --out");
