@@ -81,6 +81,17 @@ static int section_index(const char *name, size_t n)
     return -1;
 }
 
+/* How much of the `len` bytes at `s` to quote in at most `max` bytes
+ * without cutting a UTF-8 character in two. */
+static int quote_len(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return (int)len;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--; /* s[max] continues the character before it */
+    return (int)max;
+}
+
 /* Records the first line the reader refuses, and why. */
 static void refuse_line(line_source *src, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -106,17 +117,19 @@ static void check_section(line_source *src, const char *line)
     const char *end = strchr(line, ']');
     if (line[0] != '[' || !end)
         return;
-    const char *rest = end + 1 + strspn(end + 1, " \t");
-    if (*rest && *rest != ';' && *rest != '#')
-        refuse_line(src, src->line,
-                    "text after [%.*s]: '%.40s%s' (a key goes on a line of its own)",
-                    (int)(end - line - 1), line + 1, rest, strlen(rest) > 40 ? "..." : "");
     size_t n = (size_t)(end - line - 1);
+    const char *rest = end + 1 + strspn(end + 1, " \t");
+    if (*rest && *rest != ';' && *rest != '#') {
+        int shown = quote_len(rest, strlen(rest), 40);
+        refuse_line(src, src->line, "text after [%.*s]: '%.*s%s' (a key goes on a line of its own)",
+                    quote_len(line + 1, n, 40), line + 1, shown, rest, rest[shown] ? "..." : "");
+    }
     int known = section_index(line + 1, n);
     if (known < 0) {
         if (!src->bad_section_line) {
             src->bad_section_line = src->line;
-            snprintf(src->bad_section, sizeof src->bad_section, "%.*s", (int)n, line + 1);
+            snprintf(src->bad_section, sizeof src->bad_section, "%.*s",
+                     quote_len(line + 1, n, sizeof src->bad_section - 1), line + 1);
         }
     } else if (!src->section_line[known]) {
         src->section_line[known] = src->line;
@@ -254,7 +267,8 @@ void pc_describe_value(char *out, size_t size, const char *value)
 {
     /* inih ends a value at " ;" only; "# ..." after a value is part of it. */
     const char *hint = strchr(value, '#') ? "; a comment after a value starts with ' ;'" : "";
-    snprintf(out, size, " (read '%.40s%s'%s)", value, strlen(value) > 40 ? "..." : "", hint);
+    int shown = quote_len(value, strlen(value), 40);
+    snprintf(out, size, " (read '%.*s%s'%s)", shown, value, value[shown] ? "..." : "", hint);
 }
 
 /* A plain decimal number within the coordinate limit, the whole value. */

@@ -610,6 +610,29 @@ static void test_editor_conventions(void **state)
     percept_world_close(world);
 }
 
+/* A quote cut short ends after a whole UTF-8 character ("é" is 0xC3 0xA9),
+ * so that the message is still valid UTF-8. */
+static void test_quotes_keep_characters_whole(void **state)
+{
+    (void)state;
+    char text[512], e40[81];
+    for (int i = 0; i < 40; i++)
+        memcpy(e40 + 2 * i, "\xC3\xA9", 2);
+    e40[80] = '\0';
+    percept_world *world = NULL;
+    percept_error error;
+    snprintf(text, sizeof text, "[percept]\nbackend = bruteforce\n[world]\nmax_x = %s\n", e40);
+    assert_int_equal(percept_world_open_string(&world, text, NAME, NULL, &error), PERCEPT_ECONFIG);
+    const char *cut = strstr(error.text, "...'");
+    assert_non_null(cut);
+    assert_int_equal((unsigned char)cut[-1], 0xA9);
+    snprintf(text, sizeof text, "[percept]\nbackend = bruteforce\n[%s]\n", e40);
+    assert_int_equal(percept_world_open_string(&world, text, NAME, NULL, &error), PERCEPT_ECONFIG);
+    cut = strstr(error.text, "] (expected");
+    assert_non_null(cut);
+    assert_int_equal((unsigned char)cut[-1], 0xA9);
+}
+
 /* A file that is not text: a NUL byte is an error naming its line, and a
  * device that never ends a line is not read for ever. */
 static void test_not_text(void **state)
@@ -1054,6 +1077,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_line_length_limit),
     cmocka_unit_test(test_editor_conventions),
     cmocka_unit_test(test_not_text),
+    cmocka_unit_test(test_quotes_keep_characters_whole),
     cmocka_unit_test(test_bad_option_bounds),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_full_config_from_file),
