@@ -2,7 +2,8 @@
  * test_backend_ops.c - every backend plugin in PERCEPT_PLUGIN_PATH driven
  * directly through its ops table, with no core in between: parameters, the
  * query contract (a superset of the exact answer, never a slot that is not in
- * the index, no allocation), reserve() and a failing host allocator.
+ * the index, no allocation), reserve() and a failing host allocator, and
+ * memory_usage() against what the instance holds from the host.
  *
  * Each test runs every backend and names each one that fails, so one broken
  * plugin never hides the results of the others.
@@ -26,7 +27,7 @@
 #include "../tools/splitmix.h"
 
 #define MAX_BACKENDS 32
-#define MAX_SLOTS 1024 /* the highest slot any test uses, plus one */
+#define MAX_SLOTS 4096 /* the highest slot any test uses, plus one */
 
 /* ------------------------------------------------------------------------ */
 /* The plugins under test                                                    */
@@ -245,6 +246,7 @@ typedef struct counting_host {
     uint64_t fail_rng; /* state for fail_pct */
     size_t failures;   /* requests refused */
     size_t foreign;    /* frees or resizes of pointers the host never gave */
+    size_t live_bytes; /* the sizes of the blocks held, as last requested */
 } counting_host;
 
 static void *counting_alloc(void *user, void *ptr, size_t size)
@@ -259,6 +261,7 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
     }
     if (size == 0) {
         if (old != NULL) {
+            h->live_bytes -= old->h.size;
             memset(old, 0x5a, sizeof *old + old->h.size); /* a use after free reads garbage */
             free(old);
             h->live--;
@@ -282,6 +285,7 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
         h->live++;
     if (size > old_size) /* new memory is never zero by luck */
         memset((char *)(p + 1) + old_size, 0xa5, size - old_size);
+    h->live_bytes = h->live_bytes - old_size + size;
     p->h.size = size;
     p->h.mark = BLOCK_MARK;
     return p + 1;
@@ -417,6 +421,29 @@ static void do_remove(inst *t, percept_slot slot)
 {
     t->b->ops->remove(t->be, slot);
     t->in[slot] = 0;
+}
+
+/* The plugin's memory_usage(), or NULL when it has none. */
+static size_t (*memory_usage_of(const backend *b))(const percept_backend *)
+{
+    if (b->ops->struct_size <
+        offsetof(percept_backend_ops, memory_usage) + sizeof b->ops->memory_usage)
+        return NULL;
+    return b->ops->memory_usage;
+}
+
+/* memory_usage(), where the plugin has it, must be what it holds from the host. */
+static int memory_exact(inst *t, const char *when)
+{
+    size_t (*usage)(const percept_backend *) = memory_usage_of(t->b);
+    if (usage == NULL)
+        return 0;
+    size_t reported = usage(t->be);
+    CHECK(reported == t->host.live_bytes,
+          "memory_usage() reports %zu bytes %s, but the instance holds %zu from host->alloc "
+          "(keep one capacity per array, changed only when that array grew)",
+          reported, when, t->host.live_bytes);
+    return 0;
 }
 
 /* The relation's own test: dx*dx + dy*dy <= r*r. */
@@ -775,6 +802,60 @@ static void test_just_outside(void **state)
     for_each_backend("test_just_outside", just_outside);
 }
 
+/*
+ * Queries whose window, computed as x + r (or x - r, y + r, y - r), rounds
+ * to just short of an entity that the exact test includes: an index that
+ * prunes a cell, node or list by such a window misses it. The entities
+ * stand where indexes cut the world (bounds -1000 to 1000): at its centre's
+ * halves, quarters and eighths, and on the lines of 64-wide cells from its
+ * corner (the shipped grids' default), where a tree's or grid's edge lies
+ * exactly on the point. Each query comes from the side toward the origin,
+ * from a centre with finer bits than the distance, so that p - q rounds;
+ * the search for a distance whose window falls short is deterministic.
+ */
+static int window_rounding(const backend *b)
+{
+    static const double lines[] = {500,  -500, 250, -250, 750, -750, 125,  -125,
+                                   -936, -488, 536, 984,  -24, 24,   -872, 280};
+    enum { LINES = sizeof lines / sizeof lines[0] };
+    inst *t = inst_new(b);
+    TRY(open_bounds(t, -1000, -1000, 1000, 1000));
+    uint64_t rng = 77;
+    for (percept_slot s = 0; s < LINES; s++)
+        TRY(do_insert(t, s, lines[s], lines[(s + 5) % LINES], 0));
+    /* Company around each, so that a tree splits down to small nodes there. */
+    percept_slot next = LINES;
+    for (percept_slot s = 0; s < LINES; s++)
+        for (int k = 0; k < 40; k++)
+            TRY(do_insert(t, next++, t->x[s] + (splitmix_unit(&rng) - 0.5) * 60,
+                          t->y[s] + (splitmix_unit(&rng) - 0.5) * 60, 0));
+    unsigned made = 0;
+    for (percept_slot s = 0; s < LINES; s++) {
+        for (int axis = 0; axis < 2; axis++) {
+            double p = axis == 0 ? t->x[s] : t->y[s];
+            for (int tries = 0; tries < 4000; tries++) {
+                double q = p * (splitmix_unit(&rng) * 1.4 - 0.9); /* between p and -0.9 p */
+                double r = fabs(p - q); /* the exact test: (p - q)^2 <= r^2 holds */
+                if (p > 0 ? q + r >= p : q - r <= p)
+                    continue; /* the window reaches p: try another centre */
+                double qx = axis == 0 ? q : t->x[s], qy = axis == 0 ? t->y[s] : q;
+                TRY(query_must_see(t, qx, qy, r, s));
+                made++;
+                break;
+            }
+        }
+    }
+    /* The search finds such a centre for nearly every point and axis. */
+    CHECK(made >= LINES, "test bug: only %u of %u rounding cases found", made, 2 * LINES);
+    return inst_close(t);
+}
+
+static void test_window_rounding(void **state)
+{
+    (void)state;
+    for_each_backend("test_window_rounding", window_rounding);
+}
+
 /* Entities beyond the bounds, near and very far, negative and positive. */
 static int outside_bounds(const backend *b)
 {
@@ -999,6 +1080,8 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
                 b->ops->insert(t->be, s, x, y, r);
                 t->in[s] = 1;
                 t->x[s] = x, t->y[s] = y, t->range[s] = r;
+            } else {
+                TRY(memory_exact(t, "after a reserve() for an insert failed"));
             }
         } else {
             percept_slot s = live_slots[rnd_below(&rng, live)];
@@ -1017,6 +1100,9 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
                 if (rc == 0) {
                     b->ops->update(t->be, s, x, y, r);
                     t->x[s] = x, t->y[s] = y, t->range[s] = r;
+                } else {
+                    TRY(memory_exact(t, "after a reserve() for an update failed"));
+                    TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
                 }
             }
         }
@@ -1042,8 +1128,10 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
             double f = 0.5 + 50 * splitmix_unit(&rng);
             TRY(query_check(t, t->x[s] - p[0] * f, t->y[s] + p[1] * f, p[2] * f));
         }
-        if (op % 500 == 0)
+        if (op % 500 == 0) {
             TRY(query_count(t, 0, 0, 1e9, live));
+            TRY(memory_exact(t, "after a run of operations"));
+        }
     }
     t->host.fail_pct = 0;
     for (percept_slot s = 0; s < RANDOM_SLOTS; s++)
@@ -1178,6 +1266,86 @@ static void test_reserve_oom(void **state)
     for_each_backend("test_reserve_oom", reserve_oom);
 }
 
+/*
+ * The same while an index grows to thousands, where a tree splits its nodes
+ * and pools grow: before each insert and update is made, every allocation
+ * its reserve() asks for fails in turn (the first, then the second once the
+ * first is granted, and so on). After each failure the entity must still be
+ * found where it was, the index must answer, and memory_usage() must be
+ * exact. A reserve() that takes an entity out of the index before it knows
+ * it can put it back loses it here, and one that rolls back a capacity that
+ * did grow misreports its memory.
+ */
+static int big_index_reserve_oom(const backend *b)
+{
+    enum { BIG = 3000, SPOTS = 4 };
+    uint64_t rng = 4242;
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    double spot[SPOTS][2];
+    for (int i = 0; i < SPOTS; i++)
+        random_position(&rng, 1000, &spot[i][0], &spot[i][1]);
+    size_t failed = 0;
+    uint32_t added = 0;
+    for (int i = 0; i < 3 * BIG; i++) {
+        /* Inserts spread out, and between them moves crowding into a few
+         * spots, so that growth comes in both. */
+        int adding = added < BIG && (added < 8 || rnd_below(&rng, 3) == 0);
+        double x, y;
+        if (i % 100 == 0) { /* a crowd moves on: a tree keeps splitting new nodes */
+            double *c = spot[rnd_below(&rng, SPOTS)];
+            random_position(&rng, 1000, &c[0], &c[1]);
+        }
+        if (adding || i % 4 == 0) {
+            random_position(&rng, 1000, &x, &y);
+        } else {
+            const double *c = spot[rnd_below(&rng, SPOTS)];
+            x = c[0] + (splitmix_unit(&rng) - 0.5) * 4;
+            y = c[1] + (splitmix_unit(&rng) - 0.5) * 4;
+        }
+        percept_slot s = adding ? (percept_slot)added : (percept_slot)rnd_below(&rng, added);
+        uint32_t count = adding ? s + 1 : t->slot_count;
+        int rc;
+        for (long granted = 0;; granted++) {
+            t->host.fail_after = granted;
+            rc = reserve(t, count, s, x, y, 10);
+            t->host.fail_after = -1;
+            CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
+            if (rc == 0)
+                break;
+            CHECK(granted < 64, "reserve() failed with %ld allocations granted", granted);
+            failed++;
+            TRY(memory_exact(t, "after a reserve() that failed"));
+            if (!adding)
+                TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+            TRY(query_check(t, x, y, 30)); /* around where it was to go */
+        }
+        if (adding) {
+            t->slot_count = count;
+            b->ops->insert(t->be, s, x, y, 10);
+            t->in[s] = 1;
+            added++;
+        } else {
+            b->ops->update(t->be, s, x, y, 10);
+        }
+        t->x[s] = x, t->y[s] = y, t->range[s] = 10;
+        if (i % 500 == 0)
+            TRY(memory_exact(t, "after a run of inserts and moves"));
+    }
+    CHECK(added > BIG / 2, "test bug: only %u inserts", added);
+    TRY(query_count(t, 500, 500, 1e9, added));
+    for (percept_slot k = 0; k < added; k++)
+        TRY(query_must_see(t, t->x[k], t->y[k], 0, k));
+    TRY(memory_exact(t, "at the end"));
+    return inst_close(t);
+}
+
+static void test_big_index_reserve_oom(void **state)
+{
+    (void)state;
+    for_each_backend("test_big_index_reserve_oom", big_index_reserve_oom);
+}
+
 /* A third of the requests refused at random, through thousands of operations. */
 static int flaky_alloc(const backend *b)
 {
@@ -1228,6 +1396,7 @@ int main(void)
         cmocka_unit_test_teardown(test_coincident, report_crash),
         cmocka_unit_test_teardown(test_exact_boundary, report_crash),
         cmocka_unit_test_teardown(test_just_outside, report_crash),
+        cmocka_unit_test_teardown(test_window_rounding, report_crash),
         cmocka_unit_test_teardown(test_outside_bounds, report_crash),
         cmocka_unit_test_teardown(test_zero_range, report_crash),
         cmocka_unit_test_teardown(test_huge_range, report_crash),
@@ -1236,6 +1405,7 @@ int main(void)
         cmocka_unit_test_teardown(test_randomized, report_crash),
         cmocka_unit_test_teardown(test_create_oom, report_crash),
         cmocka_unit_test_teardown(test_reserve_oom, report_crash),
+        cmocka_unit_test_teardown(test_big_index_reserve_oom, report_crash),
         cmocka_unit_test_teardown(test_flaky_alloc, report_crash),
         cmocka_unit_test(test_host_counts_foreign_blocks),
     };
