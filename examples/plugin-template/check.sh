@@ -3,18 +3,39 @@
 # installed percept: generated workloads (walks, teleports, entities outside
 # the bounds, exact-boundary distances, churn, range changes, hide/show) are
 # replayed with the plugin and with the bruteforce reference, and every event
-# must be the same; bad parameters must be refused with the key named.
+# must be the same; bad parameters must be refused with the right key named;
+# the plugin must not take memory from the C library.
 #
-# Usage: check.sh NAME [PARAM=VALUE...]   (each PARAM=VALUE set gets its own runs)
+# Usage: check.sh NAME [ENTRY...]
+#   Each ENTRY is one or more KEY=VALUE pairs separated by spaces, all given
+#   together in every sense section, and gets its own runs (the runs without
+#   parameters always come first):
+#     check.sh mine 'cell=8 exact=no' exact=yes     (two entries)
 # Environment: REPLAY (default percept-replay), SEEDS (default "1 2 3 4"),
-# CHECK_TIMEOUT (seconds a replay may take, default 120: a plugin that loops).
+# CHECK_TIMEOUT (seconds a replay may take, default 120: a plugin that loops),
+# CHECK_BAD_PARAMS: entries separated by ';' or newlines, each one or more
+#   KEY=VALUE pairs of which the LAST is bad (an unknown key or a bad value);
+#   the pairs go into [sight] one a line, in order, and the config must be
+#   refused with exit status 2 and "FILE:LINE: key 'KEY' in [sight]" naming
+#   the bad pair's line and key:
+#     CHECK_BAD_PARAMS='cell=eight; cell=0; exact=no cell=1e400'
+# Whatever is configured, an unknown key is also tried alone and after the
+# pairs of the first ENTRY (so a plugin that blames parameter 0 is caught).
 #
-# It sees only events: memory_usage(), allocation through host->alloc and
-# reserve() under failure are checked by percept's conformance suite
+# Values cannot hold spaces or ';'. Where nm(1) is installed, the plugin's
+# undefined dynamic symbols must name no allocator of the C library (malloc,
+# free, strdup...): all memory comes from setup->host->alloc. The rest is
+# seen only through events: memory_usage(), reserve() under failure and
+# allocation in query() are checked by percept's conformance suite
 # (docs/plugins.md, "Testing your plugin").
 
 set -u
-name=${1:?usage: check.sh NAME [PARAM=VALUE...]}
+set -f # parameter entries are split into pairs, never expanded as file names
+nl='
+'
+ifs=" $(printf '\t')$nl"
+IFS=$ifs
+name=${1:?usage: check.sh NAME [KEY=VALUE...] ['KEY=VALUE KEY=VALUE'...]}
 shift
 replay=${REPLAY:-percept-replay}
 seeds=${SEEDS:-"1 2 3 4"}
@@ -40,6 +61,41 @@ if ! command -v "$replay" >/dev/null 2>&1; then
     exit 1
 fi
 
+# words WORD...: the words on one line, one space apart (an entry's pairs, tidied).
+words() {
+    printf '%s\n' "$*"
+}
+# check_entry ENTRY: stops the script when a word of ENTRY is not KEY=VALUE,
+# or a key comes twice (percept refuses that before the plugin sees it).
+check_entry() {
+    keys=" "
+    for pair in $1; do
+        case $pair in
+        [!=]*=*) ;;
+        *)
+            echo "check.sh: '$pair' in '$1' is not KEY=VALUE (an entry is KEY=VALUE pairs separated by spaces)"
+            exit 1
+            ;;
+        esac
+        case $keys in
+        *" ${pair%%=*} "*)
+            echo "check.sh: key '${pair%%=*}' twice in '$1' (percept refuses a key set twice itself)"
+            exit 1
+            ;;
+        esac
+        keys="$keys${pair%%=*} "
+    done
+}
+for entry in "$@"; do
+    check_entry "$entry"
+done
+IFS=";$nl"
+for entry in ${CHECK_BAD_PARAMS:-}; do
+    IFS=$ifs
+    check_entry "$entry"
+done
+IFS=$ifs
+
 timeout=${CHECK_TIMEOUT:-120}
 run_replay() { # like percept-replay, stopped after $timeout seconds where timeout(1) exists
     if command -v timeout >/dev/null 2>&1; then
@@ -52,6 +108,28 @@ run_replay() { # like percept-replay, stopped after $timeout seconds where timeo
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plugin-check.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
+
+# Memory taken from the C library bypasses setup->host->alloc: the
+# application's allocator, its accounting and its failure tests never see it.
+allocators="malloc calloc realloc free posix_memalign aligned_alloc memalign valloc pvalloc"
+allocators="$allocators reallocarray strdup strndup __strdup __strndup"
+if ! command -v nm >/dev/null 2>&1; then
+    echo "SKIP: nm not found: not checked that $name.so takes no memory from the C library"
+elif ! nm -D --undefined-only "$here/$name.so" >"$tmp/undef" 2>"$tmp/err"; then
+    echo "SKIP: nm -D --undefined-only failed ($(head -n 1 "$tmp/err")):" \
+        "not checked that $name.so takes no memory from the C library"
+else
+    # The last field of each line, less its @VERSION, that is an allocator.
+    found=$(awk -v list="$allocators" '
+        BEGIN { n = split(list, a); for (i = 1; i <= n; i++) alloc[a[i]] = 1 }
+        { s = $NF; sub(/@.*/, "", s); if ((s in alloc) && !seen[s]++) print s }' "$tmp/undef")
+    for sym in $found; do
+        fail "$name.so calls $sym() of the C library: all memory must come from setup->host->alloc (docs/plugins.md)"
+    done
+    if [ -z "$found" ]; then
+        pass "$name.so calls no allocator of the C library (nm -D: no malloc, free, strdup...)"
+    fi
+fi
 
 # gen SEED: a deterministic workload in the trace format (percept's docs/trace-format.md).
 # Coordinates are fractional as well as whole, and some stand a rounding
@@ -146,13 +224,17 @@ gen() {
     }'
 }
 
-# config FILE BACKEND [PARAM=VALUE]: every sense on BACKEND, plugins from this directory.
+# config FILE BACKEND [ENTRY]: every sense on BACKEND with all of ENTRY's
+# KEY=VALUE pairs, plugins from this directory.
 config() {
     {
         printf '[percept]\nbackend = %s\nplugin_dir = %s\n' "$2" "$here"
         if [ -n "${3:-}" ]; then
             for sense in sight hearing smell; do
-                printf '[%s]\n%s = %s\n' "$sense" "${3%%=*}" "${3#*=}"
+                printf '[%s]\n' "$sense"
+                for pair in $3; do
+                    printf '%s = %s\n' "${pair%%=*}" "${pair#*=}"
+                done
             done
         fi
     } >"$1"
@@ -183,17 +265,59 @@ for params in "" "$@"; do
     done
 done
 
-# An unknown parameter must be refused, naming the file, line and key.
-printf '[percept]\nbackend = %s\nplugin_dir = %s\n[sight]\nno_such_key = 1\n' "$name" "$here" \
-    >"$tmp/bad.ini"
+# refuse PAIRS WHAT: a config whose [sight] holds PAIRS, one a line, the last
+# of them bad, must be refused with exit status 2 and a message naming that
+# line and key. A plugin that blames another parameter index names another
+# line and key; one that reads numbers with atoi() accepts "eight".
 echo "add 1 0 0 sight=1" >"$tmp/one.trace"
-if run_replay --config "$tmp/bad.ini" "$tmp/one.trace" >/dev/null 2>"$tmp/err"; then
-    fail "$name accepted an unknown parameter"
-elif grep -q "bad.ini:5: key 'no_such_key' in \[sight\]" "$tmp/err"; then
-    pass "$name refuses an unknown parameter: $(head -n 1 "$tmp/err")"
-else
-    fail "$name: unexpected message for an unknown parameter: $(head -n 1 "$tmp/err")"
-fi
+refuse() {
+    printf '[percept]\nbackend = %s\nplugin_dir = %s\n[sight]\n' "$name" "$here" >"$tmp/bad.ini"
+    line=4
+    for pair in $1; do
+        line=$((line + 1))
+        key=${pair%%=*}
+        printf '%s = %s\n' "$key" "${pair#*=}" >>"$tmp/bad.ini"
+    done
+    want="bad.ini:$line: key '$key' in [sight]"
+    run_replay --config "$tmp/bad.ini" "$tmp/one.trace" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        fail "$name accepted $2"
+    elif [ "$rc" -eq 124 ]; then
+        fail "$name on $2: no answer after $timeout s (a loop in the plugin?)"
+    elif [ "$rc" -gt 128 ]; then
+        fail "$name on $2: killed by signal $((rc - 128)) (a crash?): $(head -n 1 "$tmp/err")"
+    elif [ "$rc" -ne 2 ]; then
+        fail "$name on $2: exit status $rc, not 2: $(head -n 1 "$tmp/err")"
+    elif grep -F -q "$want" "$tmp/err"; then
+        pass "$name refuses $2: $(head -n 1 "$tmp/err")"
+    else
+        fail "$name: unexpected message for $2 (want \"$want\"): $(head -n 1 "$tmp/err")"
+    fi
+}
+
+# An unknown parameter, alone and after the first entry's pairs (index 1 or later).
+unknown=percept_check_no_such_key=1
+refuse "$unknown" "an unknown parameter"
+for entry in "$@"; do
+    # shellcheck disable=SC2086 # split into its pairs
+    first=$(words $entry)
+    if [ -n "$first" ]; then
+        refuse "$first $unknown" "an unknown parameter after $first"
+        break
+    fi
+done
+# The author's bad parameters (CHECK_BAD_PARAMS), the last pair of each entry bad.
+IFS=";$nl"
+for entry in ${CHECK_BAD_PARAMS:-}; do
+    IFS=$ifs
+    # shellcheck disable=SC2086 # split into its pairs
+    pairs=$(words $entry)
+    if [ -n "$pairs" ]; then
+        refuse "$pairs" "a bad parameter ($pairs)"
+    fi
+done
+IFS=$ifs
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
