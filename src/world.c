@@ -225,6 +225,8 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         berr.text[sizeof berr.text - 1] = '\0';
         const char *text = berr.text[0] ? berr.text : "creation failed (out of memory?)";
         if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
+            if (!berr.text[0])
+                text = "refused by the backend, which gave no reason";
             const percept_backend_param *p = &setup.params[berr.param_index];
             char read[96];
             pc_describe_value(read, sizeof read, p->value);

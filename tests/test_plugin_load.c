@@ -323,6 +323,25 @@ static void test_parameter_index_out_of_range(void **state)
     expect_text(error.text, "the plugin blamed parameter 7, but it was given 1");
 }
 
+/* A plugin that blames a parameter with no reason: the key is named, and
+ * the message does not guess at "out of memory". */
+static void test_parameter_without_reason(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    const char *text = "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\n"
+                       "mute = 1\n";
+    percept_error error;
+    open_fails(text, plugin_dir, PERCEPT_ECONFIG, &error);
+    assert_int_equal(error.line, line_of(text, "mute"));
+    expect_text(error.text, "key 'mute' in [sight]: refused by the backend, which gave no reason");
+    if (strstr(error.text, "memory") != NULL) {
+        print_error("a refused parameter reported as memory: %s\n", error.text);
+        fail();
+    }
+}
+
 /* The host's own key is taken out before the plugin sees the rest. */
 static void test_parameter_unknown_key(void **state)
 {
@@ -533,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_parameter_rejected),
         cmocka_unit_test(test_parameter_unknown_key),
         cmocka_unit_test(test_parameter_index_out_of_range),
+        cmocka_unit_test(test_parameter_without_reason),
         cmocka_unit_test(test_not_a_shared_object),
         cmocka_unit_test(test_broken_default_backend),
         cmocka_unit_test(test_no_fallback_to_later_dir),

@@ -37,6 +37,11 @@ static percept_backend *bp_create(const percept_backend_setup *setup, percept_ba
             set_error(error, (int)setup->param_count + 6, "rejected");
             return NULL;
         }
+        if (strcmp(p->key, "mute") == 0) { /* blames its parameter but gives no reason */
+            error->param_index = (int)i;
+            error->text[0] = '\0';
+            return NULL;
+        }
         if (strcmp(p->key, "level") != 0) {
             set_error(error, (int)i, "unknown key");
             return NULL;
