@@ -169,7 +169,8 @@ static void expect_result(const run_result *got, const run_result *want, const c
     }
     if (got->hash != want->hash || got->events != want->events) {
         print_error("%s (%s): %zu events, hash %016" PRIx64 "; the single-threaded %s run: %zu "
-                    "events, hash %016" PRIx64 "\n",
+                    "events, hash %016" PRIx64 " (state shared between worlds, such as a "
+                    "mutable static or global in the backend plugin?)\n",
                     what, got->backend, got->events, got->hash, want->backend, want->events,
                     want->hash);
         fail();
