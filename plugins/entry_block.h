@@ -35,6 +35,20 @@ typedef struct entry_block {
 int entry_block_reserve(const percept_backend_host *host, entry_block **block, uint32_t first,
                         size_t *bytes);
 
+/* Blocks of up to this many entries keep their room: a cell's count comes
+ * and goes with every crossing, and resizing on each would cost a call. */
+#define ENTRY_BLOCK_SHRINK_FROM 16u
+
+/*
+ * Gives back room once *block holds a quarter of it or less (and more than
+ * ENTRY_BLOCK_SHRINK_FROM entries of room), keeping twice its count and at
+ * least `first`: a cell a crowd passed through would otherwise keep the
+ * crowd's size for good. Never fails: if the host refuses, the block stays
+ * as it was. *bytes follows.
+ */
+void entry_block_shrink(const percept_backend_host *host, entry_block **block, uint32_t first,
+                        size_t *bytes);
+
 /* Appends an entry (reserve() made room); returns its index. */
 uint32_t entry_block_push(entry_block *block, uint32_t slot, double x, double y);
 

@@ -167,8 +167,10 @@ static void grid_update(percept_backend *b, percept_slot slot, double x, double 
     if (cell == s->block) {
         entry_ref_move(b->cells[cell], s, x, y);
     } else if (entry_block_has_room(b->cells[cell])) {
-        entry_ref_unlink(b->slots, slot, b->cells[s->block]);
+        uint32_t from = s->block;
+        entry_ref_unlink(b->slots, slot, b->cells[from]);
         entry_ref_link(b->slots, slot, b->cells[cell], cell, x, y);
+        entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
     }
     /* else the host skipped reserve(): the entity stays where it was, still found there */
 }
@@ -177,7 +179,9 @@ static void grid_remove(percept_backend *b, percept_slot slot)
 {
     if (slot >= b->slot_cap || b->slots[slot].block == NONE)
         return;
-    entry_ref_unlink(b->slots, slot, b->cells[b->slots[slot].block]);
+    uint32_t from = b->slots[slot].block;
+    entry_ref_unlink(b->slots, slot, b->cells[from]);
+    entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
     b->count--;
 }
 

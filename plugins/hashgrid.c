@@ -339,9 +339,11 @@ static void link_slot(percept_backend *b, percept_slot slot, uint32_t c, double 
 static void unlink_slot(percept_backend *b, percept_slot slot)
 {
     uint32_t c = b->slots[slot].block;
-    entry_block *block = b->cells[c].block;
-    entry_ref_unlink(b->slots, slot, block);
-    if (block->count == 0)
+    entry_ref_unlink(b->slots, slot, b->cells[c].block);
+    /* Never below FIRST_CELL_CAP, so a cell in the pool keeps room for the
+     * entry that takes it again (can_enter() counts on it). */
+    entry_block_shrink(b->host, &b->cells[c].block, FIRST_CELL_CAP, &b->block_bytes);
+    if (b->cells[c].block->count == 0)
         release_cell(b, c);
 }
 

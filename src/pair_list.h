@@ -61,9 +61,10 @@ uint32_t pair_list_find(const pair_list *list, uint32_t slot);
 void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side);
 void pair_list_free(const percept_allocator *a, pair_list *list);
 
-/* Lists shorter than this keep their room: a few hundred bytes are not worth
- * an allocator call, and an entity's neighbours come and go. */
-#define PAIR_SHRINK_FROM 32
+/* Lists with room for this many entries or fewer keep it, even empty: an
+ * entity's few neighbours come and go, and resizing on each would cost a
+ * call on every move of a sparse world. */
+#define PAIR_SHRINK_FROM 8
 /* Give back room once a list holds a quarter of it or less, keeping twice
  * its length: a list that grew in a crowd would otherwise hold the crowd's
  * size for good after the crowd has gone. Never fails: if the allocator

@@ -262,15 +262,15 @@ static size_t partners(const percept_world *w, percept_id id, int by_target)
 }
 
 /* The most the pair lists may hold once none keeps more than four times its
- * length in room (lists of up to 32 entries keep theirs whatever their
- * length): 8 bytes an entry. */
+ * length in room (lists with room for up to 8 entries keep it whatever
+ * their length): 8 bytes an entry. */
 static size_t pairs_bound(const percept_world *w)
 {
     size_t bytes = 0;
     for (uint32_t i = 1; i <= SPREAD_N; i++)
         for (int side = 0; side < 2; side++) {
             size_t len = partners(w, i, side);
-            bytes += 8 * (4 * len > 32 ? 4 * len : 32);
+            bytes += 8 * (4 * len > 8 ? 4 * len : 8);
         }
     return bytes;
 }
@@ -307,19 +307,26 @@ static void spread_open(spread_world *sw, const char *backend)
     }
 }
 
-/* Entities 1..CROWD_N gather in a disk of radius 5 (each then perceives all
- * of them by every sense), or go back to where they were added. */
-static void spread_gather(spread_world *sw, int gather)
+/* The crowd of day `day`: CROWD_N entities, a different group each day,
+ * gather in a disk of radius 5 (each then perceives all of them by every
+ * sense), a different place each day; or go back to where they were added. */
+static void spread_gather(spread_world *sw, int day, int gather)
 {
-    uint64_t rng = 31;
-    for (uint32_t i = 1; i <= CROWD_N; i++) {
+    uint64_t rng = 31 + (uint64_t)day;
+    double cx = 200, cy = 200;
+    if (day > 0) {
+        cx = splitmix_between(&rng, 20, 380);
+        cy = splitmix_between(&rng, 20, 380);
+    }
+    for (uint32_t k = 0; k < CROWD_N; k++) {
+        uint32_t i = (uint32_t)(day * 97 + k) % SPREAD_N + 1;
         double x = sw->x[i], y = sw->y[i];
         if (gather)
             do {
                 x = splitmix_between(&rng, -5, 5);
                 y = splitmix_between(&rng, -5, 5);
             } while (x * x + y * y > 25);
-        TU_OK(sw->w, percept_move(sw->w, i, gather ? 200 + x : x, gather ? 200 + y : y));
+        TU_OK(sw->w, percept_move(sw->w, i, gather ? cx + x : x, gather ? cy + y : y));
     }
 }
 
@@ -336,14 +343,14 @@ static void lists_give_back_room(const char *backend)
     spread_open(&refused, backend);
     size_t spread = usage(kept.w).pairs;
 
-    spread_gather(&kept, 1);
-    spread_gather(&refused, 1);
+    spread_gather(&kept, 0, 1);
+    spread_gather(&refused, 0, 1);
     size_t crowd = usage(kept.w).pairs;
     assert_true(crowd > 10 * spread);
 
     refused.fa.refuse_shrinks = 1;
-    spread_gather(&kept, 0);
-    spread_gather(&refused, 0);
+    spread_gather(&kept, 0, 0);
+    spread_gather(&refused, 0, 0);
     expect_exact(kept.w, &kept.fa, "after the crowd dispersed");
     expect_exact(refused.w, &refused.fa, "after the crowd dispersed, shrinks refused");
     size_t after = usage(kept.w).pairs, bound = pairs_bound(kept.w);
@@ -376,6 +383,42 @@ static void test_lists_give_back_room(void **state)
     tu_for_each_backend(lists_give_back_room);
 }
 
+/*
+ * A shard's days: each day another group gathers somewhere else and goes
+ * home. Memory must not ratchet up from day to day: the pair lists stay
+ * within the bound, and the backend's part (a grid's cells, which a crowd
+ * fills) stays near the first day's, where a cell keeping the largest size
+ * a crowd gave it added a crowd's worth every day.
+ */
+static void crowds_come_and_go(const char *backend)
+{
+    static spread_world sw;
+    spread_open(&sw, backend);
+    spread_gather(&sw, 1, 1);
+    spread_gather(&sw, 1, 0);
+    percept_memory first = usage(sw.w);
+    for (int day = 2; day <= 12; day++) {
+        spread_gather(&sw, day, 1);
+        spread_gather(&sw, day, 0);
+    }
+    expect_exact(sw.w, &sw.fa, "after twelve days of crowds");
+    percept_memory last = usage(sw.w);
+    size_t bound = pairs_bound(sw.w);
+    if (last.pairs > bound || last.backends > first.backends + first.backends / 4) {
+        print_error("%s: after the first day's crowd, pairs %zu and backends %zu bytes; after "
+                    "the twelfth, pairs %zu (at most %zu expected) and backends %zu\n",
+                    backend, first.pairs, first.backends, last.pairs, bound, last.backends);
+        fail();
+    }
+    spread_close(&sw);
+}
+
+static void test_crowds_come_and_go(void **state)
+{
+    (void)state;
+    tu_for_each_backend(crowds_come_and_go);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_arguments(void **state)
@@ -396,7 +439,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         tu_backend_test(test_exact_through_a_life), tu_backend_test(test_exact_in_callback),
         tu_backend_test(test_exact_after_failures), tu_backend_test(test_lists_give_back_room),
-        cmocka_unit_test(test_arguments),
+        tu_backend_test(test_crowds_come_and_go),   cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
