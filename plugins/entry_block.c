@@ -34,12 +34,10 @@ int entry_block_reserve(const percept_backend_host *host, entry_block **block, u
     return 0;
 }
 
-void entry_block_shrink(const percept_backend_host *host, entry_block **block, uint32_t first,
-                        size_t *bytes)
+void entry_block_give_back(const percept_backend_host *host, entry_block **block, uint32_t first,
+                           size_t *bytes)
 {
     entry_block *old = *block;
-    if (old == NULL || old->cap <= ENTRY_BLOCK_SHRINK_FROM || old->count > old->cap / 4)
-        return;
     uint32_t old_cap = old->cap;
     uint32_t cap = old->count * 2 > first ? old->count * 2 : first;
     entry_block *smaller = backend_host_alloc(host, old, entry_block_bytes(cap));

@@ -46,8 +46,15 @@ int entry_block_reserve(const percept_backend_host *host, entry_block **block, u
  * crowd's size for good. Never fails: if the host refuses, the block stays
  * as it was. *bytes follows.
  */
-void entry_block_shrink(const percept_backend_host *host, entry_block **block, uint32_t first,
-                        size_t *bytes);
+void entry_block_give_back(const percept_backend_host *host, entry_block **block, uint32_t first,
+                           size_t *bytes);
+static inline void entry_block_shrink(const percept_backend_host *host, entry_block **block,
+                                      uint32_t first, size_t *bytes)
+{
+    const entry_block *b = *block;
+    if (b != NULL && b->cap > ENTRY_BLOCK_SHRINK_FROM && b->count <= b->cap / 4)
+        entry_block_give_back(host, block, first, bytes);
+}
 
 /* Appends an entry (reserve() made room); returns its index. */
 uint32_t entry_block_push(entry_block *block, uint32_t slot, double x, double y);

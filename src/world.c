@@ -991,9 +991,10 @@ static int check_not_in_callback(percept_world *w, const char *fn)
     return PERCEPT_OK;
 }
 
-/* Common checks of every changing call; on success *slot is the entity's. */
-static int enter_call(percept_world *w, const char *fn, percept_id id, int must_exist,
-                      uint32_t *slot)
+/* Common checks of every changing call; on success *slot is the entity's.
+ * Inline: with must_exist a constant, each call keeps only its own branch. */
+static inline int enter_call(percept_world *w, const char *fn, percept_id id, int must_exist,
+                             uint32_t *slot)
 {
     int rc = check_not_in_callback(w, fn);
     if (rc)
