@@ -214,6 +214,13 @@ static char *read_line(char *buf, int size, void *stream)
     size_t skip = strspn(buf, " \t");
     if (skip)
         memmove(buf, buf + skip, strlen(buf + skip) + 1);
+    if (!strncmp(buf, "\xEF\xBB\xBF", 3)) {
+        /* inih would skip this one too, on the first line, and what it
+         * hides from check_section() with it. */
+        refuse_line(src, src->line, "a byte order mark that does not begin the file");
+        buf[0] = '\0';
+        return buf;
+    }
     check_section(src, buf);
     return buf;
 }

@@ -290,6 +290,16 @@ static const error_case error_cases[] = {
      PERCEPT_ECONFIG,
      "\xEF\xBB\xBF[bogus]",
      {"unknown section [bogus]"}},
+    {"byte order mark after a blank",
+     " \xEF\xBB\xBF[hearing] backend = nosuch\n[percept]\nbackend = bruteforce\n",
+     PERCEPT_ECONFIG,
+     " \xEF\xBB\xBF[hearing]",
+     {"a byte order mark that does not begin the file"}},
+    {"two byte order marks",
+     "\xEF\xBB\xBF\xEF\xBB\xBF[bogus]\n[percept]\nbackend = bruteforce\n",
+     PERCEPT_ECONFIG,
+     "\xEF\xBB\xBF\xEF\xBB\xBF[bogus]",
+     {"a byte order mark that does not begin the file"}},
     {"byte order mark before a section given twice",
      "\xEF\xBB\xBF[percept]\nbackend = bruteforce\n[percept]\nmove_events = on\n",
      PERCEPT_ECONFIG,
@@ -951,7 +961,6 @@ static void test_move_events_default(void **state)
     percept_world_close(world);
 }
 
-/* Per-sense backends, with the test plugins' working "badparam" for smell. */
 /* PERCEPT_PLUGIN_PATH's first directory holding NAME.so, and "/NAME.so". */
 static const char *first_in_plugin_path(const char *name, char *out, size_t size)
 {
@@ -968,6 +977,7 @@ static const char *first_in_plugin_path(const char *name, char *out, size_t size
     return NULL;
 }
 
+/* Per-sense backends, with the test plugins' working "badparam" for smell. */
 static void test_per_sense_backends(void **state)
 {
     (void)state;
