@@ -47,6 +47,11 @@ static void add_dir(plugin_search *search, const char *dir, int installed)
  */
 static int environment_trusted(void)
 {
+#if defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__) || defined(__APPLE__)
+    /* Also true of a set-ID program that has lowered its effective IDs. */
+    if (issetugid())
+        return 0;
+#endif
 #ifdef AT_SECURE
     if (getauxval(AT_SECURE))
         return 0;
@@ -236,15 +241,25 @@ static const char *dlopen_hint(const char *e, const char *path)
     return ". Check the file with file(1) and the libraries it needs with ldd(1)";
 }
 
-/* What `path`, which exists, is when it is not a file a plugin can be in; NULL if it is one. */
-static const char *not_a_file(const char *path)
+/* What `path`, which exists, is when it is not a file a plugin can be in,
+ * written to `out`; 0 if it is one. */
+static int not_a_file(const char *path, char *out, size_t size)
 {
     struct stat st;
-    if (stat(path, &st))
-        return errno == ELOOP ? "a loop of symbolic links" : "a symbolic link to nothing";
+    if (stat(path, &st)) {
+        int e = errno;
+        if (e == ELOOP)
+            snprintf(out, size, "a loop of symbolic links");
+        else if (e == ENOENT || e == ENOTDIR)
+            snprintf(out, size, "a symbolic link to nothing");
+        else
+            snprintf(out, size, "a symbolic link whose target cannot be reached (%s)", strerror(e));
+        return 1;
+    }
     if (S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode) ? "a directory" : "not a regular file";
+        return 0;
+    snprintf(out, size, "%s", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    return 1;
 }
 
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
@@ -264,8 +279,8 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     }
     /* The first NAME.so of the search is the one: whatever it is, a later
      * copy is never used in its place. */
-    const char *odd = not_a_file(path);
-    if (odd) {
+    char odd[128];
+    if (not_a_file(path, odd, sizeof odd)) {
         snprintf(why, why_size,
                  "%s: is %s: the search uses the first %s.so it finds, so remove it or put "
                  "the plugin there",

@@ -429,6 +429,16 @@ static void test_no_fallback_past_a_non_file(void **state)
     assert_int_equal(unlink(path), 0);
     expect_text(error.text, path);
     expect_text(error.text, ": is a symbolic link to nothing");
+
+    assert_int_equal(symlink(path, path), 0); /* a link to itself */
+    open_fails("[percept]\nbackend = bruteforce\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    assert_int_equal(unlink(path), 0);
+    expect_text(error.text, ": is a loop of symbolic links");
+
+    assert_int_equal(mkfifo(path, 0600), 0); /* opening it would block: never opened */
+    open_fails("[percept]\nbackend = bruteforce\n", tmp_dir, PERCEPT_EPLUGIN, &error);
+    assert_int_equal(unlink(path), 0);
+    expect_text(error.text, ": is not a regular file");
 }
 
 /* A backend that is nowhere: the message offers only what could be named
