@@ -264,15 +264,20 @@ static size_t partners(const percept_world *w, percept_id id, int by_target)
 /* The most the pair lists may hold once none keeps more than four times its
  * length in room (lists with room for up to 8 entries keep it whatever
  * their length): 8 bytes an entry. */
-static size_t pairs_bound(const percept_world *w)
+static size_t pairs_bound_of(const percept_world *w, uint32_t first, uint32_t last)
 {
     size_t bytes = 0;
-    for (uint32_t i = 1; i <= SPREAD_N; i++)
+    for (uint32_t i = first; i <= last; i++)
         for (int side = 0; side < 2; side++) {
             size_t len = partners(w, i, side);
             bytes += 8 * (4 * len > 8 ? 4 * len : 8);
         }
     return bytes;
+}
+
+static size_t pairs_bound(const percept_world *w)
+{
+    return pairs_bound_of(w, 1, SPREAD_N);
 }
 
 typedef struct spread_world {
@@ -384,6 +389,61 @@ static void test_lists_give_back_room(void **state)
 }
 
 /*
+ * Those who stay: watchers standing where a crowd gathers see their lists
+ * grow with it and shrink one entry at a time as it leaves (each leaver's
+ * move takes one pair from each watcher's list). They must give the room
+ * back too; the crowd's homes are far apart, so that nothing else holds
+ * memory the bound would allow.
+ */
+static void watchers_give_back_room(const char *backend)
+{
+    enum { WATCHERS = 50, VISITORS = 400 };
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
+    percept_world *w = tu_open_faulty(backend, "[world]\nmax_x = 2000\nmax_y = 2000\n", NULL, &fa);
+    uint64_t rng = 5;
+    for (uint32_t i = 1; i <= WATCHERS; i++) {
+        double x, y;
+        do {
+            x = splitmix_between(&rng, -3, 3);
+            y = splitmix_between(&rng, -3, 3);
+        } while (x * x + y * y > 9);
+        tu_add(w, i, tu_desc(1000 + x, 1000 + y, 10, 8, 5, 0));
+    }
+    for (uint32_t k = 0; k < VISITORS; k++) /* homes 90 apart, out of everyone's range */
+        tu_add(w, WATCHERS + 1 + k, tu_desc(100 + 90 * (k % 20), 100 + 90 * (k / 20), 10, 8, 5, 0));
+    for (int gather = 1; gather >= 0; gather--)
+        for (uint32_t k = 0; k < VISITORS; k++) {
+            double x = 100 + 90 * (k % 20), y = 100 + 90 * (k / 20);
+            if (gather)
+                do {
+                    x = splitmix_between(&rng, -5, 5);
+                    y = splitmix_between(&rng, -5, 5);
+                } while (x * x + y * y > 25);
+            TU_OK(w,
+                  percept_move(w, WATCHERS + 1 + k, gather ? 1000 + x : x, gather ? 1000 + y : y));
+        }
+    expect_exact(w, &fa, "after the visitors left");
+    size_t after = usage(w).pairs, bound = pairs_bound_of(w, 1, WATCHERS + VISITORS);
+    /* Watchers that kept the crowd's room would hold some 450 entries a list. */
+    assert_true(2 * WATCHERS * 450 * 8 > bound + bound / 2);
+    if (after > bound) {
+        print_error("%s: pair lists hold %zu bytes after the visitors left; at most %zu "
+                    "expected\n",
+                    backend, after, bound);
+        fail();
+    }
+    percept_world_close(w);
+    tu_expect_no_leak(&fa, "closed");
+}
+
+static void test_watchers_give_back_room(void **state)
+{
+    (void)state;
+    tu_for_each_backend(watchers_give_back_room);
+}
+
+/*
  * A shard's days: each day another group gathers somewhere else and goes
  * home. Memory must not ratchet up from day to day: the pair lists stay
  * within the bound, and the backend's part (a grid's cells, which a crowd
@@ -437,9 +497,13 @@ static void test_arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        tu_backend_test(test_exact_through_a_life), tu_backend_test(test_exact_in_callback),
-        tu_backend_test(test_exact_after_failures), tu_backend_test(test_lists_give_back_room),
-        tu_backend_test(test_crowds_come_and_go),   cmocka_unit_test(test_arguments),
+        tu_backend_test(test_exact_through_a_life),
+        tu_backend_test(test_exact_in_callback),
+        tu_backend_test(test_exact_after_failures),
+        tu_backend_test(test_lists_give_back_room),
+        tu_backend_test(test_watchers_give_back_room),
+        tu_backend_test(test_crowds_come_and_go),
+        cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
