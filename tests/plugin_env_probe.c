@@ -6,6 +6,7 @@
  * of the build tree without LD_LIBRARY_PATH (ignored in set-ID programs).
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "percept.h"
 
@@ -24,6 +25,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: plugin_env_probe BACKEND\n");
         return 2;
     }
+    /* Whether the group bit took effect: not on a file system mounted nosuid. */
+    printf("set-ID: %s\n", getegid() != getgid() ? "yes" : "no");
     percept_world *world = NULL;
     percept_options options = PERCEPT_OPTIONS_INIT;
     percept_error error;
