@@ -57,7 +57,10 @@ typedef struct percept_backend_param {
     int line; /* the line in the config file, for the host's messages */
 } percept_backend_param;
 
-/* Memory services of the host; use them for every allocation. */
+/*
+ * Memory services of the host; use them for every allocation. A resize to a
+ * smaller size may return NULL, and then the block is as it was: keep it.
+ */
 typedef struct percept_backend_host {
     /* alloc(user, NULL, n) allocates, alloc(user, p, n) resizes, alloc(user, p, 0) frees. */
     void *(*alloc)(void *user, void *ptr, size_t size);
@@ -108,6 +111,9 @@ typedef struct percept_backend_ops {
      * of memory, in which case nothing the host can observe has changed. The
      * host calls it before every insert and update, so those return nothing.
      * remove() must not need memory and is called without a reserve().
+     * insert(), update() and remove() may give memory back (a smaller
+     * resize, a free), so long as a refused resize changes nothing and what
+     * reserve() promised stays available.
      */
     int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
                    double y, double range);
