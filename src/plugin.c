@@ -112,9 +112,9 @@ static void list_available(const plugin_search *search, char *out, size_t size)
             if (!pc_backend_name_ok(name) || len < 0 || (size_t)len >= sizeof file ||
                 !is_file(file))
                 continue;
-            int w = in_dir ? snprintf(out + used, size - used, ", %.*s", (int)(n - 3), e->d_name)
-                           : snprintf(out + used, size - used, "%sin %s: %.*s", found ? "; " : "",
-                                      search->dirs[i], (int)(n - 3), e->d_name);
+            int w = in_dir ? snprintf(out + used, size - used, ", %s", name)
+                           : snprintf(out + used, size - used, "%sin %s: %s", found ? "; " : "",
+                                      search->dirs[i], name);
             used += w > 0 ? (size_t)w : 0;
             in_dir = found = 1;
         }
