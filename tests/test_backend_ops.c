@@ -247,6 +247,7 @@ typedef struct counting_host {
     size_t failures;   /* requests refused */
     size_t foreign;    /* frees or resizes of pointers the host never gave */
     size_t live_bytes; /* the sizes of the blocks held, as last requested */
+    size_t grows;      /* requests for a new block or a larger one, granted or not */
 } counting_host;
 
 static void *counting_alloc(void *user, void *ptr, size_t size)
@@ -268,6 +269,8 @@ static void *counting_alloc(void *user, void *ptr, size_t size)
         }
         return NULL;
     }
+    if (old == NULL || size > old->h.size)
+        h->grows++;
     if (h->fail_after == 0 ||
         (h->fail_pct > 0 && (int)(splitmix_next(&h->fail_rng) % 100) < h->fail_pct)) {
         h->failures++;
@@ -392,6 +395,33 @@ static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, do
     return t->b->ops->reserve(t->be, slot_count, slot, x, y, r);
 }
 
+/*
+ * insert() and update() after a reserve() that succeeded: they must not ask
+ * the host for memory (they may give some back), or a change could fail
+ * half-made, or make the host's count of growth wrong.
+ */
+static int apply_insert(inst *t, percept_slot slot, double x, double y, double r)
+{
+    size_t grows = t->host.grows;
+    t->b->ops->insert(t->be, slot, x, y, r);
+    CHECK(t->host.grows == grows,
+          "insert(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() "
+          "must prepare all an insert needs",
+          (unsigned)slot, x, y, r, t->host.grows - grows);
+    return 0;
+}
+
+static int apply_update(inst *t, percept_slot slot, double x, double y, double r)
+{
+    size_t grows = t->host.grows;
+    t->b->ops->update(t->be, slot, x, y, r);
+    CHECK(t->host.grows == grows,
+          "update(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() "
+          "must prepare all an update needs",
+          (unsigned)slot, x, y, r, t->host.grows - grows);
+    return 0;
+}
+
 static int do_insert(inst *t, percept_slot slot, double x, double y, double r)
 {
     CHECK(slot < MAX_SLOTS && !t->in[slot], "test bug: slot %u", (unsigned)slot);
@@ -400,7 +430,7 @@ static int do_insert(inst *t, percept_slot slot, double x, double y, double r)
     CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) returned %d with a working allocator",
           (unsigned)count, (unsigned)slot, x, y, r, rc);
     t->slot_count = count;
-    t->b->ops->insert(t->be, slot, x, y, r);
+    TRY(apply_insert(t, slot, x, y, r));
     t->in[slot] = 1;
     t->x[slot] = x, t->y[slot] = y, t->range[slot] = r;
     return 0;
@@ -412,7 +442,7 @@ static int do_update(inst *t, percept_slot slot, double x, double y, double r)
     int rc = reserve(t, t->slot_count, slot, x, y, r);
     CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) for an update returned %d",
           (unsigned)t->slot_count, (unsigned)slot, x, y, r, rc);
-    t->b->ops->update(t->be, slot, x, y, r);
+    TRY(apply_update(t, slot, x, y, r));
     t->x[slot] = x, t->y[slot] = y, t->range[slot] = r;
     return 0;
 }
@@ -1077,7 +1107,7 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
             CHECK(rc == 0 || fail_pct > 0, "reserve() failed with a working allocator");
             if (rc == 0) {
                 t->slot_count = count;
-                b->ops->insert(t->be, s, x, y, r);
+                TRY(apply_insert(t, s, x, y, r));
                 t->in[s] = 1;
                 t->x[s] = x, t->y[s] = y, t->range[s] = r;
             } else {
@@ -1098,7 +1128,7 @@ static int randomized_run(const backend *b, uint64_t seed, int fail_pct, int ops
                 CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
                 CHECK(rc == 0 || fail_pct > 0, "reserve() failed with a working allocator");
                 if (rc == 0) {
-                    b->ops->update(t->be, s, x, y, r);
+                    TRY(apply_update(t, s, x, y, r));
                     t->x[s] = x, t->y[s] = y, t->range[s] = r;
                 } else {
                     TRY(memory_exact(t, "after a reserve() for an update failed"));
@@ -1215,7 +1245,7 @@ static int reserve_oom(const backend *b)
             CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
             if (rc == 0) {
                 t->slot_count = s + 1;
-                b->ops->insert(t->be, s, x, y, 10);
+                TRY(apply_insert(t, s, x, y, 10));
                 t->in[s] = 1, t->x[s] = x, t->y[s] = y, t->range[s] = 10;
             }
         } else {
@@ -1227,7 +1257,7 @@ static int reserve_oom(const backend *b)
             int rc = reserve(t, t->slot_count, s, x, y, r);
             CHECK(rc == 0 || rc == -1, "reserve() returned %d", rc);
             if (rc == 0) {
-                b->ops->update(t->be, s, x, y, r);
+                TRY(apply_update(t, s, x, y, r));
                 t->x[s] = x, t->y[s] = y, t->range[s] = r;
             }
         }
@@ -1322,11 +1352,11 @@ static int big_index_reserve_oom(const backend *b)
         }
         if (adding) {
             t->slot_count = count;
-            b->ops->insert(t->be, s, x, y, 10);
+            TRY(apply_insert(t, s, x, y, 10));
             t->in[s] = 1;
             added++;
         } else {
-            b->ops->update(t->be, s, x, y, 10);
+            TRY(apply_update(t, s, x, y, 10));
         }
         t->x[s] = x, t->y[s] = y, t->range[s] = 10;
         if (i % 500 == 0)
