@@ -400,26 +400,26 @@ static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, do
  * the host for memory (they may give some back), or a change could fail
  * half-made, or make the host's count of growth wrong.
  */
+static int apply(inst *t, int updating, percept_slot slot, double x, double y, double r)
+{
+    const char *op = updating ? "update" : "insert";
+    size_t grows = t->host.grows;
+    (updating ? t->b->ops->update : t->b->ops->insert)(t->be, slot, x, y, r);
+    CHECK(t->host.grows == grows,
+          "%s(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() must "
+          "prepare all an %s needs",
+          op, (unsigned)slot, x, y, r, t->host.grows - grows, op);
+    return 0;
+}
+
 static int apply_insert(inst *t, percept_slot slot, double x, double y, double r)
 {
-    size_t grows = t->host.grows;
-    t->b->ops->insert(t->be, slot, x, y, r);
-    CHECK(t->host.grows == grows,
-          "insert(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() "
-          "must prepare all an insert needs",
-          (unsigned)slot, x, y, r, t->host.grows - grows);
-    return 0;
+    return apply(t, 0, slot, x, y, r);
 }
 
 static int apply_update(inst *t, percept_slot slot, double x, double y, double r)
 {
-    size_t grows = t->host.grows;
-    t->b->ops->update(t->be, slot, x, y, r);
-    CHECK(t->host.grows == grows,
-          "update(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() "
-          "must prepare all an update needs",
-          (unsigned)slot, x, y, r, t->host.grows - grows);
-    return 0;
+    return apply(t, 1, slot, x, y, r);
 }
 
 static int do_insert(inst *t, percept_slot slot, double x, double y, double r)
