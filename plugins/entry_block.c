@@ -86,13 +86,3 @@ void block_hits_flush(block_hits *hits)
         hits->visit(hits->ctx, hits->slot[i]);
     hits->count = 0;
 }
-
-void entry_block_gather(const entry_block *block, double x, double y, double limit,
-                        block_hits *hits)
-{
-    const block_entry *e = block->items, *end = e + block->count;
-    for (; e < end; e++) {
-        double dx = e->x - x, dy = e->y - y;
-        block_hits_add(hits, e->slot, !(dx * dx + dy * dy > limit));
-    }
-}

@@ -557,14 +557,19 @@ static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t in
         p->failed = 1;
 }
 
-/* A candidate target of the changing entity, from a backend. Inline: the
- * shared query's visitor below calls it for every candidate. */
-static inline void visit_target(void *ctx, percept_slot t)
+/* Whether a slot a backend gave is a live entity other than the changing
+ * one: checked so a faulty plugin cannot corrupt us. */
+static inline int other_live(const pass *p, percept_slot s)
 {
-    pass *p = ctx;
+    const percept_world *w = p->w;
+    return s != p->ch->slot && s < w->slot_count && w->ents[s].alive;
+}
+
+/* A candidate target the pass has not met yet: other_live() holds. */
+static inline void test_target(pass *p, uint32_t t)
+{
     percept_world *w = p->w;
-    /* Bounds and liveness are checked so a faulty plugin cannot corrupt us. */
-    if (t == p->ch->slot || t >= w->slot_count || w->ents[t].mark == p->epoch || !w->ents[t].alive)
+    if (w->ents[t].mark == p->epoch)
         return;
     w->ents[t].mark = p->epoch;
     unsigned after = perceive_mask(&p->ch->next, &w->ents[t], p->senses);
@@ -572,11 +577,35 @@ static inline void visit_target(void *ctx, percept_slot t)
         push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
 }
 
-/* As visit_target(), keeping the candidate for the target pass. */
+/* A candidate observer of the changing entity, other than itself. Inline:
+ * the target pass calls it for every near candidate. */
+static inline void test_observer(pass *p, uint32_t o)
+{
+    percept_world *w = p->w;
+    if (w->ents[o].mark == p->epoch)
+        return;
+    w->ents[o].mark = p->epoch;
+    unsigned after = perceive_mask(&w->ents[o], &p->ch->next, p->senses);
+    if (after)
+        push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
+}
+
+/* A candidate target of the changing entity, from a backend. */
+static void visit_target(void *ctx, percept_slot t)
+{
+    pass *p = ctx;
+    if (other_live(p, t))
+        test_target(p, t);
+}
+
+/* As visit_target(), keeping the candidate for the target pass (only live
+ * entities other than the changing one, so that pass need not check again). */
 static void visit_target_shared(void *ctx, percept_slot t)
 {
     pass *p = ctx;
     percept_world *w = p->w;
+    if (!other_live(p, t))
+        return;
     if (w->shared_hit_count == w->shared_hit_cap) {
         size_t cap = w->shared_hit_cap ? w->shared_hit_cap * 2 : 256;
         uint32_t *hits = cap <= SIZE_MAX / sizeof *hits
@@ -590,31 +619,23 @@ static void visit_target_shared(void *ctx, percept_slot t)
         w->shared_hit_cap = cap;
     }
     w->shared_hits[w->shared_hit_count++] = t;
-    visit_target(ctx, t);
+    test_target(p, t);
 }
 
 /* A candidate observer of the changing entity, from an observer grid. */
 static void visit_observer(void *ctx, uint32_t o)
 {
     pass *p = ctx;
-    percept_world *w = p->w;
-    if (o == p->ch->slot || w->ents[o].mark == p->epoch)
-        return;
-    w->ents[o].mark = p->epoch;
-    unsigned after = perceive_mask(&w->ents[o], &p->ch->next, p->senses);
-    if (after)
-        push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
+    if (o != p->ch->slot)
+        test_observer(p, o);
 }
 
 /* A candidate near observer of the changing entity, from a backend. */
 static void visit_near_observer(void *ctx, percept_slot o)
 {
     pass *p = ctx;
-    percept_world *w = p->w;
-    /* Bounds and liveness are checked so a faulty plugin cannot corrupt us. */
-    if (o >= w->slot_count || !w->ents[o].alive)
-        return;
-    visit_observer(ctx, o);
+    if (other_live(p, o))
+        test_observer(p, o);
 }
 
 /* Radii within this factor of each other share one query (see observer_pass). */
@@ -718,7 +739,7 @@ static void target_pass(pass *p)
         double near = og_near_radius(grid);
         if (near > 0 && p->shared_backend == w->near_backend[g] && near <= p->shared_radius) {
             for (size_t i = 0; i < w->shared_hit_count; i++)
-                visit_near_observer(p, w->shared_hits[i]);
+                test_observer(p, w->shared_hits[i]); /* kept only if other_live() */
         } else if (near > 0) {
             const backend_group *bg = &w->backends[w->near_backend[g]];
             bg->plugin.ops.query(bg->backend, me->x, me->y, near, visit_near_observer, p);
