@@ -34,6 +34,15 @@ int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
     return 0;
 }
 
+void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, const pair_change *c)
+{
+    if (change_buffer_grow(a, buf)) {
+        buf->failed = 1;
+        return;
+    }
+    buf->items[buf->len++] = *c;
+}
+
 void change_buffer_order(change_buffer *buf, size_t split, percept_id self)
 {
     size_t n = buf->len;

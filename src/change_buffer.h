@@ -30,20 +30,29 @@ typedef struct change_buffer {
     uint64_t *keys;
     uint32_t *order;
     size_t len, cap;
+    /* Set when a push could not grow the buffer: the call that computes
+     * the changes fails whole. Its owner clears it. */
+    int failed;
 } change_buffer;
 
 /* Doubles the buffer and its sorting room; 0, or -1 when out of memory. */
 int change_buffer_grow(const percept_allocator *a, change_buffer *buf);
 
-/* Appends a change; 0, or -1 when out of memory. Inline: every candidate
- * pair that changes passes here. */
-static inline int change_buffer_push(const percept_allocator *a, change_buffer *buf,
-                                     const pair_change *c)
+/* change_buffer_push() when the buffer is full: grows it, then appends. */
+void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, const pair_change *c);
+
+/* Appends a change, or sets buf->failed when out of memory. Inline: every
+ * candidate pair that changes passes here. The growth is a call of its
+ * own, so the common path keeps nothing across one (callgrind: a push took
+ * some 47 instructions with the growth inline, saving six registers). */
+static inline void change_buffer_push(const percept_allocator *a, change_buffer *buf,
+                                      const pair_change *c)
 {
-    if (buf->len == buf->cap && change_buffer_grow(a, buf))
-        return -1;
+    if (buf->len == buf->cap) {
+        change_buffer_push_grown(a, buf, c);
+        return;
+    }
     buf->items[buf->len++] = *c;
-    return 0;
 }
 /*
  * Fill buf->order with the records' indices in delivery order: by observer

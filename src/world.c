@@ -553,8 +553,7 @@ static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t in
         .after = (uint8_t)after,
         .moved = (uint8_t)moved,
     };
-    if (change_buffer_push(&w->alloc, &w->changes, &c))
-        p->failed = 1;
+    change_buffer_push(&w->alloc, &w->changes, &c);
 }
 
 /* Whether a slot a backend gave is a live entity other than the changing
@@ -751,6 +750,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned observe_
                            unsigned target_mask)
 {
     w->changes.len = 0;
+    w->changes.failed = 0;
     pass p = {.w = w,
               .ch = ch,
               .senses = observe_mask,
@@ -762,7 +762,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned observe_
     p.senses = target_mask;
     if (target_mask)
         target_pass(&p);
-    return p.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
+    return p.failed || w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
 
 /* ====================================================================== */
