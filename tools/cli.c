@@ -39,6 +39,14 @@ int cli_usage_error(const char *program, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_once(const char *program, unsigned *seen, unsigned bit, const char *opt)
+{
+    if (*seen & (1u << bit))
+        return cli_usage_error(program, "option '%s' given more than once", opt);
+    *seen |= 1u << bit;
+    return -1;
+}
+
 int cli_backend_name_ok(const char *name)
 {
     if (name[0] == '\0')

@@ -27,6 +27,14 @@ int cli_usage_error(const char *program, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*
+ * For an option that takes one value: marks option number `bit` (0..31) of
+ * the tool's in *seen, and returns -1; if it was already marked, a usage
+ * error naming `opt` (given twice, the last would silently win, and a
+ * script that sets one twice has a mistake in it) and its exit status.
+ */
+int cli_once(const char *program, unsigned *seen, unsigned bit, const char *opt);
+
+/*
  * Whether `name` can name a backend: one or more letters, digits, '_' and
  * '-', the rule the library applies to the INI key and to
  * percept_options.backend. Checked on the command line so that a bad name is

@@ -44,6 +44,7 @@ struct args {
     const char *backend; /* --backend NAME, or NULL */
     const char *trace;   /* TRACE path, "-" for standard input */
     int stats;
+    unsigned seen; /* the options with a value given so far (cli_once) */
 };
 
 static void print_usage(FILE *out)
@@ -99,10 +100,14 @@ static int parse_args(int argc, char **argv, struct args *a)
                    (r = cli_option_value(argc, argv, &i, "--config", &a->config)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 0, "--config")) >= 0)
+                return r;
         } else if (!only_operands &&
                    (r = cli_option_value(argc, argv, &i, "--backend", &a->backend)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a NAME", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 1, "--backend")) >= 0)
+                return r;
             if (!cli_backend_name_ok(a->backend))
                 return cli_usage_error(PROGRAM,
                                        "bad backend name '%s': letters, digits, '_' and '-' only",

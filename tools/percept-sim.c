@@ -58,6 +58,7 @@ struct args {
     long entities, ticks, frames, snapshot;
     unsigned long long seed;
     int timing, quiet;
+    unsigned seen; /* the options with a value given so far (cli_once) */
 };
 
 static void print_usage(FILE *out)
@@ -158,6 +159,9 @@ static int parse_backend(struct args *a, const char *v)
     if (eq == NULL) {
         if (!cli_backend_name_ok(v))
             return cli_usage_error(PROGRAM, BAD_NAME, v, v);
+        if (a->backend != NULL)
+            return cli_usage_error(PROGRAM, "--backend NAME given more than once ('%s', then '%s')",
+                                   a->backend, v);
         a->backend = v;
         return -1;
     }
@@ -166,6 +170,10 @@ static int parse_backend(struct args *a, const char *v)
         if (strlen(name) == (size_t)(eq - v) && strncmp(v, name, (size_t)(eq - v)) == 0) {
             if (!cli_backend_name_ok(eq + 1))
                 return cli_usage_error(PROGRAM, BAD_NAME, v, eq + 1);
+            if (a->sense_backend[k] != NULL)
+                return cli_usage_error(PROGRAM,
+                                       "--backend %s given more than once ('%s', then '%s')", name,
+                                       a->sense_backend[k], eq + 1);
             a->sense_backend[k] = eq + 1;
             return -1;
         }
@@ -215,7 +223,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
-        int r;
+        int r, once;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
@@ -228,36 +236,54 @@ static int parse_args(int argc, char **argv, struct args *a)
         } else if ((r = cli_option_value(argc, argv, &i, "--config", &a->config)) != 0) {
             if (r < 0 || a->config[0] == '\0')
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 0, "--config")) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--svg", &a->svg)) != 0) {
             if (r < 0 || a->svg[0] == '\0')
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 1, "--svg")) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--html", &a->html)) != 0) {
             if (r < 0 || a->html[0] == '\0')
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 2, "--html")) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--events", &a->events)) != 0) {
             if (r < 0 || a->events[0] == '\0')
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 3, "--events")) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--backend", &v)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a NAME or SENSE=NAME", arg);
             if ((r = parse_backend(a, v)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--entities", &v)) != 0) {
+            if ((once = cli_once(PROGRAM, &a->seen, 4, "--entities")) >= 0)
+                return once;
             if ((r = count_option("--entities", r, v, 1, MAX_ENTITIES, &a->entities)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--ticks", &v)) != 0) {
+            if ((once = cli_once(PROGRAM, &a->seen, 5, "--ticks")) >= 0)
+                return once;
             if ((r = count_option("--ticks", r, v, 1, MAX_TICKS, &a->ticks)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--frames", &v)) != 0) {
+            if ((once = cli_once(PROGRAM, &a->seen, 6, "--frames")) >= 0)
+                return once;
             if ((r = count_option("--frames", r, v, 1, MAX_TICKS, &a->frames)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--snapshot", &v)) != 0) {
+            if ((once = cli_once(PROGRAM, &a->seen, 7, "--snapshot")) >= 0)
+                return once;
             /* Checked against --ticks below, which may come later. */
             if ((r = count_option("--snapshot", r, v, 1, MAX_TICKS, &a->snapshot)) >= 0)
                 return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--seed", &v)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a number", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 8, "--seed")) >= 0)
+                return r;
             errno = 0;
             if (v[0] == '\0' || strspn(v, "0123456789") != strlen(v) ||
                 (a->seed = strtoull(v, NULL, 10), errno != 0))
