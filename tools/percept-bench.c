@@ -1,7 +1,8 @@
 /*
  * percept-bench - the reference benchmark of percept: named workloads
  * replayed against every backend side by side, checked against brute force,
- * written up as docs/BENCHMARKS.md with SVG charts.
+ * written up as docs/BENCHMARKS.md with SVG charts; or a user's own trace
+ * (--trace) replayed and checked the same way.
  *
  * This file holds the command line and the plan of the run; the workloads,
  * the replay, the checks and the report live in tools/bench/.
@@ -27,6 +28,7 @@
 #include "bench/report.h"
 #include "bench/suite.h"
 #include "bench/targets.h"
+#include "bench/trace.h"
 #include "bench/workload.h"
 
 #include "cli.h"
@@ -48,11 +50,17 @@ enum { EXIT_MISMATCH = 1 };
 #define DEFAULT_MAX_REPLAY 30.0
 #define DEFAULT_MOVE_LIMIT 50000
 #define MOVE_LIMIT_ABOVE 20000 /* worlds larger than this replay DEFAULT_MOVE_LIMIT moves */
+/* A trace is checked against bruteforce while it never holds more entities than this:
+ * bruteforce then replays all of it, or none of it above. */
+#define TRACE_REFERENCE_LIMIT 10000
 
 typedef struct args {
     int full, quick;
     int batched; /* also run the batched twins (CASE_BATCHED) */
     const char *workloads, *backends, *sizes, *sweep, *out, *svg_dir, *notes;
+    const char *trace; /* --trace FILE: benchmark this trace instead of the workloads */
+    /* The options --trace excludes, as given (NULL if not): named in the usage error. */
+    const char *given_batched, *given_seed;
     size_t rounds;     /* 0: by size */
     double budget;     /* seconds for the whole run; < 0: the default */
     double max_replay; /* seconds per replay; < 0: the default */
@@ -86,12 +94,25 @@ static void print_workloads(FILE *out, const char *lead)
 static void print_usage(FILE *out)
 {
     fputs("Usage: " PROGRAM " [OPTION]...\n"
+          "       " PROGRAM " --trace FILE [--backends LIST] [OPTION]...\n"
           "\n"
           "Replay named workloads against every percept backend side by side, check that\n"
           "all of them deliver the same events as brute force, and write a Markdown report\n"
-          "with SVG charts.\n"
+          "with SVG charts. With --trace, replay your own game's trace (docs/trace-format.md)\n"
+          "the same way instead, and report on it alone.\n"
           "\n"
           "Options:\n"
+          "  --trace FILE       benchmark the trace FILE ('-': standard input): it is loaded\n"
+          "                     whole before any timing, and a line percept-replay would\n"
+          "                     refuse, or an ID not in the world, ends the run (exit 2).\n"
+          "                     Every add is a new entity; add, move, remove, range, hide\n"
+          "                     and show are timed apart. A trace has no ticks: tick 0 is\n"
+          "                     its leading adds (the warm-up), the rest is cut into slices\n"
+          "                     of as many operations as entities after it, where events\n"
+          "                     are compared; no tick latency, targets or charts are\n"
+          "                     reported (--svg-dir is ignored). Cell sizes follow the\n"
+          "                     median range per sense. Excludes --workloads, --sizes,\n"
+          "                     --sweep, --full, --quick, --batched and --seed\n"
           "  --full             add 100k entities to every workload and a 1M-entity memory run\n"
           "  --quick            tiny sizes and one round: a smoke test of a few seconds, too\n"
           "                     small to judge the targets by (they are shown, not judged)\n"
@@ -141,8 +162,8 @@ static void print_usage(FILE *out)
           "\n"
           "Exit status: 0 when every backend's events match the reference, 1 when one does\n"
           "not, a replay fails, or the report or a chart cannot be written at the end, 2 on\n"
-          "bad usage or when the report or the chart directory cannot be written at the\n"
-          "start.\n",
+          "bad usage, a --trace FILE that cannot be read or has a fault (FILE:LINE: ...),\n"
+          "or when the report or the chart directory cannot be written at the start.\n",
           out);
 }
 
@@ -239,7 +260,8 @@ static int parse_args(int argc, char **argv, args *a)
                 return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
         } else if ((r = cli_option_value(argc, argv, &i, "--out", &v)) ||
                    (r = cli_option_value(argc, argv, &i, "--svg-dir", &v)) ||
-                   (r = cli_option_value(argc, argv, &i, "--notes", &v))) {
+                   (r = cli_option_value(argc, argv, &i, "--notes", &v)) ||
+                   (r = cli_option_value(argc, argv, &i, "--trace", &v))) {
             /* The option's name, without "=VALUE". */
             int len = (int)strcspn(arg, "=");
             if (r < 0 || !*v)
@@ -250,6 +272,8 @@ static int parse_args(int argc, char **argv, args *a)
                 a->out = v;
             else if (strncmp(arg, "--svg-dir", 9) == 0)
                 a->svg_dir = v;
+            else if (strncmp(arg, "--trace", 7) == 0)
+                a->trace = v;
             else
                 a->notes = v;
         } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
@@ -257,6 +281,7 @@ static int parse_args(int argc, char **argv, args *a)
                 return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off', not '%s'",
                                        r > 0 ? v : "");
             a->batched = strcmp(v, "on") == 0;
+            a->given_batched = "--batched";
         } else if ((r = cli_option_value(argc, argv, &i, "--rounds", &v)) != 0) {
             size_t n = r > 0 ? parse_count(v) : 0;
             if (!n || n > BENCH_MAX_ROUNDS)
@@ -293,6 +318,7 @@ static int parse_args(int argc, char **argv, args *a)
                 return cli_usage_error(PROGRAM, "--seed needs a number from 0 to 2^64-1, not '%s'",
                                        r > 0 ? v : "");
             a->seed = s;
+            a->given_seed = "--seed";
         } else if (arg[0] == '-') {
             return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         } else {
@@ -302,6 +328,18 @@ static int parse_args(int argc, char **argv, args *a)
     }
     if (a->full && a->quick)
         return cli_usage_error(PROGRAM, "%s", "--full and --quick exclude each other");
+    if (a->trace) {
+        /* A trace is its own workload, at its own size, replayed as it is. */
+        const char *other = a->workloads       ? "--workloads"
+                            : a->sizes         ? "--sizes"
+                            : a->sweep         ? "--sweep"
+                            : a->full          ? "--full"
+                            : a->quick         ? "--quick"
+                            : a->given_batched ? a->given_batched
+                                               : a->given_seed;
+        if (other)
+            return cli_usage_error(PROGRAM, "--trace and %s exclude each other", other);
+    }
     int rc;
     if ((rc = check_list("--workloads", a->workloads)) >= 0 ||
         (rc = check_list("--backends", a->backends)) >= 0 ||
@@ -789,6 +827,8 @@ static int plan_outputs(const args *a, outputs *o)
     int rc;
     if (o->report && (rc = check_report(o)) >= 0)
         return rc;
+    if (a->trace) /* a trace's report has no charts */
+        return -1;
     if (a->svg_dir) {
         snprintf(o->svg_dir, sizeof o->svg_dir, "%s", a->svg_dir);
         o->have_svg = 1;
@@ -843,15 +883,19 @@ static int write_report(const outputs *o, const bench_report *r)
 }
 
 /* The verdict on the events, with the run's time: whose events the others were checked
- * against (report.c says the same). */
-static void describe_check(const name_list *backends, int failed, double seconds, char *out,
-                           size_t size)
+ * against (report.c says the same); `truth`, when known, is whose they were. */
+static void describe_check(const name_list *backends, const char *truth, int failed, double seconds,
+                           char *out, size_t size)
 {
     int reference = 0;
     for (size_t b = 0; b < backends->count; b++)
         reference |= strcmp(backends->names[b], BENCH_REFERENCE) == 0;
     if (failed)
         snprintf(out, size, "FAILED: a replay failed or events differ in %.0f s", seconds);
+    else if (truth && strcmp(truth, BENCH_REFERENCE) != 0 && reference)
+        /* bruteforce was listed but did not run (too many entities, too slow) */
+        snprintf(out, size, "every backend's events match %s's (%s did not run) in %.0f s", truth,
+                 BENCH_REFERENCE, seconds);
     else if (reference)
         snprintf(out, size, "every backend's events match the reference in %.0f s", seconds);
     else if (backends->count == 1)
@@ -861,6 +905,101 @@ static void describe_check(const name_list *backends, int failed, double seconds
     else
         snprintf(out, size, "every backend's events match %s's (%s was not in this run) in %.0f s",
                  backends->names[0], BENCH_REFERENCE, seconds);
+}
+
+/* The report's date, "YYYY-MM-DD HH:MM UTC". */
+static void describe_date(char *out, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+/*
+ * --trace: loads the trace (exit 2 at its first fault, before any replay),
+ * runs it as one case against every backend and writes its report. Returns
+ * the exit status.
+ */
+static int run_trace(const args *a, int argc, char **argv, const search_path *search,
+                     const name_list *backends, const char *notes, const outputs *out)
+{
+    bench_trace t;
+    char err[1024];
+    int st = bench_trace_load(&t, a->trace, stderr, err, sizeof err);
+    if (st == -2) {
+        fprintf(stderr, PROGRAM ": out of memory loading the trace '%s'\n", a->trace);
+        return EXIT_MISMATCH;
+    }
+    if (st != 0) {
+        fprintf(stderr, PROGRAM ": %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    size_t n = t.wl.n;
+    case_plan cp = {
+        .workload = t.name,
+        .n = n,
+        .ticks = t.wl.tick_count - 1,
+        .rounds = rounds_for(n, a),
+        .max_replay = a->max_replay >= 0 ? a->max_replay : DEFAULT_MAX_REPLAY,
+        .warmup = n <= 20000,
+        .reference_full = TRACE_REFERENCE_LIMIT,
+        .reference_limit = TRACE_REFERENCE_LIMIT,
+        .budget = a->budget >= 0 ? a->budget : DEFAULT_BUDGET,
+        .flags = CASE_TRACE,
+    };
+
+    bench_machine machine;
+    bench_machine_probe(&machine);
+    double start = cli_now_seconds();
+    char found[2048];
+    list_describe(search, backends, found, sizeof found);
+    fprintf(stderr,
+            PROGRAM ": trace %s: %lu lines, %zu operations, at most %zu entities; "
+                    "backends: %s\n",
+            t.name, t.lines, t.wl.op_count, n, found);
+    case_result *result = calloc(1, sizeof *result);
+    int failed = !result;
+    size_t done = 0;
+    if (result && suite_run_workload(result, &cp, &t.wl, (const char *const *)backends->names,
+                                     backends->count, stderr) == 0)
+        done = 1;
+    else
+        failed = 1;
+    for (size_t b = 0; done && b < result->backend_count; b++)
+        failed |= result->b[b].failed;
+    if (!done)
+        fprintf(stderr, PROGRAM ": cannot replay the trace: out of memory\n");
+    double seconds = cli_now_seconds() - start;
+    bench_machine_load(machine.load_end);
+
+    char command[1024], date[64];
+    describe_command(argc, argv, command, sizeof command);
+    describe_date(date, sizeof date);
+    bench_report report = {
+        .machine = &machine,
+        .cases = result,
+        .case_count = done,
+        .backends = (const char *const *)backends->names,
+        .backend_count = backends->count,
+        .command = command,
+        .date = date,
+        .seconds = seconds,
+        .notes = notes,
+        .trace = &t,
+    };
+    int report_error = write_report(out, &report) != 0;
+    char verdict[256];
+    describe_check(backends, done ? result->truth : NULL, failed, seconds, verdict, sizeof verdict);
+    fprintf(stderr, PROGRAM ": %s", verdict);
+    if (report_error)
+        fprintf(stderr, "; the report was NOT written (see above)");
+    else if (out->report)
+        fprintf(stderr, ", report in %s", out->report);
+    fprintf(stderr, "; no charts (a trace's report has none)\n");
+    free(result);
+    bench_trace_free(&t);
+    return failed || report_error ? EXIT_MISMATCH : EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -884,11 +1023,18 @@ int main(int argc, char **argv)
         return rc;
     }
     char *notes = NULL;
-    if ((rc = make_plan(&a, &p)) < 0 && a.notes && !(notes = read_text(a.notes)))
+    if ((rc = a.trace ? -1 : make_plan(&a, &p)) < 0 && a.notes && !(notes = read_text(a.notes)))
         rc = output_error_read(a.notes);
     if (rc < 0)
         rc = plan_outputs(&a, &out);
     if (rc >= 0) {
+        free(notes);
+        list_free(&backends);
+        free(search.env_copy);
+        return rc;
+    }
+    if (a.trace) {
+        rc = run_trace(&a, argc, argv, &search, &backends, notes, &out);
         free(notes);
         list_free(&backends);
         free(search.env_copy);
@@ -951,10 +1097,7 @@ int main(int argc, char **argv)
 
     char command[1024], date[64];
     describe_command(argc, argv, command, sizeof command);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    describe_date(date, sizeof date);
     bench_report report = {
         .machine = &machine,
         .cases = results,
@@ -983,7 +1126,7 @@ int main(int argc, char **argv)
     /* The verdict on the events, then what was written: a write failure is not a
      * mismatch, and a report is only said to be somewhere once it is. */
     char verdict[256];
-    describe_check(&backends, failed, report.seconds, verdict, sizeof verdict);
+    describe_check(&backends, NULL, failed, report.seconds, verdict, sizeof verdict);
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");

@@ -156,6 +156,11 @@ static int apply(percept_world *w, const bench_workload *wl, const bench_op *op)
         return percept_move(w, op->id, op->x, op->y);
     case OP_REMOVE:
         return percept_remove(w, op->id);
+    case OP_RANGE:
+        return percept_set_range(w, op->id, bench_op_sense(op), op->x);
+    case OP_HIDE:
+    case OP_SHOW:
+        return percept_set_hidden(w, op->id, bench_op_sense(op), op->kind == OP_HIDE);
     default:
         return PERCEPT_EINVAL;
     }

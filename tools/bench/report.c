@@ -150,8 +150,11 @@ static void write_machine(FILE *f, const bench_report *r)
                 "same run) |\n",
                 m->load_start[0], m->load_end[0]);
     fprintf(f, "| clock | `CLOCK_MONOTONIC`, %.0f ns per read |\n", m->clock_read_ns);
-    fprintf(f, "| run | %s, seed %llu, %.0f s |\n\n", r->date, (unsigned long long)r->seed,
-            r->seconds);
+    if (r->trace) /* a trace is replayed as it is: no seed went into it */
+        fprintf(f, "| run | %s, %.0f s |\n\n", r->date, r->seconds);
+    else
+        fprintf(f, "| run | %s, seed %llu, %.0f s |\n\n", r->date, (unsigned long long)r->seed,
+                r->seconds);
 }
 
 static void write_targets(FILE *f, const bench_report *r)
@@ -670,9 +673,10 @@ static void write_notes(FILE *f, const case_result *c, int quiet_reference)
     }
 }
 
-static void write_case_table(FILE *f, const case_result *c)
+/* The operation kinds some backend of case c ran, in kind order; returns how many. */
+static int case_kinds(const case_result *c, int kinds[OP_KIND_COUNT])
 {
-    int kinds[OP_KIND_COUNT], nk = 0;
+    int nk = 0;
     for (int k = 0; k < OP_KIND_COUNT; k++) {
         for (size_t b = 0; b < c->backend_count; b++) {
             if (c->b[b].ran && c->b[b].ops[k]) {
@@ -681,6 +685,14 @@ static void write_case_table(FILE *f, const case_result *c)
             }
         }
     }
+    return nk;
+}
+
+static void write_backend_table(FILE *f, const case_result *c, int ticks);
+
+static void write_case_table(FILE *f, const case_result *c)
+{
+    int kinds[OP_KIND_COUNT], nk = case_kinds(c, kinds);
     const backend_result *base = base_of(c);
     char size[32];
     fmt_count(size, sizeof size, c->plan.n);
@@ -704,11 +716,25 @@ static void write_case_table(FILE *f, const case_result *c)
                 e = c->b[b].events_per_op[kinds[i]];
         fprintf(f, "%s %s %.1f", i ? "," : "", bench_op_kind_name(kinds[i]), e);
     }
-    fprintf(f, ".\n\n| backend |");
+    fprintf(f, ".\n\n");
+    write_backend_table(f, c, 1);
+    write_notes(f, c, 0);
+    fprintf(f, "\n");
+}
+
+/* Case c's table, a row per backend: the time per operation of each kind, ns/event,
+ * the tick percentiles if `ticks`, bytes/entity and allocs/op. */
+static void write_backend_table(FILE *f, const case_result *c, int ticks)
+{
+    int kinds[OP_KIND_COUNT], nk = case_kinds(c, kinds);
+    int columns = nk + (ticks ? 5 : 3);
+    const backend_result *base = base_of(c);
+    fprintf(f, "| backend |");
     for (int i = 0; i < nk; i++)
         fprintf(f, " %s |", bench_op_kind_name(kinds[i]));
-    fprintf(f, " ns/event | tick p50 | tick p99 | bytes/entity | allocs/op |\n| --- |");
-    for (int i = 0; i < nk + 5; i++)
+    fprintf(f, " ns/event |%s bytes/entity | allocs/op |\n| --- |",
+            ticks ? " tick p50 | tick p99 |" : "");
+    for (int i = 0; i < columns; i++)
         fprintf(f, " ---: |");
     fprintf(f, "\n");
     for (size_t b = 0; b < c->backend_count; b++) {
@@ -716,7 +742,7 @@ static void write_case_table(FILE *f, const case_result *c)
         char t[48], q[32];
         fprintf(f, "| %s%s |", br->name, br->partial ? " \xc2\xb9" : "");
         if (!br->ran || !suite_usable(br)) {
-            for (int i = 0; i < nk + 5; i++)
+            for (int i = 0; i < columns; i++)
                 fprintf(f, " %s |", br->ran ? "FAILED" : "skipped");
             fprintf(f, "\n");
             continue;
@@ -734,14 +760,18 @@ static void write_case_table(FILE *f, const case_result *c)
         }
         double ev = total_events(br);
         fprintf(f, " %.1f |", ev > 0 ? br->total_ns / ev : NAN);
-        fmt_ns(t, sizeof t, br->tick_p50);
-        fmt_ratio(q, sizeof q,
-                  base ? ratio(suite_comparable_tick(c, b, br->tick_p50), base->tick_p50) : NAN);
-        fprintf(f, " %s%s |", t, isnan(br->tick_p50) ? "" : q);
-        fmt_ns(t, sizeof t, br->tick_p99);
-        fmt_ratio(q, sizeof q,
-                  base ? ratio(suite_comparable_tick(c, b, br->tick_p99), base->tick_p99) : NAN);
-        fprintf(f, " %s%s |", t, isnan(br->tick_p99) ? "" : q);
+        if (ticks) {
+            fmt_ns(t, sizeof t, br->tick_p50);
+            fmt_ratio(q, sizeof q,
+                      base ? ratio(suite_comparable_tick(c, b, br->tick_p50), base->tick_p50)
+                           : NAN);
+            fprintf(f, " %s%s |", t, isnan(br->tick_p50) ? "" : q);
+            fmt_ns(t, sizeof t, br->tick_p99);
+            fmt_ratio(q, sizeof q,
+                      base ? ratio(suite_comparable_tick(c, b, br->tick_p99), base->tick_p99)
+                           : NAN);
+            fprintf(f, " %s%s |", t, isnan(br->tick_p99) ? "" : q);
+        }
         fmt_ratio(q, sizeof q, base ? ratio(br->rss_per_entity, base->rss_per_entity) : NAN);
         fprintf(f, " %.0f%s |", br->rss_per_entity, q);
         for (int i = 0; i < nk; i++)
@@ -756,8 +786,6 @@ static void write_case_table(FILE *f, const case_result *c)
     fprintf(f, "\n");
     if (partial)
         fprintf(f, "\xc2\xb9 the populating and first movement tick only.\n\n");
-    write_notes(f, c, 0);
-    fprintf(f, "\n");
 }
 
 /* The slope of log(time per operation) against log(N) over the workload's sizes. */
@@ -847,8 +875,222 @@ static void write_configuration(FILE *f, const bench_report *r)
         fprintf(f, " is configured the same way.\n\n");
 }
 
+/* ------------------------------------------------------------------------ */
+/* A trace's report                                                          */
+
+/* The backend whose event counts the trace report shows: the one the others were
+ * checked against, else the first usable one; NULL if none is. */
+static const backend_result *trace_truth(const case_result *c)
+{
+    const backend_result *first = NULL;
+    for (size_t b = 0; b < c->backend_count; b++) {
+        const backend_result *br = &c->b[b];
+        if (!suite_usable(br))
+            continue;
+        if (c->truth && strcmp(br->name, c->truth) == 0)
+            return br;
+        if (!first)
+            first = br;
+    }
+    return first;
+}
+
+static void write_trace_correctness(FILE *f, const case_result *c)
+{
+    size_t replays = 0;
+    const backend_result *ref = NULL;
+    for (size_t b = 0; b < c->backend_count; b++) {
+        if (c->b[b].ran)
+            replays += c->b[b].rounds;
+        if (strcmp(c->b[b].name, BENCH_REFERENCE) == 0)
+            ref = &c->b[b];
+    }
+    fprintf(f, "## Correctness\n\n");
+    if (!c->truth) {
+        fprintf(f, "No backend completed a replay: nothing was compared.\n\n");
+    } else {
+        fprintf(f,
+                "The event hash of every replay was compared at the end of tick 0 and of "
+                "every slice (see [How it is measured](#how-it-is-measured)) with `%s`'s",
+                c->truth);
+        if (strcmp(c->truth, BENCH_REFERENCE) == 0)
+            fprintf(f, ", the reference");
+        else if (!ref)
+            fprintf(f, ", the first backend in the list (`%s` was not in this run)",
+                    BENCH_REFERENCE);
+        else if (!ref->ran)
+            fprintf(f, ", the first backend in the list (`%s` did not run: %s)", BENCH_REFERENCE,
+                    ref->note);
+        else
+            fprintf(f, ", the first backend in the list that completed a replay");
+        fprintf(f, ". %zu timed replays", replays);
+        if (c->mismatch)
+            fprintf(f, ": **events differ: the figures below are not valid.**\n\n");
+        else if (c->backend_count > 1)
+            fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", c->truth);
+        else
+            fprintf(f, ", of one backend: its events were not compared with another's.\n\n");
+    }
+    int listed = 0;
+    for (size_t b = 0; b < c->backend_count; b++) {
+        if (c->b[b].failed) {
+            fprintf(f, "- **%s**: %s\n", c->b[b].name, c->b[b].error);
+            listed = 1;
+        }
+    }
+    if (listed)
+        fprintf(f, "\n");
+}
+
+static void write_trace_results(FILE *f, const bench_trace *t, const case_result *c)
+{
+    const backend_result *base = base_of(c), *truth = trace_truth(c);
+    fprintf(f, "## Results\n\n");
+    fprintf(f,
+            "%zu operations, %zu round%s, at most %zu entities at once, %.4g \xc3\x97 %.4g "
+            "world",
+            c->op_count, c->plan.rounds, c->plan.rounds == 1 ? "" : "s", c->plan.n,
+            c->bounds.max_x - c->bounds.min_x, c->bounds.max_y - c->bounds.min_y);
+    if (!isnan(c->pairs_per_observer))
+        fprintf(f, ", %.1f perceived per entity and sense at the end", c->pairs_per_observer);
+    fprintf(f,
+            "; ratios to `%s`. Each cell: median time per operation (minimum over rounds) and "
+            "its ratio; ns/event is a whole replay's time over its events; bytes/entity is the "
+            "peak resident set over the most entities alive at once.\n\n",
+            base ? base->name : "-");
+    write_backend_table(f, c, 0);
+    write_notes(f, c, 0);
+    fprintf(f, "\n### Operations and events\n\n");
+    if (!truth) {
+        fprintf(f, "No backend completed a replay.\n\n");
+        return;
+    }
+    fprintf(f,
+            "The events (ENTER and LEAVE, all senses) each kind of operation delivered in one "
+            "replay, as `%s` counted them; every backend checked delivers the same.\n\n"
+            "| operation | count | events | events/op |\n| --- | ---: | ---: | ---: |\n",
+            truth->name);
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        if (t->op_counts[k])
+            fprintf(f, "| %s | %llu | %llu | %.2f |\n", bench_op_kind_name(k),
+                    (unsigned long long)t->op_counts[k], (unsigned long long)truth->events[k],
+                    (double)truth->events[k] / (double)t->op_counts[k]);
+    fprintf(f, "\n");
+}
+
+static void write_trace_method(FILE *f, const bench_report *r, const bench_trace *t,
+                               const case_result *c)
+{
+    char limit[32];
+    fmt_count(limit, sizeof limit, c->plan.reference_limit);
+    fprintf(f,
+            "## How it is measured\n\n"
+            "- The trace is read whole into an array of operations before any timing, by "
+            "`percept-replay`'s rules (format version 1): a line it would refuse, or that "
+            "names an entity not in the world, stops the run before any replay. Every `add` "
+            "makes a new entity with the next dense ID, so an ID removed and added again is "
+            "another entity; every backend replays the same array. A `move` is timed as a "
+            "move whatever its distance; `range`, `hide` and `show` are timed as kinds of "
+            "their own.\n"
+            "- A trace has no ticks. Tick 0 is its leading adds (%zu operations), which the "
+            "untimed warm-up replays; the rest is cut into slices of %zu operations (as many "
+            "as entities after tick 0), only to compare event hashes at their ends. Slices are "
+            "not the game's ticks, so no tick latency is reported.\n"
+            "- Every replay runs in a freshly forked process: all backends start from the same "
+            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
+            "before creating the world, is the memory figure (divided by the most entities alive "
+            "at once). The allocator given to the world counts its calls.\n"
+            "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
+            "event callback that folds every ENTER and LEAVE event, with the index of the call "
+            "that caused it, into an order-independent hash.\n"
+            "- Backends run interleaved in rounds (A B C ..., A B C ...), %zu measured round%s. "
+            "Figures are the median over rounds, with the minimum in parentheses. Consecutive "
+            "operations of one kind are timed as one run with two clock reads, so the clock's "
+            "cost (%.0f ns a read) stays out of the per-operation figures.\n"
+            "- A replay that runs over %.0f s is stopped and its backend noted as too slow; the "
+            "run has a time budget, and runs fewer rounds (at least one) rather than overrun "
+            "it.\n",
+            c->populate_ops, t->slice, c->plan.rounds, c->plan.rounds == 1 ? "" : "s",
+            r->machine->clock_read_ns, c->plan.max_replay);
+    fprintf(f,
+            "- `%s` is O(N) per query: it replays the whole trace when the trace never holds "
+            "more than %s entities at once, and nothing otherwise. Ratios (\xc3\x97) are to `%s` "
+            "where it ran, else to `grid`, else to the first backend, always measured in the "
+            "same run.\n"
+            "- The named workloads' targets and charts are not part of a trace's report.\n\n",
+            BENCH_REFERENCE, limit, BENCH_REFERENCE);
+}
+
+static void write_trace_configuration(FILE *f, const bench_report *r, const bench_trace *t)
+{
+    const percept_bounds *b = &t->wl.bounds;
+    fprintf(f, "## Configuration\n\nThe world's bounds (%.17g %.17g to %.17g %.17g) are ", b->min_x,
+            b->min_y, b->max_x, b->max_y);
+    if (t->bounds_from_world)
+        fprintf(f, "the trace's `world` line. ");
+    else
+        fprintf(f, "the bounding box of every position in the trace%s. ",
+                t->widened ? ", widened to the largest typical range on an axis where it was "
+                             "narrower, so that cells of that size fit"
+                           : "");
+    fprintf(f, "A sense's typical range is the median of the non-zero ranges the trace gives "
+               "it (in `add` and `range`):");
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        const char *name = percept_sense_name((percept_sense)s);
+        int src = t->range_source[s];
+        fprintf(f, "%s %s %.4g", s ? ";" : "", name, t->wl.typical_range[s]);
+        if (src == s)
+            fprintf(f, " (of %zu)", t->range_samples[s]);
+        else if (src >= 0)
+            fprintf(f, " (none given: %s's)", percept_sense_name((percept_sense)src));
+        else
+            fprintf(f, " (no range given to any sense: the default)");
+    }
+    fprintf(f,
+            ". Every sense section sets the backend's size parameter (`cell_size` for grid and "
+            "hashgrid, `tower_size` for tower) to %g\xc3\x97 and `observer_cell_size` to "
+            "%g\xc3\x97 the largest of them, doubled while the world would need more than 2^20 "
+            "cells, as for the named workloads; bruteforce and crosslist take no parameters. "
+            "The configuration each backend ran with:\n\n",
+            BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR);
+    for (size_t i = 0; i < r->backend_count; i++) {
+        char ini[4096];
+        if (bench_tuning_ini(ini, sizeof ini, r->backends[i], &t->wl) == 0)
+            fprintf(f, "`%s`:\n\n```ini\n%s```\n\n", r->backends[i], ini);
+    }
+}
+
+static int write_trace_report(FILE *f, const bench_report *r)
+{
+    const bench_trace *t = r->trace;
+    fprintf(f, "# percept trace benchmark: %s\n\n", t->name);
+    fprintf(f,
+            "Generated by `%s`: the trace `%s` (%lu lines, %zu operations) replayed against "
+            "every backend side by side, as `percept-bench` replays its named workloads. Every "
+            "figure comes from one run on the machine below; compare backends by their ratios, "
+            "which were measured side by side.\n\n",
+            r->command, t->name, t->lines, t->wl.op_count);
+    write_machine(f, r);
+    if (r->case_count == 0) {
+        fprintf(f, "The trace could not be replayed (out of memory).\n\n");
+        return ferror(f) ? -1 : 0;
+    }
+    write_trace_correctness(f, &r->cases[0]);
+    write_trace_results(f, t, &r->cases[0]);
+    write_trace_method(f, r, t, &r->cases[0]);
+    write_trace_configuration(f, r, t);
+    if (r->notes) {
+        fprintf(f, "%s", r->notes);
+        if (r->notes[0] && r->notes[strlen(r->notes) - 1] != '\n')
+            fprintf(f, "\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 int report_write_markdown(FILE *f, const bench_report *r)
 {
+    if (r->trace)
+        return write_trace_report(f, r);
     fprintf(f, "# percept benchmarks\n\n");
     fprintf(f,
             "Generated by `%s` (to regenerate, run that command again with `--out FILE`, or "
@@ -931,7 +1173,7 @@ static int backend_chart(const bench_report *r, const char *file, const svg_char
 int report_write_charts(const bench_report *r, FILE *log)
 {
     int bad = 0;
-    if (!r->svg_dir)
+    if (!r->svg_dir || r->trace) /* a trace's report has no charts */
         return 0;
     svg_chart scaling = {"uniform_walk at constant density: time per move",
                          "entities (N)",

@@ -10,6 +10,7 @@
 
 #include "machine.h"
 #include "suite.h"
+#include "trace.h"
 
 typedef struct bench_report {
     const bench_machine *machine;
@@ -25,6 +26,9 @@ typedef struct bench_report {
     const char *svg_link; /* what the Markdown puts before a chart's file name */
     const char *notes;    /* hand-written analysis appended to the report, or NULL */
     int quick;            /* a --quick run: sizes too small to judge the targets by */
+    /* A --trace run: the one case replays this trace, and the report is about it
+     * alone (no targets, no charts, none of the named workloads' sections). */
+    const bench_trace *trace;
 } bench_report;
 
 /* Write the Markdown report. Returns 0, or -1 on an output error. */

@@ -343,9 +343,10 @@ static int run_start(case_run *run, const bench_workload *wl, const char *const 
     out->tick_count = wl->tick_count;
     out->bounds = wl->bounds;
     plan_limits(out, wl, backends, run->skip, run->counts);
-    fprintf(log, "  %s N=%zu%s: %zu tick%s, %zu operations", plan->workload, plan->n,
+    fprintf(log, "  %s N=%zu%s: %zu %s%s, %zu operations", plan->workload, plan->n,
             plan->flags & CASE_BATCHED ? " batched" : "", wl->tick_count - 1,
-            wl->tick_count == 2 ? "" : "s", wl->op_count);
+            plan->flags & CASE_TRACE ? "slice" : "tick", wl->tick_count == 2 ? "" : "s",
+            wl->op_count);
     if (out->replay_ops < wl->op_count)
         fprintf(log, " (replayed: tick 0 and %zu more)", out->replay_ops - out->populate_ops);
     fprintf(log, ", up to %zu round%s\n", rounds, rounds == 1 ? "" : "s");
@@ -445,18 +446,16 @@ static int runnable(case_run *runs, size_t i, size_t b, FILE *log)
     return br->ran && !br->failed && !br->too_slow;
 }
 
-int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
-                    const char *const *backends, size_t backend_count,
-                    const char *const skip[][BENCH_MAX_BACKENDS], uint64_t seed, FILE *log)
+/* Runs the cases of plans[0..count-1] on `wl`, which they share (see suite_run_cases()). */
+static int run_cases(case_result *out, const case_plan *plans, size_t count,
+                     const bench_workload *wl, const char *const *backends, size_t backend_count,
+                     const char *const skip[][BENCH_MAX_BACKENDS], FILE *log)
 {
     double start = cli_now_seconds(), budget = 0;
     case_run runs[SUITE_MAX_TWINS];
-    bench_workload wl;
     size_t rounds = 1;
     int unlimited = 0;
 
-    if (count < 1 || count > SUITE_MAX_TWINS)
-        return -1;
     memset(runs, 0, sizeof runs);
     for (size_t i = 0; i < count; i++) {
         case_result *o = &out[i];
@@ -476,18 +475,15 @@ int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
         budget = 0;
     if (rounds > BENCH_MAX_ROUNDS)
         rounds = BENCH_MAX_ROUNDS;
-    if (bench_workload_generate(&wl, plans[0].workload, plans[0].n, plans[0].ticks, seed))
-        return -1;
     int bad = 0;
     for (size_t i = 0; i < count && !bad; i++) {
         if (i > 0) /* under the first, past the caller's "[ 12s]" stamp */
             fputs("       ", log);
-        bad = run_start(&runs[i], &wl, backends, rounds, log);
+        bad = run_start(&runs[i], wl, backends, rounds, log);
     }
     if (bad) {
         for (size_t i = 0; i < count; i++)
             run_free(&runs[i]);
-        bench_workload_free(&wl);
         return -1;
     }
 
@@ -496,7 +492,7 @@ int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
         case_result *o = runs[i].out;
         for (size_t b = 0; o->plan.warmup && b < o->backend_count; b++)
             if (runnable(runs, i, b, log))
-                run_replay(&runs[i], &wl, b, wl.tick_end[0], &runs[i].warm[b], log);
+                run_replay(&runs[i], wl, b, wl->tick_end[0], &runs[i].warm[b], log);
     }
     /* Interleaved rounds: every backend once per round, and the twins' rounds in turn,
      * so that a slow spell of the machine hits all of them alike. */
@@ -513,7 +509,7 @@ int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
             case_result *o = runs[i].out;
             for (size_t b = 0; b < o->backend_count; b++) {
                 if (runnable(runs, i, b, log))
-                    run_replay(&runs[i], &wl, b, o->b[b].op_limit, &runs[i].res[b][r], log);
+                    run_replay(&runs[i], wl, b, o->b[b].op_limit, &runs[i].res[b][r], log);
                 else
                     runs[i].res[b][r].failed = 1;
             }
@@ -525,7 +521,26 @@ int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
         run_free(&runs[i]);
         runs[i].out->seconds = cli_now_seconds() - start;
     }
-    bench_workload_free(&wl);
     fflush(log);
     return 0;
+}
+
+int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
+                    const char *const *backends, size_t backend_count,
+                    const char *const skip[][BENCH_MAX_BACKENDS], uint64_t seed, FILE *log)
+{
+    bench_workload wl;
+    if (count < 1 || count > SUITE_MAX_TWINS)
+        return -1;
+    if (bench_workload_generate(&wl, plans[0].workload, plans[0].n, plans[0].ticks, seed))
+        return -1;
+    int rc = run_cases(out, plans, count, &wl, backends, backend_count, skip, log);
+    bench_workload_free(&wl);
+    return rc;
+}
+
+int suite_run_workload(case_result *out, const case_plan *plan, const bench_workload *wl,
+                       const char *const *backends, size_t backend_count, FILE *log)
+{
+    return run_cases(out, plan, 1, wl, backends, backend_count, NULL, log);
 }

@@ -42,6 +42,9 @@ static inline size_t case_plan_moves(const case_plan *p, size_t moves)
  * replay_request.batched): a twin of the case with the same workload and N,
  * whose events come in another order and are checked among the batched ones. */
 #define CASE_BATCHED 8u
+/* A user's trace (trace.h), loaded rather than generated: in no table of the
+ * named workloads, and without their targets. */
+#define CASE_TRACE 16u
 
 /* Whether a case of `plan` is among those `flags` select: it has any of the
  * other flags, and CASE_BATCHED exactly when `flags` has it. */
@@ -130,6 +133,14 @@ size_t suite_series(const case_result *cases, size_t case_count, unsigned flags,
 int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
                     const char *const *backends, size_t backend_count,
                     const char *const skip[][BENCH_MAX_BACKENDS], uint64_t seed, FILE *log);
+
+/*
+ * Run one case on a workload the caller made (a loaded trace), as
+ * suite_run_cases() runs a generated one: plan->workload names it in the log.
+ * Returns 0, or -1 when out of memory.
+ */
+int suite_run_workload(case_result *out, const case_plan *plan, const bench_workload *wl,
+                       const char *const *backends, size_t backend_count, FILE *log);
 
 /* Seconds one replay of backend b took (the median), or NAN. */
 double suite_replay_seconds(const case_result *c, size_t b);

@@ -17,15 +17,30 @@ typedef enum bench_op_kind {
     OP_TELEPORT = 2, /* a move to anywhere in the world */
     OP_REMOVE = 3,   /* an entity leaves */
     OP_LOGIN = 4,    /* an add into a login storm: many entities at one spot */
-    OP_KIND_COUNT = 5
+    /* Only traces (trace.h) hold these: the named workloads never change a
+     * range or hide an entity. The sense is in the op (bench_op_sense()). */
+    OP_RANGE = 5, /* a new range for one sense: x is the range */
+    OP_HIDE = 6,  /* the entity becomes imperceptible to one sense */
+    OP_SHOW = 7,  /* ... and perceptible again */
+    OP_KIND_COUNT = 8
 } bench_op_kind;
 
-/* One call to replay. 24 bytes: millions of them are held at once. */
+/* One call to replay. 24 bytes: millions of them are held at once. A range,
+ * hide or show op has no position, so its y holds the sense instead of a
+ * fourth field that every other op would pay for. */
 typedef struct bench_op {
     double x, y;
     uint32_t id;
     uint32_t kind; /* bench_op_kind */
 } bench_op;
+
+_Static_assert(sizeof(bench_op) == 24, "a bench_op is 24 bytes");
+
+/* The sense a range, hide or show op is about. */
+static inline percept_sense bench_op_sense(const bench_op *op)
+{
+    return (percept_sense)(int)op->y;
+}
 
 /* What an entity is when it is added; indexed by its ID. */
 typedef struct bench_profile {

@@ -54,7 +54,8 @@ size_t bench_workload_index(const char *name)
 
 const char *bench_op_kind_name(int kind)
 {
-    static const char *const names[OP_KIND_COUNT] = {"add", "move", "teleport", "remove", "login"};
+    static const char *const names[OP_KIND_COUNT] = {"add",   "move",  "teleport", "remove",
+                                                     "login", "range", "hide",     "show"};
     return kind >= 0 && kind < OP_KIND_COUNT ? names[kind] : "?";
 }
 
