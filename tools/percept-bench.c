@@ -65,6 +65,7 @@ typedef struct args {
     double budget;     /* seconds for the whole run; < 0: the default */
     double max_replay; /* seconds per replay; < 0: the default */
     uint64_t seed;
+    unsigned seen; /* the options with a value given so far (cli_once) */
 } args;
 
 /* ------------------------------------------------------------------------ */
@@ -233,6 +234,24 @@ static int check_list(const char *opt, const char *list)
     return -1;
 }
 
+/* The options that take one value: each may be given once. */
+static const char *const single_value_options[] = {
+    "--workloads", "--backends", "--sizes",  "--sweep",  "--out",        "--svg-dir", "--notes",
+    "--trace",     "--batched",  "--rounds", "--budget", "--max-replay", "--seed",
+};
+
+/* -1, or a usage error's exit status when `arg` repeats an option with a value. */
+static int check_repeat(args *a, const char *arg)
+{
+    size_t len = strcspn(arg, "=");
+    size_t n = sizeof single_value_options / sizeof single_value_options[0];
+    for (size_t k = 0; k < n; k++)
+        if (strlen(single_value_options[k]) == len &&
+            strncmp(arg, single_value_options[k], len) == 0)
+            return cli_once(PROGRAM, &a->seen, (unsigned)k, single_value_options[k]);
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
@@ -242,7 +261,9 @@ static int parse_args(int argc, char **argv, args *a)
     a->max_replay = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
-        int r = 0;
+        int r = check_repeat(a, arg);
+        if (r >= 0)
+            return r;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return fflush(stdout) == 0 ? EXIT_SUCCESS : CLI_EXIT_USAGE;
