@@ -564,7 +564,7 @@ static inline int other_live(const pass *p, percept_slot s)
     return s != p->ch->slot && s < w->slot_count && w->ents[s].alive;
 }
 
-/* A candidate target the pass has not met yet: other_live() holds. */
+/* A candidate target, other_live(): tested unless the pass met it already. */
 static inline void test_target(pass *p, uint32_t t)
 {
     percept_world *w = p->w;
@@ -576,8 +576,9 @@ static inline void test_target(pass *p, uint32_t t)
         push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
 }
 
-/* A candidate observer of the changing entity, other than itself. Inline:
- * the target pass calls it for every near candidate. */
+/* A candidate observer, other than the changing entity: tested unless the
+ * pass met it already. Inline: the target pass calls it for every near
+ * candidate. */
 static inline void test_observer(pass *p, uint32_t o)
 {
     percept_world *w = p->w;
