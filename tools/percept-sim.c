@@ -160,8 +160,8 @@ static int parse_backend(struct args *a, const char *v)
         if (!cli_backend_name_ok(v))
             return cli_usage_error(PROGRAM, BAD_NAME, v, v);
         if (a->backend != NULL)
-            return cli_usage_error(PROGRAM, "--backend NAME given more than once ('%s', then '%s')",
-                                   a->backend, v);
+            return cli_usage_error(
+                PROGRAM, "--backend given twice for every sense ('%s', then '%s')", a->backend, v);
         a->backend = v;
         return -1;
     }
@@ -171,9 +171,8 @@ static int parse_backend(struct args *a, const char *v)
             if (!cli_backend_name_ok(eq + 1))
                 return cli_usage_error(PROGRAM, BAD_NAME, v, eq + 1);
             if (a->sense_backend[k] != NULL)
-                return cli_usage_error(PROGRAM,
-                                       "--backend %s given more than once ('%s', then '%s')", name,
-                                       a->sense_backend[k], eq + 1);
+                return cli_usage_error(PROGRAM, "--backend %s=... given twice ('%s', then '%s')",
+                                       name, a->sense_backend[k], eq + 1);
             a->sense_backend[k] = eq + 1;
             return -1;
         }
