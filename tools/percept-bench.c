@@ -109,11 +109,13 @@ static void print_usage(FILE *out)
           "                     Every add is a new entity; add, move, remove, range, hide\n"
           "                     and show are timed apart. A trace has no ticks: tick 0 is\n"
           "                     its leading adds (the warm-up), the rest is cut into slices\n"
-          "                     of as many operations as entities after it, where events\n"
-          "                     are compared; no tick latency, targets or charts are\n"
+          "                     where events are compared, each as long as the largest of:\n"
+          "                     the leading adds, the most entities alive at once, 1024\n"
+          "                     operations; no tick latency, targets or charts are\n"
           "                     reported (--svg-dir is ignored). Cell sizes follow the\n"
           "                     median range per sense. Excludes --workloads, --sizes,\n"
-          "                     --sweep, --full, --quick, --batched and --seed\n"
+          "                     --sweep, --full, --quick, --batched and --seed; --out must\n"
+          "                     not be the trace\n"
           "  --full             add 100k entities to every workload and a 1M-entity memory run\n"
           "  --quick            tiny sizes and one round: a smoke test of a few seconds, too\n"
           "                     small to judge the targets by (they are shown, not judged)\n"
@@ -145,7 +147,8 @@ static void print_usage(FILE *out)
           "                     standard output; no charts then unless --svg-dir is given)\n"
           "  --svg-dir DIR      write the charts to DIR, which must exist (default: FILE's\n"
           "                     directory)\n"
-          "  --notes FILE       append FILE, a hand-written analysis, to the report\n"
+          "  --notes FILE       append FILE, a hand-written analysis, to the report (FILE\n"
+          "                     must not be --out's)\n"
           "  --version          print the version and exit\n"
           "  --help             print this help and exit\n"
           "\n"
@@ -162,9 +165,10 @@ static void print_usage(FILE *out)
           "whole process).\n"
           "\n"
           "Exit status: 0 when every backend's events match the reference, 1 when one does\n"
-          "not, a replay fails, or the report or a chart cannot be written at the end, 2 on\n"
-          "bad usage, a --trace FILE that cannot be read or has a fault (FILE:LINE: ...),\n"
-          "or when the report or the chart directory cannot be written at the start.\n",
+          "not, a replay fails, no backend completes a replay, or the report or a chart\n"
+          "cannot be written at the end, 2 on bad usage, a --trace FILE that cannot be read\n"
+          "or has a fault (FILE:LINE: ...), or when the report or the chart directory\n"
+          "cannot be written at the start.\n",
           out);
 }
 
@@ -366,6 +370,51 @@ static int parse_args(int argc, char **argv, args *a)
         (rc = check_list("--backends", a->backends)) >= 0 ||
         (rc = check_list("--sizes", a->sizes)) >= 0 || (rc = check_list("--sweep", a->sweep)) >= 0)
         return rc;
+    return -1;
+}
+
+/* Whether `a` and `b` are one regular file (through another path or a link):
+ * then writing one destroys the other. "-" as `a` is standard input. Only
+ * regular files count: /dev/stdin and /dev/stdout may well be one terminal. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ra = strcmp(a, "-") == 0 ? fstat(STDIN_FILENO, &sa) : stat(a, &sa);
+    return ra == 0 && stat(b, &sb) == 0 && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode) &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * The report (--out FILE, written as FILE.tmp and renamed over FILE, and
+ * probed that way before the run) must not land on the trace or the notes:
+ * they are the user's, and would be lost. Returns -1, or a usage error's exit
+ * status. Runs before anything is written.
+ */
+static int check_outputs_distinct(const args *a)
+{
+    const char *input[2] = {a->trace, a->notes}, *opt[2] = {"--trace", "--notes"};
+    char tmp[PATH_MAX], what[PATH_MAX + 32];
+    if (!a->out || strcmp(a->out, "-") == 0)
+        return -1;
+    int tmp_ok = (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", a->out) < sizeof tmp;
+    for (int i = 0; i < 2; i++) {
+        if (!input[i])
+            continue;
+        if (strcmp(input[i], "-") == 0)
+            snprintf(what, sizeof what, "standard input (%s -)", opt[i]);
+        else
+            snprintf(what, sizeof what, "%s '%.*s'", opt[i], PATH_MAX, input[i]);
+        if (same_file(input[i], a->out))
+            return cli_usage_error(PROGRAM,
+                                   "--out '%s' is the file of %s: the report would overwrite it; "
+                                   "write the report elsewhere",
+                                   a->out, what);
+        if (tmp_ok && same_file(input[i], tmp))
+            return cli_usage_error(PROGRAM,
+                                   "--out '%s' is written through '%s', the file of %s, which it "
+                                   "would overwrite; write the report elsewhere",
+                                   a->out, tmp, what);
+    }
     return -1;
 }
 
@@ -903,16 +952,46 @@ static int write_report(const outputs *o, const bench_report *r)
     return 0;
 }
 
+/* How many backends of the cases completed a replay (suite_usable()) in at
+ * least one case; *name receives one of them (NULL if none). */
+static size_t count_usable(const case_result *cases, size_t count, const char **name)
+{
+    size_t n = 0;
+    *name = NULL;
+    for (size_t b = 0; count && b < cases[0].backend_count; b++) {
+        int usable = 0;
+        for (size_t i = 0; i < count && b < cases[i].backend_count; i++)
+            usable |= suite_usable(&cases[i].b[b]);
+        if (usable) {
+            n++;
+            *name = cases[0].b[b].name;
+        }
+    }
+    return n;
+}
+
 /* The verdict on the events, with the run's time: whose events the others were checked
- * against (report.c says the same); `truth`, when known, is whose they were. */
-static void describe_check(const name_list *backends, const char *truth, int failed, double seconds,
-                           char *out, size_t size)
+ * against (report.c says the same); `truth`, when known, is whose they were. `usable`
+ * backends completed a replay, `alone` being one of them: a match is claimed only
+ * when two did. */
+static void describe_check(const name_list *backends, const char *truth, size_t usable,
+                           const char *alone, int failed, double seconds, char *out, size_t size)
 {
     int reference = 0;
     for (size_t b = 0; b < backends->count; b++)
         reference |= strcmp(backends->names[b], BENCH_REFERENCE) == 0;
     if (failed)
         snprintf(out, size, "FAILED: a replay failed or events differ in %.0f s", seconds);
+    else if (usable == 0)
+        snprintf(out, size,
+                 "FAILED: no backend completed a replay in %.0f s (see above): no events were "
+                 "compared",
+                 seconds);
+    else if (usable == 1 && backends->count > 1)
+        snprintf(out, size,
+                 "%s alone completed a replay in %.0f s (see above): its events were not "
+                 "compared with another backend's",
+                 alone, seconds);
     else if (truth && strcmp(truth, BENCH_REFERENCE) != 0 && reference)
         /* bruteforce was listed but did not run (too many entities, too slow) */
         snprintf(out, size, "every backend's events match %s's (%s did not run) in %.0f s", truth,
@@ -957,6 +1036,19 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         return CLI_EXIT_USAGE;
     }
     size_t n = t.wl.n;
+    /* bruteforce is the one backend a trace's run skips, above TRACE_REFERENCE_LIMIT
+     * entities: a run of it alone there would replay nothing, and say so only at the end. */
+    size_t skipped = 0;
+    for (size_t b = 0; b < backends->count; b++)
+        skipped += strcmp(backends->names[b], BENCH_REFERENCE) == 0 && n > TRACE_REFERENCE_LIMIT;
+    if (skipped == backends->count) {
+        bench_trace_free(&t);
+        return cli_usage_error(PROGRAM,
+                               "the trace holds up to %zu entities at once, and %s (O(N) per "
+                               "query) is not run above %d: no backend would run; list another "
+                               "in --backends",
+                               n, BENCH_REFERENCE, TRACE_REFERENCE_LIMIT);
+    }
     case_plan cp = {
         .workload = t.name,
         .n = n,
@@ -1011,7 +1103,11 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
     };
     int report_error = write_report(out, &report) != 0;
     char verdict[256];
-    describe_check(backends, done ? result->truth : NULL, failed, seconds, verdict, sizeof verdict);
+    const char *alone = NULL;
+    size_t usable = done ? count_usable(result, 1, &alone) : 0;
+    describe_check(backends, done ? result->truth : NULL, usable, alone, failed, seconds, verdict,
+                   sizeof verdict);
+    failed |= usable == 0; /* nothing was compared: no match to claim */
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");
@@ -1032,7 +1128,8 @@ int main(int argc, char **argv)
     plan p;
     int rc;
 
-    if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0)
+    if ((rc = parse_args(argc, argv, &a)) >= 0 || (rc = check_workloads(&a)) >= 0 ||
+        (rc = check_outputs_distinct(&a)) >= 0)
         return rc;
     if (search_init(&search)) {
         fprintf(stderr, PROGRAM ": out of memory\n");
@@ -1147,7 +1244,10 @@ int main(int argc, char **argv)
     /* The verdict on the events, then what was written: a write failure is not a
      * mismatch, and a report is only said to be somewhere once it is. */
     char verdict[256];
-    describe_check(&backends, NULL, failed, report.seconds, verdict, sizeof verdict);
+    const char *alone = NULL;
+    size_t usable = count_usable(results, done, &alone);
+    describe_check(&backends, NULL, usable, alone, failed, report.seconds, verdict, sizeof verdict);
+    failed |= usable == 0; /* nothing was compared: no match to claim */
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");

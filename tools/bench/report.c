@@ -895,7 +895,13 @@ static const backend_result *trace_truth(const case_result *c)
     return first;
 }
 
-static void write_trace_correctness(FILE *f, const case_result *c)
+/* Whether the trace has operations after tick 0: then it was cut into slices. */
+static int has_slices(const bench_trace *t)
+{
+    return t->wl.tick_count > 1;
+}
+
+static void write_trace_correctness(FILE *f, const bench_trace *t, const case_result *c)
 {
     size_t replays = 0;
     const backend_result *ref = NULL;
@@ -910,8 +916,9 @@ static void write_trace_correctness(FILE *f, const case_result *c)
         fprintf(f, "No backend completed a replay: nothing was compared.\n\n");
     } else {
         fprintf(f,
-                "The event hash of every replay was compared at the end of tick 0 and of "
-                "every slice (see [How it is measured](#how-it-is-measured)) with `%s`'s",
+                "The event hash of every replay was compared at the end of tick 0%s (see [How "
+                "it is measured](#how-it-is-measured)) with `%s`'s",
+                has_slices(t) ? " and of every slice" : " (the trace's end: it holds nothing else)",
                 c->truth);
         if (strcmp(c->truth, BENCH_REFERENCE) == 0)
             fprintf(f, ", the reference");
@@ -967,9 +974,15 @@ static void write_trace_results(FILE *f, const bench_trace *t, const case_result
     }
     fprintf(f,
             "The events (ENTER and LEAVE, all senses) each kind of operation delivered in one "
-            "replay, as `%s` counted them; every backend checked delivers the same.\n\n"
-            "| operation | count | events | events/op |\n| --- | ---: | ---: | ---: |\n",
+            "replay, as `%s` counted them",
             truth->name);
+    /* After a mismatch the backends disagree: these counts are one backend's only. */
+    if (c->mismatch)
+        fprintf(f, ": the backend the others were checked against. The events differ (see "
+                   "[Correctness](#correctness)): other backends delivered other counts.\n\n");
+    else
+        fprintf(f, "; every backend checked delivers the same.\n\n");
+    fprintf(f, "| operation | count | events | events/op |\n| --- | ---: | ---: | ---: |\n");
     for (int k = 0; k < OP_KIND_COUNT; k++)
         if (t->op_counts[k])
             fprintf(f, "| %s | %llu | %llu | %.2f |\n", bench_op_kind_name(k),
@@ -981,8 +994,9 @@ static void write_trace_results(FILE *f, const bench_trace *t, const case_result
 static void write_trace_method(FILE *f, const bench_report *r, const bench_trace *t,
                                const case_result *c)
 {
+    const case_plan *p = &c->plan;
     char limit[32];
-    fmt_count(limit, sizeof limit, c->plan.reference_limit);
+    fmt_count(limit, sizeof limit, p->reference_limit);
     fprintf(f,
             "## How it is measured\n\n"
             "- The trace is read whole into an array of operations before any timing, by "
@@ -992,10 +1006,22 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
             "another entity; every backend replays the same array. A `move` is timed as a "
             "move whatever its distance; `range`, `hide` and `show` are timed as kinds of "
             "their own.\n"
-            "- A trace has no ticks. Tick 0 is its leading adds (%zu operations), which the "
-            "untimed warm-up replays; the rest is cut into slices of %zu operations (as many "
-            "as entities after tick 0), only to compare event hashes at their ends. Slices are "
-            "not the game's ticks, so no tick latency is reported.\n"
+            "- A trace has no ticks. Tick 0 is its leading adds (%zu operations)",
+            c->populate_ops);
+    /* Each sentence below says what this run did: no warm-up, slice or limit it did not have. */
+    if (p->warmup)
+        fprintf(f, ", which an untimed warm-up replays once per backend before the rounds");
+    if (has_slices(t))
+        fprintf(f,
+                ". The rest is cut into slices of %zu operations, the largest of the leading "
+                "adds (%zu), the most entities alive at once (%zu) and %d, only to compare "
+                "event hashes at their ends; a slice is not a game tick, so no tick latency is "
+                "reported.\n",
+                t->slice, c->populate_ops, t->wl.n, BENCH_TRACE_MIN_SLICE);
+    else
+        fprintf(f, ". Nothing follows them, so event hashes are compared at the trace's end "
+                   "only, and no tick latency is reported.\n");
+    fprintf(f,
             "- Every replay runs in a freshly forked process: all backends start from the same "
             "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
             "before creating the world, is the memory figure (divided by the most entities alive "
@@ -1006,12 +1032,18 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
             "- Backends run interleaved in rounds (A B C ..., A B C ...), %zu measured round%s. "
             "Figures are the median over rounds, with the minimum in parentheses. Consecutive "
             "operations of one kind are timed as one run with two clock reads, so the clock's "
-            "cost (%.0f ns a read) stays out of the per-operation figures.\n"
-            "- A replay that runs over %.0f s is stopped and its backend noted as too slow; the "
-            "run has a time budget, and runs fewer rounds (at least one) rather than overrun "
-            "it.\n",
-            c->populate_ops, t->slice, c->plan.rounds, c->plan.rounds == 1 ? "" : "s",
-            r->machine->clock_read_ns, c->plan.max_replay);
+            "cost (%.0f ns a read) stays out of the per-operation figures.\n",
+            p->rounds, p->rounds == 1 ? "" : "s", r->machine->clock_read_ns);
+    if (p->max_replay > 0)
+        fprintf(f,
+                "- A replay that runs over %.0f s is stopped and its backend noted as too "
+                "slow.\n",
+                p->max_replay);
+    if (p->budget > 0)
+        fprintf(f,
+                "- The run has a time budget of %.0f s: it runs fewer rounds (at least one) "
+                "rather than overrun it.\n",
+                p->budget);
     fprintf(f,
             "- `%s` is O(N) per query: it replays the whole trace when the trace never holds "
             "more than %s entities at once, and nothing otherwise. Ratios (\xc3\x97) are to `%s` "
@@ -1040,7 +1072,8 @@ static void write_trace_configuration(FILE *f, const bench_report *r, const benc
         int src = t->range_source[s];
         fprintf(f, "%s %s %.4g", s ? ";" : "", name, t->wl.typical_range[s]);
         if (src == s)
-            fprintf(f, " (of %zu)", t->range_samples[s]);
+            fprintf(f, " (median of %zu range%s)", t->range_samples[s],
+                    t->range_samples[s] == 1 ? "" : "s");
         else if (src >= 0)
             fprintf(f, " (none given: %s's)", percept_sense_name((percept_sense)src));
         else
@@ -1075,7 +1108,7 @@ static int write_trace_report(FILE *f, const bench_report *r)
         fprintf(f, "The trace could not be replayed (out of memory).\n\n");
         return ferror(f) ? -1 : 0;
     }
-    write_trace_correctness(f, &r->cases[0]);
+    write_trace_correctness(f, t, &r->cases[0]);
     write_trace_results(f, t, &r->cases[0]);
     write_trace_method(f, r, t, &r->cases[0]);
     write_trace_configuration(f, r, t);

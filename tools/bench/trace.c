@@ -260,20 +260,50 @@ static int get_number(loader *l, const char *cmd, const char *what, const char *
     return 0;
 }
 
-/* A position or range the library would refuse: caught here, not half-way through a replay. */
-static int within_limit(loader *l, const char *cmd, const char *what, const char *s, double v)
+/* A number as the library's messages print it: the fewest digits from six
+ * up that read back as the same double. */
+static const char *exact_number(char *buf, size_t size, double v)
 {
-    if (fabs(v) > PERCEPT_COORD_LIMIT)
-        return trace_error(l,
-                           "%s: %s %s is beyond the coordinate limit: must be within [-1e15, 1e15]",
-                           cmd, what, s);
-    return 0;
+    for (int digits = 6; digits < 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return buf;
+    }
+    snprintf(buf, size, "%.17g", v);
+    return buf;
+}
+
+/*
+ * The faults the library finds in a call's values, caught here rather than
+ * half-way through a replay, and worded as percept-replay reports them: the
+ * library's text (src/world.c), then its status's name. `fn` is the library
+ * call the command makes.
+ */
+static int bad_position(loader *l, const char *cmd, const char *fn, uint32_t id, double x, double y)
+{
+    char xs[32], ys[32];
+    if (fabs(x) <= PERCEPT_COORD_LIMIT && fabs(y) <= PERCEPT_COORD_LIMIT)
+        return 0;
+    return trace_error(l,
+                       "%s: %s: entity %lu: position (%s, %s) must be finite and within "
+                       "[-1e15, 1e15] (%s)",
+                       cmd, fn, (unsigned long)id, exact_number(xs, sizeof xs, x),
+                       exact_number(ys, sizeof ys, y), percept_status_name(PERCEPT_EINVAL));
+}
+
+static int bad_range(loader *l, const char *cmd, const char *fn, uint32_t id, int sense, double r)
+{
+    char rs[32];
+    if (r <= PERCEPT_COORD_LIMIT)
+        return 0;
+    return trace_error(l, "%s: %s: entity %lu: %s range %s must be a number from 0 to 1e15 (%s)",
+                       cmd, fn, (unsigned long)id, percept_sense_name((percept_sense)sense),
+                       exact_number(rs, sizeof rs, r), percept_status_name(PERCEPT_EINVAL));
 }
 
 static int get_position(loader *l, const char *cmd, char **f, double *x, double *y)
 {
-    if (get_number(l, cmd, "X", f[0], x) < 0 || get_number(l, cmd, "Y", f[1], y) < 0 ||
-        within_limit(l, cmd, "X", f[0], *x) < 0 || within_limit(l, cmd, "Y", f[1], *y) < 0)
+    if (get_number(l, cmd, "X", f[0], x) < 0 || get_number(l, cmd, "Y", f[1], y) < 0)
         return -1;
     return 0;
 }
@@ -316,8 +346,11 @@ static int cmd_world(loader *l, char **f)
         if (get_number(l, "world", name[i], f[i + 1], &v[i]) < 0)
             return -1;
     for (int i = 0; i < 4; i++)
-        if (within_limit(l, "world", name[i], f[i + 1], v[i]) < 0)
-            return -1;
+        if (fabs(v[i]) > PERCEPT_COORD_LIMIT)
+            return trace_error(l,
+                               "world: %s %s is beyond the coordinate limit: must be within "
+                               "[-1e15, 1e15]",
+                               name[i], f[i + 1]);
     if (v[0] > v[2])
         return trace_error(l, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
     if (v[1] > v[3])
@@ -349,7 +382,7 @@ static int add_option(loader *l, const char *opt, bench_profile *p, unsigned *se
     if (bit != 1u << PERCEPT_SENSE_COUNT) {
         if (parse_range(eq + 1, &p->range[sense]) < 0)
             return trace_error(l, "add: bad range '%s': must be a number >= 0", opt);
-        return within_limit(l, "add", "range", opt, p->range[sense]);
+        return 0; /* its limit is the library's check, made after the line's */
     }
     for (const char *s = eq + 1;;) {
         size_t n = strcspn(s, ",");
@@ -371,6 +404,8 @@ static int cmd_add(loader *l, char **f, size_t n)
     uint32_t id, *v;
     double x, y;
     memset(&p, 0, sizeof p);
+    /* percept-replay's order: the line's own checks, then percept_add's (the
+     * ID already in the world, the position, each sense's range in turn). */
     if (get_id(l, "add", f[1], &id) < 0 || get_position(l, "add", f + 2, &x, &y) < 0)
         return -1;
     for (size_t i = 4; i < n; i++)
@@ -380,6 +415,11 @@ static int cmd_add(loader *l, char **f, size_t n)
         return out_of_memory(l);
     if (*v >= 2)
         return trace_error(l, "add: entity %lu is already in the world", (unsigned long)id);
+    if (bad_position(l, "add", "percept_add", id, x, y) < 0)
+        return -1;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (bad_range(l, "add", "percept_add", id, s, p.range[s]) < 0)
+            return -1;
     if (wl->profile_count == MAX_DENSE)
         return trace_error(l, "add: more than %lu adds in one trace", (unsigned long)MAX_DENSE);
     if (!l->first_add_line)
@@ -402,8 +442,10 @@ static int cmd_move(loader *l, char **f)
 {
     uint32_t dense, id;
     double x, y;
+    /* As percept_move: whether the entity is in the world before its new position. */
     if (get_id(l, "move", f[1], &id) < 0 || get_position(l, "move", f + 2, &x, &y) < 0 ||
-        get_alive(l, "move", f[1], &dense, NULL) < 0)
+        get_alive(l, "move", f[1], &dense, NULL) < 0 ||
+        bad_position(l, "move", "percept_move", id, x, y) < 0)
         return -1;
     note_position(l, x, y);
     return push_op(l, OP_MOVE, dense, x, y);
@@ -425,14 +467,15 @@ static int cmd_range(loader *l, char **f)
     int sense;
     double r;
     uint32_t id;
-    /* Whether the entity is in the world is asked last: percept-replay's
-     * library finds that out only once the line is well formed. */
+    /* percept-replay checks the line first (ID, sense, a number >= 0); then
+     * percept_set_range asks whether the entity is in the world, and only
+     * then whether the range is within the library's limit. */
     if (get_id(l, "range", f[1], &id) < 0 || get_sense(l, "range", f[2], &sense) < 0)
         return -1;
     if (parse_range(f[3], &r) < 0)
         return trace_error(l, "range: bad range '%s': must be a number >= 0", f[3]);
-    if (within_limit(l, "range", "R", f[3], r) < 0 ||
-        get_alive(l, "range", f[1], &dense, NULL) < 0 || note_range(l, sense, r) < 0)
+    if (get_alive(l, "range", f[1], &dense, NULL) < 0 ||
+        bad_range(l, "range", "percept_set_range", id, sense, r) < 0 || note_range(l, sense, r) < 0)
         return -1;
     return push_op(l, OP_RANGE, dense, r, (double)sense);
 }
@@ -575,10 +618,14 @@ static void typical_ranges(loader *l)
 }
 
 /* The world line's bounds, else the box around every position, widened on an
- * axis narrower than the largest typical range so that cells of that size fit. */
+ * axis narrower than the largest typical range so that cells of that size fit.
+ * The widened interval stays within the library's coordinate limit, shifted
+ * inward rather than cut: the box fits in it, since it is narrower than r and
+ * r <= 1e15 (a range beyond the limit was refused). */
 static void bounds(loader *l)
 {
     bench_trace *t = l->t;
+    const double lim = PERCEPT_COORD_LIMIT;
     t->bounds_from_world = l->have_world;
     if (l->have_world) {
         t->wl.bounds = l->world;
@@ -595,27 +642,40 @@ static void bounds(loader *l)
         double mid = *lo[a] / 2 + *hi[a] / 2;
         *lo[a] = mid - r / 2;
         *hi[a] = mid + r / 2;
+        if (*hi[a] > lim) {
+            *hi[a] = lim;
+            *lo[a] = lim - r;
+        }
+        if (*lo[a] < -lim) {
+            *lo[a] = -lim;
+            *hi[a] = -lim + r;
+        }
         t->widened = 1;
     }
     t->wl.bounds = b;
 }
 
-/* Tick 0 is the leading adds; then slices of as many operations as there are
- * entities after it, the hashes' checkpoints (a trace has no ticks of its own). */
+/* Tick 0 is the leading adds; the rest is cut into slices, the hashes'
+ * checkpoints (a trace has no ticks of its own). A slice is as long as the
+ * leading adds, or the most entities alive at once, or BENCH_TRACE_MIN_SLICE
+ * operations, whichever is most: a trace that starts with one add and a move
+ * would otherwise get slices of one operation, and the clock reads at their
+ * ends would count in the per-operation figures. */
 static int cut_slices(loader *l)
 {
     bench_workload *wl = &l->t->wl;
     size_t first = 0;
     while (first < wl->op_count && wl->ops[first].kind == OP_ADD)
         first++;
-    size_t slice = first ? first : 1;
+    size_t slice = first > l->peak ? first : l->peak;
+    slice = slice > BENCH_TRACE_MIN_SLICE ? slice : BENCH_TRACE_MIN_SLICE;
     size_t count = 1 + (wl->op_count - first + slice - 1) / slice;
     wl->tick_end = malloc(count * sizeof *wl->tick_end);
     if (!wl->tick_end)
         return out_of_memory(l);
     wl->tick_end[0] = first;
     for (size_t i = 1; i < count; i++)
-        wl->tick_end[i] = first + i * slice < wl->op_count ? first + i * slice : wl->op_count;
+        wl->tick_end[i] = wl->op_count - first > i * slice ? first + i * slice : wl->op_count;
     wl->tick_count = count;
     l->t->slice = slice;
     return 0;

@@ -12,6 +12,9 @@
 
 #include "workload.h"
 
+/* The shortest slice (bench_trace.slice), in operations. */
+#define BENCH_TRACE_MIN_SLICE 1024
+
 /* Where a sense's typical range came from (bench_trace.range_source). */
 #define TRACE_RANGE_DEFAULT (-1) /* no sense has a non-zero range: BENCH_RANGE */
 
@@ -20,7 +23,9 @@ typedef struct bench_trace {
      * dense ID (its profile's index), so a removed ID added again is another
      * entity; every other op names the dense ID its trace ID stands for then.
      * Tick 0 is the trace's leading adds; the rest is cut into slices of
-     * `slice` operations, where the event hashes are compared. */
+     * `slice` operations (the largest of the leading adds, the most entities
+     * alive at once and BENCH_TRACE_MIN_SLICE), where the event hashes are
+     * compared. */
     bench_workload wl;
     char name[256];      /* the file's base name, or "<stdin>" */
     unsigned long lines; /* lines in the file */
