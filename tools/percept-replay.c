@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "trace_fields.h"
 
 #ifndef PERCEPT_DEFAULT_CONFIG
 #define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
@@ -263,85 +264,9 @@ static const char *open_error_text(const struct replay *r, const percept_error *
 /* ------------------------------------------------------------------------ */
 /* Parsing fields                                                            */
 
-/* Splits s in place at spaces and tabs; returns the field count (may exceed max). */
-static size_t split_fields(char *s, char **fields, size_t max)
-{
-    size_t n = 0;
-
-    for (;;) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s == '\0')
-            return n;
-        if (n < max)
-            fields[n] = s;
-        n++;
-        while (*s != '\0' && *s != ' ' && *s != '\t')
-            s++;
-        if (*s != '\0')
-            *s++ = '\0';
-    }
-}
-
-/* An ID: decimal digits only, 0 .. 4294967295. */
-static int parse_id(const char *s, percept_id *out)
-{
-    uint64_t v = 0;
-
-    if (*s == '\0')
-        return -1;
-    for (; *s != '\0'; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-        if (v > UINT32_MAX)
-            return -1;
-    }
-    *out = (percept_id)v;
-    return 0;
-}
-
-/*
- * A decimal number (integer, fraction, optional exponent), finite. The
- * character check keeps out what strtod would also take: hex, inf, nan.
- */
-static int parse_number(const char *s, double *out)
-{
-    char *end;
-
-    if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s))
-        return -1;
-    *out = strtod(s, &end);
-    if (*end != '\0' || !isfinite(*out))
-        return -1;
-    return 0;
-}
-
-/* A range: a finite number >= 0 (-0 is taken as 0). */
-static int parse_range(const char *s, double *out)
-{
-    if (parse_number(s, out) < 0 || !(*out >= 0))
-        return -1;
-    *out += 0.0; /* turns -0 into +0 */
-    return 0;
-}
-
-/* A sense name, from n bytes of s. */
-static int parse_sense_n(const char *s, size_t n, percept_sense *out)
-{
-    for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
-        const char *name = percept_sense_name((percept_sense)i);
-        if (name != NULL && strlen(name) == n && memcmp(name, s, n) == 0) {
-            *out = (percept_sense)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static int parse_sense(const char *s, percept_sense *out)
 {
-    return parse_sense_n(s, strlen(s), out);
+    return trace_parse_sense(s, strlen(s), out);
 }
 
 #define SENSE_EXPECTED "expected sight, hearing or smell"
@@ -349,14 +274,14 @@ static int parse_sense(const char *s, percept_sense *out)
 
 static int get_id(struct replay *r, const char *cmd, const char *s, percept_id *id)
 {
-    if (parse_id(s, id) < 0)
+    if (trace_parse_id(s, id) < 0)
         return trace_error(r, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
     return 0;
 }
 
 static int get_number(struct replay *r, const char *cmd, const char *what, const char *s, double *v)
 {
-    if (parse_number(s, v) < 0)
+    if (trace_parse_number(s, v) < 0)
         return trace_error(r, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
     return 0;
 }
@@ -433,7 +358,7 @@ static int add_option(struct replay *r, const char *opt, percept_entity_desc *d,
 
     if (eq != NULL && keylen == 4 && memcmp(opt, "hide", 4) == 0) {
         bit = 1u << PERCEPT_SENSE_COUNT;
-    } else if (eq != NULL && parse_sense_n(opt, keylen, &sense) == 0) {
+    } else if (eq != NULL && trace_parse_sense(opt, keylen, &sense) == 0) {
         bit = PERCEPT_SENSE_BIT(sense);
     } else {
         return trace_error(r,
@@ -446,14 +371,14 @@ static int add_option(struct replay *r, const char *opt, percept_entity_desc *d,
     *seen |= bit;
 
     if (bit != 1u << PERCEPT_SENSE_COUNT) {
-        if (parse_range(value, &d->range[sense]) < 0)
+        if (trace_parse_range(value, &d->range[sense]) < 0)
             return trace_error(r, "add: bad range '%s': must be a number >= 0", opt);
         return 0;
     }
     /* hide=SENSE[,SENSE...]: every element must name a sense. */
     for (const char *p = value;;) {
         size_t n = strcspn(p, ",");
-        if (parse_sense_n(p, n, &sense) < 0)
+        if (trace_parse_sense(p, n, &sense) < 0)
             return trace_error(r, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, p,
                                opt);
         d->hidden |= PERCEPT_SENSE_BIT(sense);
@@ -521,7 +446,7 @@ static int cmd_range(struct replay *r, char **f)
 
     if (get_id(r, "range", f[1], &id) < 0 || get_sense(r, "range", f[2], &sense) < 0)
         return -1;
-    if (parse_range(f[3], &range) < 0)
+    if (trace_parse_range(f[3], &range) < 0)
         return trace_error(r, "range: bad range '%s': must be a number >= 0", f[3]);
     st = percept_set_range(r->world, id, sense, range);
     return st < 0 ? library_error(r, "range", id, st) : 0;
@@ -585,7 +510,7 @@ static int run_command(struct replay *r, enum command_kind kind, char **f, size_
 static int run_line(struct replay *r, char *line)
 {
     char *f[MAX_FIELDS];
-    size_t n = split_fields(line, f, MAX_FIELDS);
+    size_t n = trace_split_fields(line, f, MAX_FIELDS);
     const struct command *c = NULL;
 
     if (n == 0 || f[0][0] == '#')

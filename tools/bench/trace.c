@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../trace_fields.h"
 #include "stats.h"
 
 /* add ID X Y plus at most one of each of the four options. */
@@ -180,82 +181,16 @@ static void note_position(loader *l, double x, double y)
 /* ------------------------------------------------------------------------ */
 /* Fields                                                                    */
 
-/* Splits s in place at spaces and tabs; returns the field count (may exceed max). */
-static size_t split_fields(char *s, char **fields, size_t max)
-{
-    size_t n = 0;
-    for (;;) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s == '\0')
-            return n;
-        if (n < max)
-            fields[n] = s;
-        n++;
-        while (*s != '\0' && *s != ' ' && *s != '\t')
-            s++;
-        if (*s != '\0')
-            *s++ = '\0';
-    }
-}
-
-static int parse_id(const char *s, uint32_t *out)
-{
-    uint64_t v = 0;
-    if (*s == '\0')
-        return -1;
-    for (; *s != '\0'; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-        if (v > UINT32_MAX)
-            return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* A finite decimal number; the character check keeps out what strtod would
- * also take (hex, inf, nan), as percept-replay does. */
-static int parse_number(const char *s, double *out)
-{
-    char *end;
-    if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s))
-        return -1;
-    *out = strtod(s, &end);
-    return *end == '\0' && isfinite(*out) ? 0 : -1;
-}
-
-static int parse_range(const char *s, double *out)
-{
-    if (parse_number(s, out) < 0 || !(*out >= 0))
-        return -1;
-    *out += 0.0; /* -0 is 0 */
-    return 0;
-}
-
-static int parse_sense_n(const char *s, size_t n, int *out)
-{
-    for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
-        const char *name = percept_sense_name((percept_sense)i);
-        if (name && strlen(name) == n && memcmp(name, s, n) == 0) {
-            *out = i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static int get_id(loader *l, const char *cmd, const char *s, uint32_t *id)
 {
-    if (parse_id(s, id) < 0)
+    if (trace_parse_id(s, id) < 0)
         return trace_error(l, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
     return 0;
 }
 
 static int get_number(loader *l, const char *cmd, const char *what, const char *s, double *v)
 {
-    if (parse_number(s, v) < 0)
+    if (trace_parse_number(s, v) < 0)
         return trace_error(l, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
     return 0;
 }
@@ -310,8 +245,10 @@ static int get_position(loader *l, const char *cmd, char **f, double *x, double 
 
 static int get_sense(loader *l, const char *cmd, const char *s, int *sense)
 {
-    if (parse_sense_n(s, strlen(s), sense) < 0)
+    percept_sense parsed;
+    if (trace_parse_sense(s, strlen(s), &parsed) < 0)
         return trace_error(l, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, s);
+    *sense = (int)parsed;
     return 0;
 }
 
@@ -365,11 +302,11 @@ static int add_option(loader *l, const char *opt, bench_profile *p, unsigned *se
 {
     const char *eq = strchr(opt, '=');
     size_t keylen = eq ? (size_t)(eq - opt) : 0;
-    int sense = 0;
+    percept_sense sense = PERCEPT_SIGHT;
     unsigned bit;
     if (eq && keylen == 4 && memcmp(opt, "hide", 4) == 0)
         bit = 1u << PERCEPT_SENSE_COUNT;
-    else if (eq && parse_sense_n(opt, keylen, &sense) == 0)
+    else if (eq && trace_parse_sense(opt, keylen, &sense) == 0)
         bit = 1u << sense;
     else
         return trace_error(l,
@@ -380,16 +317,16 @@ static int add_option(loader *l, const char *opt, bench_profile *p, unsigned *se
         return trace_error(l, "add: option '%.*s' given more than once", (int)keylen, opt);
     *seen |= bit;
     if (bit != 1u << PERCEPT_SENSE_COUNT) {
-        if (parse_range(eq + 1, &p->range[sense]) < 0)
+        if (trace_parse_range(eq + 1, &p->range[sense]) < 0)
             return trace_error(l, "add: bad range '%s': must be a number >= 0", opt);
         return 0; /* its limit is the library's check, made after the line's */
     }
     for (const char *s = eq + 1;;) {
         size_t n = strcspn(s, ",");
-        if (parse_sense_n(s, n, &sense) < 0)
+        if (trace_parse_sense(s, n, &sense) < 0)
             return trace_error(l, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, s,
                                opt);
-        p->hidden |= PERCEPT_SENSE_BIT((percept_sense)sense);
+        p->hidden |= PERCEPT_SENSE_BIT(sense);
         if (s[n] == '\0')
             return 0;
         s += n + 1;
@@ -464,7 +401,7 @@ static int cmd_remove(loader *l, char **f)
 static int cmd_range(loader *l, char **f)
 {
     uint32_t dense;
-    int sense;
+    int sense = 0;
     double r;
     uint32_t id;
     /* percept-replay checks the line first (ID, sense, a number >= 0); then
@@ -472,7 +409,7 @@ static int cmd_range(loader *l, char **f)
      * then whether the range is within the library's limit. */
     if (get_id(l, "range", f[1], &id) < 0 || get_sense(l, "range", f[2], &sense) < 0)
         return -1;
-    if (parse_range(f[3], &r) < 0)
+    if (trace_parse_range(f[3], &r) < 0)
         return trace_error(l, "range: bad range '%s': must be a number >= 0", f[3]);
     if (get_alive(l, "range", f[1], &dense, NULL) < 0 ||
         bad_range(l, "range", "percept_set_range", id, sense, r) < 0 || note_range(l, sense, r) < 0)
@@ -484,7 +421,7 @@ static int cmd_hidden(loader *l, char **f, uint32_t kind)
 {
     const char *cmd = kind == OP_HIDE ? "hide" : "show";
     uint32_t dense, id;
-    int sense;
+    int sense = 0;
     if (get_id(l, cmd, f[1], &id) < 0 || get_sense(l, cmd, f[2], &sense) < 0 ||
         get_alive(l, cmd, f[1], &dense, NULL) < 0)
         return -1;
@@ -511,7 +448,7 @@ static const struct command {
 static int load_line(loader *l, char *line)
 {
     char *f[MAX_FIELDS];
-    size_t n = split_fields(line, f, MAX_FIELDS);
+    size_t n = trace_split_fields(line, f, MAX_FIELDS);
     const struct command *c = NULL;
     if (n == 0 || f[0][0] == '#')
         return 0;
