@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "trace_fields.h"
+#include "trace_syntax.h"
 
 #ifndef PERCEPT_DEFAULT_CONFIG
 #define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
@@ -33,9 +33,6 @@
 
 /* The exit status when the trace fails (a line error); bad usage is CLI_EXIT_USAGE. */
 enum { EXIT_TRACE = 1 };
-
-/* add ID X Y plus at most one of each of the four options. */
-#define MAX_FIELDS 8
 
 /* ------------------------------------------------------------------------ */
 /* Command line                                                              */
@@ -466,41 +463,22 @@ static int cmd_hidden(struct replay *r, char **f, int hidden)
     return st < 0 ? library_error(r, cmd, id, st) : 0;
 }
 
-enum command_kind { CMD_WORLD, CMD_ADD, CMD_MOVE, CMD_REMOVE, CMD_RANGE, CMD_HIDE, CMD_SHOW };
-
-struct command {
-    const char *name;
-    enum command_kind kind;
-    size_t min_fields, max_fields; /* including the command name */
-    const char *usage;
-};
-
-static const struct command commands[] = {
-    {"move", CMD_MOVE, 4, 4, "move ID X Y"},
-    {"add", CMD_ADD, 4, MAX_FIELDS, "add ID X Y [sight=R] [hearing=R] [smell=R] [hide=SENSE,...]"},
-    {"remove", CMD_REMOVE, 2, 2, "remove ID"},
-    {"range", CMD_RANGE, 4, 4, "range ID SENSE R"},
-    {"hide", CMD_HIDE, 3, 3, "hide ID SENSE"},
-    {"show", CMD_SHOW, 3, 3, "show ID SENSE"},
-    {"world", CMD_WORLD, 5, 5, "world MINX MINY MAXX MAXY"},
-};
-
-static int run_command(struct replay *r, enum command_kind kind, char **f, size_t n)
+static int run_command(struct replay *r, trace_command kind, char **f, size_t n)
 {
     switch (kind) {
-    case CMD_WORLD:
+    case TRACE_WORLD:
         return cmd_world(r, f);
-    case CMD_ADD:
+    case TRACE_ADD:
         return cmd_add(r, f, n);
-    case CMD_MOVE:
+    case TRACE_MOVE:
         return cmd_move(r, f);
-    case CMD_REMOVE:
+    case TRACE_REMOVE:
         return cmd_remove(r, f);
-    case CMD_RANGE:
+    case TRACE_RANGE:
         return cmd_range(r, f);
-    case CMD_HIDE:
+    case TRACE_HIDE:
         return cmd_hidden(r, f, 1);
-    case CMD_SHOW:
+    case TRACE_SHOW:
         return cmd_hidden(r, f, 0);
     }
     return -1;
@@ -509,44 +487,18 @@ static int run_command(struct replay *r, enum command_kind kind, char **f, size_
 /* Runs one line (without its line end). Returns 0, or -1 after reporting. */
 static int run_line(struct replay *r, char *line)
 {
-    char *f[MAX_FIELDS];
-    size_t n = trace_split_fields(line, f, MAX_FIELDS);
-    const struct command *c = NULL;
+    char *f[TRACE_MAX_FIELDS], msg[256];
+    size_t n = trace_split_fields(line, f, TRACE_MAX_FIELDS);
+    trace_command command;
+    int known = trace_command_of(f, n, &command, msg, sizeof msg);
 
-    if (n == 0 || f[0][0] == '#')
+    if (known < 0)
+        return trace_error(r, "%s", msg);
+    if (known == 0)
         return 0;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(f[0], commands[i].name) == 0) {
-            c = &commands[i];
-            break;
-        }
-    }
-    if (c == NULL)
-        return trace_error(r,
-                           "unknown command '%s': expected world, add, move, remove, range, "
-                           "hide or show",
-                           f[0]);
-    if (n < c->min_fields || n > c->max_fields)
-        return trace_error(r, "%s: wrong number of fields (%zu): expected '%s'", c->name, n,
-                           c->usage);
-
-    if (run_command(r, c->kind, f, n) < 0)
+    if (run_command(r, command, f, n) < 0)
         return -1;
     r->commands++;
-    return 0;
-}
-
-/*
- * Control characters other than tab (a stray CR, a NUL) would otherwise end
- * up inside fields and in messages; name them here instead.
- */
-static int check_bytes(struct replay *r, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f)
-            return trace_error(r, "control character 0x%02x in column %zu", c, i + 1);
-    }
     return 0;
 }
 
@@ -570,7 +522,9 @@ static int run_trace(struct replay *r)
             buf[--len] = '\0';
         if (len > 0 && buf[len - 1] == '\r')
             buf[--len] = '\0';
-        st = check_bytes(r, buf, (size_t)len);
+        char msg[64];
+        st = trace_check_bytes(buf, (size_t)len, msg, sizeof msg) < 0 ? trace_error(r, "%s", msg)
+                                                                      : 0;
         if (st == 0)
             st = run_line(r, buf);
         if (st == 0 && cut) {

@@ -18,11 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../trace_fields.h"
+#include "../trace_syntax.h"
 #include "stats.h"
 
-/* add ID X Y plus at most one of each of the four options. */
-#define MAX_FIELDS 8
 #define SENSE_EXPECTED "expected sight, hearing or smell"
 #define ID_EXPECTED "must be a decimal integer in 0..4294967295"
 
@@ -428,69 +426,33 @@ static int cmd_hidden(loader *l, char **f, uint32_t kind)
     return push_op(l, kind, dense, 0, (double)sense);
 }
 
-enum command_kind { CMD_WORLD, CMD_ADD, CMD_MOVE, CMD_REMOVE, CMD_RANGE, CMD_HIDE, CMD_SHOW };
-
-static const struct command {
-    const char *name;
-    enum command_kind kind;
-    size_t min_fields, max_fields; /* including the command's name */
-    const char *usage;
-} commands[] = {
-    {"move", CMD_MOVE, 4, 4, "move ID X Y"},
-    {"add", CMD_ADD, 4, MAX_FIELDS, "add ID X Y [sight=R] [hearing=R] [smell=R] [hide=SENSE,...]"},
-    {"remove", CMD_REMOVE, 2, 2, "remove ID"},
-    {"range", CMD_RANGE, 4, 4, "range ID SENSE R"},
-    {"hide", CMD_HIDE, 3, 3, "hide ID SENSE"},
-    {"show", CMD_SHOW, 3, 3, "show ID SENSE"},
-    {"world", CMD_WORLD, 5, 5, "world MINX MINY MAXX MAXY"},
-};
-
 static int load_line(loader *l, char *line)
 {
-    char *f[MAX_FIELDS];
-    size_t n = trace_split_fields(line, f, MAX_FIELDS);
-    const struct command *c = NULL;
-    if (n == 0 || f[0][0] == '#')
+    char *f[TRACE_MAX_FIELDS], msg[256];
+    size_t n = trace_split_fields(line, f, TRACE_MAX_FIELDS);
+    trace_command command;
+    int known = trace_command_of(f, n, &command, msg, sizeof msg);
+    if (known < 0)
+        return trace_error(l, "%s", msg);
+    if (known == 0)
         return 0;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0] && !c; i++)
-        if (strcmp(f[0], commands[i].name) == 0)
-            c = &commands[i];
-    if (!c)
-        return trace_error(l,
-                           "unknown command '%s': expected world, add, move, remove, range, "
-                           "hide or show",
-                           f[0]);
-    if (n < c->min_fields || n > c->max_fields)
-        return trace_error(l, "%s: wrong number of fields (%zu): expected '%s'", c->name, n,
-                           c->usage);
-    switch (c->kind) {
-    case CMD_WORLD:
+    switch (command) {
+    case TRACE_WORLD:
         return cmd_world(l, f);
-    case CMD_ADD:
+    case TRACE_ADD:
         return cmd_add(l, f, n);
-    case CMD_MOVE:
+    case TRACE_MOVE:
         return cmd_move(l, f);
-    case CMD_REMOVE:
+    case TRACE_REMOVE:
         return cmd_remove(l, f);
-    case CMD_RANGE:
+    case TRACE_RANGE:
         return cmd_range(l, f);
-    case CMD_HIDE:
+    case TRACE_HIDE:
         return cmd_hidden(l, f, OP_HIDE);
-    case CMD_SHOW:
+    case TRACE_SHOW:
         return cmd_hidden(l, f, OP_SHOW);
     }
     return -1;
-}
-
-/* Control characters other than tab would end up inside fields and messages. */
-static int check_bytes(loader *l, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f)
-            return trace_error(l, "control character 0x%02x in column %zu", c, i + 1);
-    }
-    return 0;
 }
 
 static int read_lines(loader *l, FILE *in, FILE *log)
@@ -507,7 +469,9 @@ static int read_lines(loader *l, FILE *in, FILE *log)
             buf[--len] = '\0';
         if (len > 0 && buf[len - 1] == '\r')
             buf[--len] = '\0';
-        st = check_bytes(l, buf, (size_t)len);
+        char msg[64];
+        st = trace_check_bytes(buf, (size_t)len, msg, sizeof msg) < 0 ? trace_error(l, "%s", msg)
+                                                                      : 0;
         if (st == 0)
             st = load_line(l, buf);
         /* As percept-replay: a file cut off in "hearing=83" would load as "hearing=8". */
