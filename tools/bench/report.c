@@ -201,6 +201,20 @@ static replay_limits limits_of(const bench_report *r)
     return l;
 }
 
+/* The method's bullets that hold for every replay, of a named workload or a
+ * trace: the forked process and its memory figure, the world and its hash. */
+static void write_replay_method(FILE *f)
+{
+    fprintf(f,
+            "- Every replay runs in a freshly forked process: all backends start from the same "
+            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
+            "before creating the world, is the memory figure (divided by the most entities alive "
+            "at once). The allocator given to the world counts its calls.\n"
+            "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
+            "event callback that folds every ENTER and LEAVE event, with the index of the call "
+            "that caused it, into an order-independent hash.\n");
+}
+
 static void write_method(FILE *f, const bench_report *r)
 {
     size_t rounds_lo = 0, rounds_hi = 0;
@@ -223,14 +237,9 @@ static void write_method(FILE *f, const bench_report *r)
             "## How it is measured\n\n"
             "- Each workload is generated from the seed into an array of operations (add, move, "
             "teleport, remove, login) before any timing; tick 0 adds the population, every later "
-            "tick moves it. The same array is replayed against every backend.\n"
-            "- Every replay runs in a freshly forked process: all backends start from the same "
-            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
-            "before creating the world, is the memory figure (divided by the most entities alive "
-            "at once). The allocator given to the world counts its calls.\n"
-            "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
-            "event callback that folds every ENTER and LEAVE event, with the index of the call "
-            "that caused it, into an order-independent hash.\n"
+            "tick moves it. The same array is replayed against every backend.\n");
+    write_replay_method(f);
+    fprintf(f,
             "- Backends run interleaved in rounds (A B C ..., A B C ...) after an untimed warm-up "
             "replay of the populating tick; %zu to %zu measured rounds per case. Figures are the "
             "median over rounds, with the minimum in parentheses; tick p50 and p99 pool the "
@@ -1021,14 +1030,8 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
     else
         fprintf(f, ". Nothing follows them, so event hashes are compared at the trace's end "
                    "only, and no tick latency is reported.\n");
+    write_replay_method(f);
     fprintf(f,
-            "- Every replay runs in a freshly forked process: all backends start from the same "
-            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
-            "before creating the world, is the memory figure (divided by the most entities alive "
-            "at once). The allocator given to the world counts its calls.\n"
-            "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
-            "event callback that folds every ENTER and LEAVE event, with the index of the call "
-            "that caused it, into an order-independent hash.\n"
             "- Backends run interleaved in rounds (A B C ..., A B C ...), %zu measured round%s. "
             "Figures are the median over rounds, with the minimum in parentheses. Consecutive "
             "operations of one kind are timed as one run with two clock reads, so the clock's "
