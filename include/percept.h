@@ -349,11 +349,11 @@ PERCEPT_API const char *percept_backend_path(const percept_world *world, percept
  * size grows by somewhat more. Spare room that arrays keep for growth is
  * counted; memory given back is not. A pair list that holds a quarter of
  * its room or less gives room back, keeping twice its length, as do the
- * cells of the shipped grid, tower and hashgrid backends, so that memory
- * follows a crowd that disperses; a call's working room and the observer
- * grids keep their largest size until the world is closed. A backend plugin
- * that does not report
- * its memory (its memory_usage operation is NULL) counts as 0.
+ * cells of the observer grids and of the shipped grid, tower and hashgrid
+ * backends, so that memory follows a crowd that disperses; a call's working
+ * room keeps its largest size until the world is closed. A backend plugin
+ * that does not report its memory (its memory_usage operation is NULL)
+ * counts as 0.
  */
 typedef struct percept_memory {
     size_t total;          /* the sum of the parts below */

@@ -179,6 +179,31 @@ static og_cell *home_of(observer_grid *g, uint32_t cell)
     return cell == OG_WIDE ? &g->wide : &g->cells[cell];
 }
 
+/*
+ * Gives back room once an array holds a quarter of it or less, keeping twice
+ * its length (none when it is empty): a cell a crowd stood in, or that a
+ * crowd's observers reached, would otherwise keep the crowd's size until the
+ * world is closed. Never fails: if the allocator refuses, the array keeps its
+ * block.
+ */
+static void give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
+                      uint32_t *cap)
+{
+    if (*cap <= OG_SHRINK_FROM || len > *cap / 4)
+        return;
+    if (len == 0) {
+        pc_free(a, *array);
+        *array = NULL;
+        *cap = 0;
+        return;
+    }
+    void *p = a->alloc(a->user, *array, (size_t)len * 2 * elem); /* len <= cap / 4: no overflow */
+    if (!p)
+        return;
+    *array = p;
+    *cap = len * 2;
+}
+
 /* Adds one to `source`'s count in `cell`'s reach list. */
 static int reach_add(const percept_allocator *a, og_cell *cell, uint32_t source)
 {
@@ -200,12 +225,16 @@ static int reach_add(const percept_allocator *a, og_cell *cell, uint32_t source)
     return 0;
 }
 
-static void reach_drop(og_cell *cell, uint32_t source)
+static void reach_drop(const percept_allocator *a, og_cell *cell, uint32_t source)
 {
     for (uint32_t i = 0; i < cell->reach_len; i++) {
         if (cell->reach[i].cell == source) {
-            if (--cell->reach[i].count == 0)
+            if (--cell->reach[i].count == 0) {
                 cell->reach[i] = cell->reach[--cell->reach_len];
+                void *reach = cell->reach;
+                give_back(a, &reach, sizeof(og_reach), cell->reach_len, &cell->reach_cap);
+                cell->reach = reach;
+            }
             return;
         }
     }
@@ -217,13 +246,13 @@ static int has_home(const og_registration *r)
     return r->cell != OG_NONE && r->cell != OG_NEAR;
 }
 
-static void drop_all(observer_grid *g, const og_registration *r)
+static void drop_all(const percept_allocator *a, observer_grid *g, const og_registration *r)
 {
     if (!has_home(r))
         return;
     for (int32_t y = r->y0; y <= r->y1; y++)
         for (int32_t x = r->x0; x <= r->x1; x++)
-            reach_drop(&g->cells[(size_t)y * (size_t)g->cols + (size_t)x], r->cell);
+            reach_drop(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], r->cell);
 }
 
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
@@ -247,7 +276,7 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 /* Undo the cells done so far: those before (x, y) in row order. */
                 for (int32_t uy = next->y0; uy <= y; uy++)
                     for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
-                        reach_drop(&g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux],
+                        reach_drop(a, &g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux],
                                    next->cell);
                 return -1;
             }
@@ -256,14 +285,15 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
     return 0;
 }
 
-void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next)
+void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
+                const og_registration *next)
 {
     if (!has_home(next) || og_same(&g->slots[slot].reg, next))
         return;
-    drop_all(g, next);
+    drop_all(a, g, next);
 }
 
-static void leave_cell(observer_grid *g, uint32_t slot)
+static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t slot)
 {
     og_cell *c = home_of(g, g->slots[slot].reg.cell);
     uint32_t i = g->slots[slot].index;
@@ -274,6 +304,11 @@ static void leave_cell(observer_grid *g, uint32_t slot)
     c->bound = EMPTY_BOUND;
     for (uint32_t k = 0; k < c->obs_len; k++)
         bound_add(&c->bound, &c->obs[k]);
+    /* The observer's new home is another cell (or list), whose room
+     * og_stage() made: this one's may go. */
+    void *obs = c->obs;
+    give_back(a, &obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
+    c->obs = obs;
 }
 
 static void near_add(observer_grid *g, int32_t c)
@@ -297,15 +332,16 @@ static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
     c->obs[c->obs_len++].slot = slot;
 }
 
-void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
+void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
+               const og_registration *next, double x, double y,
                const double range[PERCEPT_SENSE_COUNT])
 {
     og_slot *s = &g->slots[slot];
     if (!og_same(&s->reg, next)) {
-        drop_all(g, &s->reg);
+        drop_all(a, g, &s->reg);
         if (s->reg.cell != next->cell) {
             if (has_home(&s->reg))
-                leave_cell(g, slot);
+                leave_cell(a, g, slot);
             if (has_home(next))
                 enter_cell(g, slot, next->cell);
         }

@@ -45,6 +45,11 @@
  * make one observer cost thousands of updates per move.
  */
 #define OG_WIDE_CELLS 64
+/* A cell's arrays (observers, reach list) with room for this many entries or
+ * fewer keep it, even empty: observers cross cells all the time, and
+ * resizing on each crossing would cost a call. Larger ones give room back
+ * once they hold a quarter of it or less. */
+#define OG_SHRINK_FROM 8
 /* The registration of a near observer (see the top of this file). */
 #define OG_NEAR (UINT32_MAX - 2)
 /* Near: every range among the grid's senses at most this many cell sizes. */
@@ -147,11 +152,15 @@ static inline int og_same(const og_registration *a, const og_registration *b)
  */
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
              const og_registration *next);
-/* Take back a successful og_stage(). */
-void og_unstage(observer_grid *g, uint32_t slot, const og_registration *next);
+/* Take back a successful og_stage(). Never fails (it may give room back). */
+void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
+                const og_registration *next);
 /* Make a staged `next` the slot's registration, dropping the old one, and
- * record the observer's position and ranges. */
-void og_commit(observer_grid *g, uint32_t slot, const og_registration *next, double x, double y,
+ * record the observer's position and ranges. Never fails: the arrays the old
+ * registration leaves with a quarter of their room or less give room back
+ * (above OG_SHRINK_FROM entries of it), and keep it if the allocator refuses. */
+void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
+               const og_registration *next, double x, double y,
                const double range[PERCEPT_SENSE_COUNT]);
 
 /* Call visit(ctx, observer) for exactly the far observers whose range in one of

@@ -888,7 +888,7 @@ static int apply_change(percept_world *w, const change *ch)
     pair_list_shrink(a, &w->seen[slot]);
     pair_list_shrink(a, &w->seen_by[slot]);
     for (int g = 0; g < w->grid_count; g++)
-        og_commit(&w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
+        og_commit(a, &w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
         if (ch->adding)
@@ -922,7 +922,7 @@ undo_pairs:
     undo_new_pairs(w, ch, pushed);
 undo_grid:
     while (staged-- > 0)
-        og_unstage(&w->grids[staged], slot, &reg[staged]);
+        og_unstage(a, &w->grids[staged], slot, &reg[staged]);
     return PERCEPT_ENOMEM;
 }
 

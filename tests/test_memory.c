@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "../tools/splitmix.h"
@@ -479,6 +480,176 @@ static void test_crowds_come_and_go(void **state)
     tu_for_each_backend(crowds_come_and_go);
 }
 
+/*
+ * The observer grids too: each day a crowd of observers gathers somewhere
+ * else and goes home. Ranges of 10 in cells of 4 keep every observer in the
+ * grid with every backend (none counts as near), each in its cell's array
+ * and counted in the reach lists of the cells around. The crowd is hidden
+ * from every sense, so nobody perceives it and its pairs stay few (each day
+ * one bystander stands in the crowd, for the crowd to perceive): what a
+ * crowd grows is the grid's arrays. A grid that kept the room a crowd gave
+ * it would add a crowd's worth every day; one that gives room back keeps at
+ * most OG_SHRINK_FROM (8) entries of it in each array the crowd filled.
+ */
+#define OG_CROWD 1000
+#define OG_DAYS 8
+#define OG_CELL 4.0
+
+typedef struct og_world {
+    tu_fault_alloc fa;
+    percept_world *w;
+    uint64_t events, event_hash;
+} og_world;
+
+/* The grids' bytes before the first crowd, with the first crowd gathered,
+ * and after the last went home. */
+typedef struct og_days {
+    size_t before, crowd, after;
+} og_days;
+
+static void og_hash_event(void *user, const percept_event *ev)
+{
+    og_world *ow = user;
+    uint64_t fields[] = {ev->kind, ev->sense, ev->observer, ev->target};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        ow->event_hash = (ow->event_hash ^ fields[i]) * 0x100000001b3u;
+    ow->events++;
+}
+
+static void og_home(uint32_t i, double *x, double *y)
+{
+    uint64_t rng = 1000 + i;
+    *x = splitmix_between(&rng, 0, 400);
+    *y = splitmix_between(&rng, 0, 400);
+}
+
+/* The centre of day `day`'s crowd: the centre of a cell. */
+static void og_centre(int day, double *cx, double *cy)
+{
+    uint64_t rng = 77 + (uint64_t)day;
+    *cx = OG_CELL * floor(splitmix_between(&rng, 5, 95)) + OG_CELL / 2;
+    *cy = OG_CELL * floor(splitmix_between(&rng, 5, 95)) + OG_CELL / 2;
+}
+
+static void og_open(og_world *ow, const char *backend)
+{
+    static const char ini[] = "[world]\nmax_x = 400\nmax_y = 400\n"
+                              "[sight]\nobserver_cell_size = 4\n"
+                              "[hearing]\nobserver_cell_size = 4\n"
+                              "[smell]\nobserver_cell_size = 4\n";
+    tu_fault_init(&ow->fa);
+    ow->events = 0;
+    ow->event_hash = 0xcbf29ce484222325u;
+    ow->w = tu_open_faulty(backend, ini, NULL, &ow->fa);
+    assert_int_equal(percept_set_event_callback(ow->w, og_hash_event, ow), PERCEPT_OK);
+    unsigned hidden = PERCEPT_SENSE_BIT(PERCEPT_SIGHT) | PERCEPT_SENSE_BIT(PERCEPT_HEARING) |
+                      PERCEPT_SENSE_BIT(PERCEPT_SMELL);
+    for (uint32_t i = 1; i <= OG_CROWD; i++) {
+        double x, y;
+        og_home(i, &x, &y);
+        tu_add(ow->w, i, tu_desc(x, y, 10, 8, 5, hidden));
+    }
+    for (int day = 1; day <= OG_DAYS; day++) { /* the bystanders perceive nothing */
+        double cx, cy;
+        og_centre(day, &cx, &cy);
+        tu_add(ow->w, OG_CROWD + (percept_id)day, tu_desc(cx + 0.5, cy + 0.5, 0, 0, 0, 0));
+    }
+}
+
+/* Day `day`'s crowd: everyone within `radius` of its centre. */
+static void og_gather(og_world *ow, int day, double radius)
+{
+    uint64_t rng = 99 + (uint64_t)day;
+    double cx, cy;
+    og_centre(day, &cx, &cy);
+    for (uint32_t i = 1; i <= OG_CROWD; i++) {
+        double x, y;
+        do {
+            x = splitmix_between(&rng, -radius, radius);
+            y = splitmix_between(&rng, -radius, radius);
+        } while (x * x + y * y > radius * radius);
+        TU_OK(ow->w, percept_move(ow->w, i, cx + x, cy + y));
+    }
+}
+
+static void og_disperse(og_world *ow)
+{
+    for (uint32_t i = 1; i <= OG_CROWD; i++) {
+        double x, y;
+        og_home(i, &x, &y);
+        TU_OK(ow->w, percept_move(ow->w, i, x, y));
+    }
+}
+
+/*
+ * OG_DAYS crowds of `radius` in a world that gives room back and in one
+ * whose allocator refuses every shrink: refused shrinks cost only memory,
+ * so every move succeeds (TU_OK) and the events are the same.
+ */
+static og_days og_run_days(const char *backend, double radius)
+{
+    static og_world kept, refused;
+    og_days d;
+    og_open(&kept, backend);
+    og_open(&refused, backend);
+    refused.fa.refuse_shrinks = 1;
+    d.before = usage(kept.w).observer_grids;
+    for (int day = 1; day <= OG_DAYS; day++) {
+        og_gather(&kept, day, radius);
+        og_gather(&refused, day, radius);
+        if (day == 1)
+            d.crowd = usage(kept.w).observer_grids - d.before;
+        og_disperse(&kept);
+        og_disperse(&refused);
+    }
+    expect_exact(kept.w, &kept.fa, "after the crowds dispersed");
+    expect_exact(refused.w, &refused.fa, "after the crowds dispersed, shrinks refused");
+    d.after = usage(kept.w).observer_grids;
+    assert_true(refused.fa.shrinks > OG_DAYS);
+    assert_true(kept.events >= (uint64_t)OG_DAYS * OG_CROWD);
+    assert_int_equal(refused.events, kept.events);
+    assert_int_equal(refused.event_hash, kept.event_hash);
+    percept_world_close(kept.w);
+    tu_expect_no_leak(&kept.fa, "closed");
+    percept_world_close(refused.w);
+    tu_expect_no_leak(&refused.fa, "closed");
+    return d;
+}
+
+static void observer_grids_give_back_room(const char *backend)
+{
+    /* Crowds in one cell: the cell's observer array is nearly all a crowd
+     * grows. Everyone is home again; what may be left is each day's cell
+     * with room for 8 observers, a few percent of a crowd's room. */
+    og_days one = og_run_days(backend, 1);
+    if (one.after > one.before + one.crowd / 4) {
+        print_error("%s: observer grids hold %zu bytes after %d crowds in one cell came and "
+                    "went, %zu before the first (a crowd took %zu more); at most %zu expected\n",
+                    backend, one.after, OG_DAYS, one.before, one.crowd, one.before + one.crowd / 4);
+        fail();
+    }
+    /* Crowds of radius 12, some 35 observers a cell: every cell within reach
+     * of the crowd counts dozens of cells in its reach list. An array may
+     * keep 8 entries of room (OG_SHRINK_FROM), so the days leave something
+     * in every cell they touched, but less than two crowds' worth in all
+     * (about 1.4 here); grids that kept every crowd's room would hold eight
+     * crowds' worth, and reach lists that kept theirs about three. */
+    og_days wide = og_run_days(backend, 12);
+    if (wide.after > wide.before + 2 * wide.crowd) {
+        print_error("%s: observer grids hold %zu bytes after %d crowds of radius 12 came and "
+                    "went, %zu before the first (a crowd took %zu more); at most %zu expected\n",
+                    backend, wide.after, OG_DAYS, wide.before, wide.crowd,
+                    wide.before + 2 * wide.crowd);
+        fail();
+    }
+}
+
+static void test_observer_grids_give_back_room(void **state)
+{
+    (void)state;
+    tu_for_each_backend(observer_grids_give_back_room);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_arguments(void **state)
@@ -503,6 +674,7 @@ int main(void)
         tu_backend_test(test_lists_give_back_room),
         tu_backend_test(test_watchers_give_back_room),
         tu_backend_test(test_crowds_come_and_go),
+        tu_backend_test(test_observer_grids_give_back_room),
         cmocka_unit_test(test_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
