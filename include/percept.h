@@ -122,12 +122,14 @@ typedef struct percept_event {
  * percept_move_many(), percept_remove(), percept_set_range(),
  * percept_set_hidden() and percept_set_event_callback() return PERCEPT_EBUSY
  * there and change nothing. Keep a queue of the changes your AI decides on
- * and apply them after the call returns.
+ * and apply them after the call returns. percept_world_close() there closes
+ * the world once the callback returns (see percept_world_close()).
  *
  * The callback must return normally. Leaving it by longjmp() or a C++
  * exception skips the rest of the call: its other events are not delivered,
- * and the world stays marked as inside its callback, refusing every change
- * with PERCEPT_EBUSY for good.
+ * and the world stays marked as inside its callback for good, refusing every
+ * change with PERCEPT_EBUSY; percept_world_close() cannot tell it from a
+ * close inside the callback then, and never frees it.
  */
 typedef void (*percept_event_fn)(void *user, const percept_event *event);
 
@@ -202,7 +204,14 @@ PERCEPT_API int percept_world_open_string(percept_world **out, const char *ini_t
                                           const char *name, const percept_options *options,
                                           percept_error *error);
 
-/* Destroy a world and everything in it. No events are delivered. NULL is a no-op. */
+/*
+ * Destroy a world and everything in it. No events are delivered. NULL is a
+ * no-op. From inside the world's event callback it is deferred: the call
+ * delivering the event delivers no more, makes no further moves (of a
+ * percept_move_many() batch), closes the world and returns PERCEPT_OK (its
+ * change was made). The world may still be read until the callback returns,
+ * and not at all after.
+ */
 PERCEPT_API void percept_world_close(percept_world *world);
 
 /* Set (or clear with NULL) the callback that receives the world's events.

@@ -441,8 +441,15 @@ int percept_world_open_string(percept_world **out, const char *ini_text, const c
 
 void percept_world_close(percept_world *world)
 {
-    if (world)
-        free_world(world);
+    if (!world)
+        return;
+    if (world->in_callback) {
+        /* The call delivering events still reads the world: it closes it
+         * when the callback returns. */
+        world->close_requested = 1;
+        return;
+    }
+    free_world(world);
 }
 
 int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user)
@@ -926,6 +933,8 @@ undo_grid:
     return PERCEPT_ENOMEM;
 }
 
+/* Delivers the call's events, in order; stops early when the callback
+ * closes the world (the caller then frees it). */
 static void deliver(percept_world *w, const change *ch)
 {
     if (!w->on_event || w->changes.len == 0)
@@ -955,10 +964,17 @@ static void deliver(percept_world *w, const change *ch)
                                           : PERCEPT_LEAVE;
             out.sense = (percept_sense)s;
             w->on_event(w->on_event_user, &out);
+            if (w->close_requested)
+                goto closed;
         }
     }
+closed:
     w->in_callback = 0;
 }
+
+/* What run_change() returns when the callback closed the world, which is
+ * gone when it returns: the public call returns PERCEPT_OK at once. */
+#define WORLD_CLOSED 1
 
 /* Compute, apply and deliver one entity's change. */
 static int run_change(percept_world *w, const char *fn, const change *ch, unsigned observe_mask,
@@ -973,7 +989,18 @@ static int run_change(percept_world *w, const char *fn, const change *ch, unsign
     }
     deliver(w, ch);
     w->changes.len = 0;
+    if (w->close_requested) {
+        free_world(w);
+        return WORLD_CLOSED;
+    }
     return PERCEPT_OK;
+}
+
+/* A public call's status from run_change(): the change was made, and a
+ * world its callback closed is no failure of the call. */
+static int change_made(int rc)
+{
+    return rc == WORLD_CLOSED ? PERCEPT_OK : rc;
 }
 
 /* ====================================================================== */
@@ -1138,7 +1165,7 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
         .hidden = (uint8_t)desc->hidden,
         .alive = 1,
     };
-    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
 }
 
 int percept_move(percept_world *w, percept_id id, double x, double y)
@@ -1158,7 +1185,7 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
     ch.next.x = x;
     ch.next.y = y;
     ch.moved = 1;
-    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1288,7 +1315,10 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         ch.next.x = m->x;
         ch.next.y = m->y;
         ch.moved = 1;
-        if (run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES) != PERCEPT_OK)
+        rc = run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+        if (rc == WORLD_CLOSED)
+            return PERCEPT_OK; /* the rest of the batch goes with the world */
+        if (rc != PERCEPT_OK)
             return set_error(w, PERCEPT_ENOMEM,
                              "%s: out of memory after %zu of %zu moves: those were made, with "
                              "their events, and the others were not; call again with the same "
@@ -1308,7 +1338,7 @@ int percept_remove(percept_world *w, percept_id id)
     if (rc)
         return rc;
     change ch = {.slot = slot, .next = w->ents[slot], .removing = 1};
-    return run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
 }
 
 int percept_set_range(percept_world *w, percept_id id, percept_sense sense, double range)
@@ -1324,7 +1354,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
         return bad_range(w, fn, id, sense, range);
     change ch = {.slot = slot, .next = w->ents[slot]};
     ch.next.range[sense] = entity_range(range);
-    return run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0);
+    return change_made(run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0));
 }
 
 int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int hidden)
@@ -1341,7 +1371,7 @@ int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int
         ch.next.hidden |= (uint8_t)PERCEPT_SENSE_BIT(sense);
     else
         ch.next.hidden &= (uint8_t)~PERCEPT_SENSE_BIT(sense);
-    return run_change(w, fn, &ch, 0, PERCEPT_SENSE_BIT(sense));
+    return change_made(run_change(w, fn, &ch, 0, PERCEPT_SENSE_BIT(sense)));
 }
 
 /* ====================================================================== */

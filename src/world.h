@@ -83,6 +83,9 @@ struct percept_world {
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;
+    /* percept_world_close() was called from inside the callback: the call
+     * delivering stops delivering and closes the world before it returns. */
+    int close_requested;
     int move_events;
     percept_bounds bounds;
     char errmsg[512];

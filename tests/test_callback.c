@@ -3,9 +3,8 @@
  * is refused with PERCEPT_EBUSY and changes nothing, while queries are
  * allowed and already see the state after the whole call.
  *
- * Closing the world from inside the callback is not allowed either (the call
- * that delivers the events still owns the world); there is no status to
- * check for it, so these tests never do it.
+ * Closing the world from inside the callback is deferred: the call stops
+ * delivering, frees the world and returns PERCEPT_OK.
  */
 #include "testutil.h"
 
@@ -531,6 +530,111 @@ static void test_no_callback(void **state)
     tu_for_each_backend(check_no_callback);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Closing the world from inside its callback                                */
+
+/* The callback closes the world at event number close_at (1-based; 0:
+ * never), then reads it once; events after the close are counted apart. */
+typedef struct closer {
+    percept_world *w;
+    size_t close_at;
+    size_t events;      /* delivered up to and including the close */
+    size_t after_close; /* delivered after it: must stay 0 */
+    int read_after;     /* percept_entity_count() inside, after the close */
+} closer;
+
+static void close_in_callback(void *user, const percept_event *ev)
+{
+    (void)ev;
+    closer *c = user;
+    if (c->close_at != 0 && c->events == c->close_at) {
+        c->after_close++;
+        return;
+    }
+    c->events++;
+    if (c->events == c->close_at) {
+        percept_world_close(c->w);
+        percept_world_close(c->w); /* a second close inside is the same request */
+        c->read_after = (int)percept_entity_count(c->w);
+    }
+}
+
+enum { CLOSE_ADD, CLOSE_MOVE, CLOSE_REMOVE, CLOSE_RANGE, CLOSE_HIDE, CLOSE_BATCH, CLOSE_KINDS };
+static const char *const close_kind_name[CLOSE_KINDS] = {"add",       "move",       "remove",
+                                                         "set_range", "set_hidden", "move_many"};
+
+/*
+ * Four entities in range of each other, then one call of `kind` with the
+ * callback closing at event `close_at`. Returns the events delivered; the
+ * world is closed and checked for leaks before returning.
+ */
+static size_t run_close(const char *backend, int kind, size_t close_at)
+{
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
+    percept_world *w = tu_open_faulty(backend, "move_events = on\n", NULL, &fa);
+    for (percept_id id = 1; id <= 4; id++)
+        tu_add(w, id, tu_desc(id, 0, 10, 8, 5, 0));
+    closer c = {.w = w, .close_at = close_at};
+    assert_int_equal(percept_set_event_callback(w, close_in_callback, &c), PERCEPT_OK);
+    percept_entity_desc d = tu_desc(2.5, 1, 10, 8, 5, 0);
+    const percept_position batch[] = {{1, 30, 0}, {2, 31, 0}, {3, 60, 0}};
+    int rc;
+    switch (kind) {
+    case CLOSE_ADD:
+        rc = percept_add(w, 5, &d);
+        break;
+    case CLOSE_MOVE:
+        rc = percept_move(w, 2, 2, 3);
+        break;
+    case CLOSE_REMOVE:
+        rc = percept_remove(w, 3);
+        break;
+    case CLOSE_RANGE:
+        rc = percept_set_range(w, 4, PERCEPT_SIGHT, 0);
+        break;
+    case CLOSE_HIDE:
+        rc = percept_set_hidden(w, 1, PERCEPT_HEARING, 1);
+        break;
+    default:
+        rc = percept_move_many(w, batch, COUNT_OF(batch));
+        break;
+    }
+    if (rc != PERCEPT_OK) {
+        print_error("%s: %s with a close at event %zu returned %d\n", backend,
+                    close_kind_name[kind], close_at, rc);
+        fail();
+    }
+    if (close_at != 0 && c.events >= close_at) {
+        /* The world is gone: nothing more was delivered, and no block is left. */
+        assert_int_equal(c.after_close, 0);
+        assert_int_equal(c.events, close_at);
+        assert_int_equal(c.read_after, kind == CLOSE_ADD ? 5 : kind == CLOSE_REMOVE ? 3 : 4);
+        tu_expect_no_leak(&fa, "closed inside the callback");
+    } else {
+        percept_world_close(w);
+        tu_expect_no_leak(&fa, "closed after the call");
+    }
+    return c.events;
+}
+
+static void check_close_inside(const char *backend)
+{
+    for (int kind = 0; kind < CLOSE_KINDS; kind++) {
+        size_t all = run_close(backend, kind, 0);
+        assert_true(all >= 3); /* so first, middle and last differ */
+        const size_t at[] = {1, all / 2 + 1, all};
+        for (size_t i = 0; i < COUNT_OF(at); i++)
+            assert_int_equal(run_close(backend, kind, at[i]), at[i]);
+    }
+}
+
+static void test_close_inside_callback(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_close_inside);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +645,7 @@ int main(void)
         tu_backend_test(test_queries_inside_callback),
         tu_backend_test(test_changes_work_after_return),
         tu_backend_test(test_no_callback),
+        tu_backend_test(test_close_inside_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
