@@ -155,15 +155,33 @@ static void not_found(const plugin_search *search, const char *name, char *why, 
                       "the %zu directories searched (%zu more entries of PERCEPT_PLUGIN_PATH "
                       "were not): ",
                       search->count, search->dropped);
-    for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++) {
-        n += snprintf(why + n, size - (size_t)n, "%s", i ? ", " : "");
-        if (n > 0 && (size_t)n < size)
-            n += describe_dir(why + n, size - (size_t)n, search->dirs[i]);
-    }
-    if (search->env_ignored && n > 0 && (size_t)n < size)
-        snprintf(why + n, size - (size_t)n,
+    /*
+     * The installed directory, searched last, is the one most worth seeing:
+     * room is kept for it (and the ignored-variable note), and directories
+     * before it that do not fit are counted instead of cut off mid-name.
+     */
+    char last[8400] = "", note[128] = ""; /* a relative directory comes with the cwd */
+    if (search->count > 0)
+        describe_dir(last, sizeof last, search->dirs[search->count - 1]);
+    if (search->env_ignored)
+        snprintf(note, sizeof note,
                  " (PERCEPT_PLUGIN_PATH was ignored: the program runs set-user-ID or "
                  "set-group-ID)");
+    size_t tail = strlen(last) + strlen(note) + sizeof ", ... (16 more not shown), ";
+    for (size_t i = 0; i + 1 < search->count && n > 0 && (size_t)n < size; i++) {
+        char dir[8400];
+        describe_dir(dir, sizeof dir, search->dirs[i]);
+        if ((size_t)n + strlen(dir) + 2 + tail >= size) {
+            n += snprintf(why + n, size - (size_t)n, "%s... (%zu more not shown)", i ? ", " : "",
+                          search->count - 1 - i);
+            break;
+        }
+        n += snprintf(why + n, size - (size_t)n, "%s%s", i ? ", " : "", dir);
+    }
+    if (search->count > 0 && n > 0 && (size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n, "%s%s", search->count > 1 ? ", " : "", last);
+    if (search->env_ignored && n > 0 && (size_t)n < size)
+        snprintf(why + n, size - (size_t)n, "%s", note);
 }
 
 /* Checks the table in the order an incompatible plugin is most likely to fail. */

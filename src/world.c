@@ -203,7 +203,12 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     backend_group *bg = &w->backends[w->backend_count];
     w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
     bg->senses = PERCEPT_SENSE_BIT(s);
-    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, sizeof why);
+    /* The reason gets the room the origin leaves in percept_error.text, so
+     * that the loader can fit what matters (the installed directory, say)
+     * into what the caller will see. */
+    size_t taken = strlen(origin) + 2, room = sizeof err->text;
+    size_t why_size = taken + 128 < room ? room - taken : 128;
+    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, why_size);
     if (rc) {
         pc_error_set(err, rc, line, "%s: %s", origin, why);
         return rc;

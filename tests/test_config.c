@@ -673,29 +673,55 @@ static void test_not_text(void **state)
     expect_text(&error, "/dev/zero:1: a NUL byte");
 }
 
-/* However long PERCEPT_PLUGIN_PATH is, the installed directory is still
- * searched, and the entries left out are counted in the message. */
+/*
+ * However long PERCEPT_PLUGIN_PATH is, the installed directory is still
+ * searched and named last in the message, the entries left out are
+ * counted, and directories that do not fit are counted too rather than cut
+ * off mid-name. The entries are long enough that not all fit whatever is
+ * installed (what is installed is listed first, so the room left varies).
+ */
 static void test_long_plugin_path(void **state)
 {
     (void)state;
-    char path[512] = "";
+    char path[2048] = "";
     for (int i = 1; i <= 20; i++)
-        snprintf(path + strlen(path), sizeof path - strlen(path), "%s/n%d", i > 1 ? ":" : "", i);
+        snprintf(path + strlen(path), sizeof path - strlen(path),
+                 "%s/nonexistent/percept-plugin-directory-%d", i > 1 ? ":" : "", i);
     percept_error error;
     assert_int_equal(open_with_plugin_path(path, "[percept]\nbackend = nosuch_4\n", NULL, &error),
                      PERCEPT_EPLUGIN);
-    /* 16 directories: 15 of the variable's, then the installed one. */
-    expect_text(&error, "/n15 (missing), /");
-    if (strstr(error.text, "/n16 ") != NULL) {
-        print_error("a 16th entry of the variable took the installed directory's place: %s\n",
-                    error.text);
-        fail();
-    }
+    expect_text(&error, "no backend 'nosuch_4': available: ");
     expect_text(&error, "the 16 directories searched (5 more entries of PERCEPT_PLUGIN_PATH "
                         "were not)");
-    /* What there is comes before where it was looked for, so no length of
-     * the path can cut it out of the message. */
-    expect_text(&error, "no backend 'nosuch_4': available: ");
+    if (strlen(error.text) + 1 >= sizeof error.text) {
+        print_error("the message was cut: %s\n", error.text);
+        fail();
+    }
+    /* The variable's first 15 entries, in order, as many as fit... */
+    int shown = 0;
+    const char *at = error.text;
+    for (int i = 1; i <= 15; i++) {
+        char dir[96];
+        snprintf(dir, sizeof dir, "/nonexistent/percept-plugin-directory-%d (missing), ", i);
+        const char *found = strstr(at, dir);
+        if (found == NULL)
+            break;
+        shown++;
+        at = found + strlen(dir);
+    }
+    char more[64];
+    snprintf(more, sizeof more, "... (%d more not shown), ", 15 - shown);
+    if (shown == 0 || shown == 15 || strncmp(at, more, strlen(more)) != 0) {
+        print_error("expected some of the 15 entries, then '%s': %s\n", more, error.text);
+        fail();
+    }
+    /* ...then the installed directory, last: never a 16th entry of the variable. */
+    at += strlen(more);
+    if (strstr(error.text, "directory-16 ") != NULL || at[0] != '/' ||
+        strstr(at, "percept-plugin-directory") != NULL || strchr(at, ',') != NULL) {
+        print_error("the installed directory should end the message: %s\n", error.text);
+        fail();
+    }
 }
 
 /* options.bounds replaces [world] and is checked like it. */
