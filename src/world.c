@@ -43,8 +43,11 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
 
 static void *host_alloc(void *user, void *ptr, size_t size)
 {
-    const percept_allocator *a = user;
-    return a->alloc(a->user, ptr, size);
+    backend_host_state *state = user;
+    void *p = state->alloc->alloc(state->alloc->user, ptr, size);
+    if (p == NULL && size > 0)
+        state->refused = 1;
+    return p;
 }
 
 static void free_world(percept_world *w)
@@ -214,7 +217,8 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         return rc;
     }
 
-    bg->host = (percept_backend_host){host_alloc, &w->alloc};
+    bg->host_state = (backend_host_state){&w->alloc, 0};
+    bg->host = (percept_backend_host){host_alloc, &bg->host_state};
     percept_backend_setup setup = {
         .host = &bg->host,
         .min_x = w->bounds.min_x,
@@ -228,7 +232,13 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     bg->backend = bg->plugin.ops.create(&setup, &berr);
     if (!bg->backend) {
         berr.text[sizeof berr.text - 1] = '\0';
-        const char *text = berr.text[0] ? berr.text : "creation failed (out of memory?)";
+        if (bg->host_state.refused) {
+            /* Whatever the backend says, the caller's allocator is what failed. */
+            pc_error_set(err, PERCEPT_ENOMEM, line, "%s: backend '%s' (%s): out of memory%s%s",
+                         origin, sb.name, bg->plugin.path, berr.text[0] ? ": " : "", berr.text);
+            return PERCEPT_ENOMEM;
+        }
+        const char *text = berr.text[0] ? berr.text : "creation failed; the backend gave no reason";
         if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
             if (!berr.text[0])
                 text = "refused by the backend, which gave no reason";
@@ -240,18 +250,20 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
                          read);
             return PERCEPT_ECONFIG;
         }
-        /* No parameter to blame: out of memory, or a setup it refuses as a
-         * whole (a default size that does not fit the bounds), which the ABI
-         * does not tell apart. An index past the parameters is the plugin's
-         * own bug: say so rather than blame a key. */
+        /* No parameter to blame and no allocation refused: a setup the
+         * backend refuses as a whole, with its reason (a default size that
+         * does not fit the world bounds), is the configuration's fault. A
+         * refusal without a reason, or naming a parameter past the ones it
+         * was given, is the plugin's own: say so rather than blame a key. */
         char bad_index[96] = "";
         if (berr.param_index >= 0)
             snprintf(bad_index, sizeof bad_index,
                      " (the plugin blamed parameter %d, but it was given %zu)", berr.param_index,
                      setup.param_count);
-        pc_error_set(err, PERCEPT_EPLUGIN, line, "%s: backend '%s' (%s): %s%s", origin, sb.name,
-                     bg->plugin.path, text, bad_index);
-        return PERCEPT_EPLUGIN;
+        rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
+        pc_error_set(err, rc, line, "%s: backend '%s' (%s): %s%s", origin, sb.name, bg->plugin.path,
+                     text, bad_index);
+        return rc;
     }
     return PERCEPT_OK;
 }

@@ -42,10 +42,19 @@ typedef struct batch_move {
 } batch_move;
 
 /* One backend instance and the senses it indexes. */
+/* What a backend's host allocator works with: the world's allocator, and
+ * whether it has refused a request (so that a create() that fails after a
+ * refusal is reported as out of memory, not as a refused setup). */
+typedef struct backend_host_state {
+    const percept_allocator *alloc;
+    int refused;
+} backend_host_state;
+
 typedef struct backend_group {
     plugin plugin;
     percept_backend *backend;
     percept_backend_host host;
+    backend_host_state host_state;
     unsigned senses; /* PERCEPT_SENSE_BIT()s */
 } backend_group;
 

@@ -379,7 +379,7 @@ static const error_case error_cases[] = {
      * blame, so the line that chose it, naming every sense it serves. */
     {"grid's default cell size on a huge world",
      "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n",
-     PERCEPT_EPLUGIN,
+     PERCEPT_ECONFIG,
      "backend = grid",
      {"used for [sight], [hearing], [smell]", "cell_size 64 (the default)", "hashgrid"}},
     {"observer_cell_size in [percept]",

@@ -570,8 +570,8 @@ static int open_from_string(percept_world **out, const char *text, const percept
 
 /*
  * Fail allocation N of world creation for N = 1, 2, ... until creation no
- * longer reaches the failure. Each failure: ENOMEM (or, inside a plugin's
- * create(), EPLUGIN saying "out of memory"), no world, nothing leaked.
+ * longer reaches the failure. Each failure: ENOMEM (inside a plugin's
+ * create() too), no world, nothing leaked.
  */
 static size_t open_with_faults(const char *backend, open_fn open, const char *source,
                                const char *what)
@@ -597,8 +597,7 @@ static size_t open_with_faults(const char *backend, open_fn open, const char *so
             use_and_close(w, &fa, what);
             return n - 1;
         }
-        int clear_plugin_oom = rc == PERCEPT_EPLUGIN && strstr(error.text, "out of memory") != NULL;
-        if (rc != PERCEPT_ENOMEM && !clear_plugin_oom) {
+        if (rc != PERCEPT_ENOMEM || strstr(error.text, "out of memory") == NULL) {
             print_error("%s, backend %s, allocation %zu failed: returned %d (%s): %s\n", what,
                         backend, n, rc, percept_status_name(rc) ? percept_status_name(rc) : "?",
                         error.text);

@@ -63,10 +63,25 @@ static void plugin_path(char *buf, size_t size, const char *dir, const char *nam
  * Open `text` with `dir` as options.plugin_dir and expect failure with
  * `status`. The message is left in *error.
  */
+/* The C library's allocator, refusing anything above 1 GiB: a request a
+ * test plugin makes to be refused, without the run relying on malloc()
+ * failing (a sanitizer's would abort instead). */
+static void *capped_alloc(void *user, void *ptr, size_t size)
+{
+    (void)user;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return size > ((size_t)1 << 30) ? NULL : realloc(ptr, size);
+}
+
 static void open_fails(const char *text, const char *dir, int status, percept_error *error)
 {
+    static const percept_allocator capped = {capped_alloc, NULL};
     percept_options options = PERCEPT_OPTIONS_INIT;
     options.plugin_dir = dir;
+    options.allocator = &capped;
     percept_world *world = (percept_world *)&world; /* not NULL: the call must clear it */
     memset(error, 0x55, sizeof *error);
     int got = percept_world_open_string(&world, text, NAME, &options, error);
@@ -342,6 +357,40 @@ static void test_parameter_without_reason(void **state)
     }
 }
 
+/*
+ * create() failing without a parameter to blame: a setup refused with a
+ * reason is the configuration's fault (ECONFIG), a refusal without one the
+ * plugin's (EPLUGIN), and one after the host's allocator refused a block is
+ * out of memory (ENOMEM), whatever the backend's text says. Each on the line
+ * that chose the backend.
+ */
+static void test_create_fails_as_a_whole(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    static const struct {
+        const char *key;
+        int status;
+        const char *says;
+    } cases[] = {
+        {"whole", PERCEPT_ECONFIG, "backend 'badparam' ("},
+        {"whole", PERCEPT_ECONFIG, "): these bounds need a larger size"},
+        {"silent", PERCEPT_EPLUGIN, "): creation failed; the backend gave no reason"},
+        {"hungry", PERCEPT_ENOMEM, "): out of memory: cannot allocate its index"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\n%s = 1\n",
+                 cases[i].key);
+        percept_error error;
+        open_fails(text, plugin_dir, cases[i].status, &error);
+        assert_int_equal(error.line, line_of(text, "backend = badparam"));
+        expect_text(error.text, cases[i].says);
+    }
+}
+
 /* The host's own key is taken out before the plugin sees the rest. */
 static void test_parameter_unknown_key(void **state)
 {
@@ -563,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_parameter_unknown_key),
         cmocka_unit_test(test_parameter_index_out_of_range),
         cmocka_unit_test(test_parameter_without_reason),
+        cmocka_unit_test(test_create_fails_as_a_whole),
         cmocka_unit_test(test_not_a_shared_object),
         cmocka_unit_test(test_broken_default_backend),
         cmocka_unit_test(test_no_fallback_to_later_dir),

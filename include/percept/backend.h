@@ -79,7 +79,11 @@ typedef struct percept_backend_setup {
  * Why create() failed. The backend sets param_index to the index of the
  * offending parameter in setup->params (or -1 when none is to blame) and
  * writes a short reason, e.g. "must be a number greater than 0". The host
- * adds file, line, section and key.
+ * adds file, line, section and key. The caller gets PERCEPT_ECONFIG for a
+ * parameter blamed, or for a setup refused as a whole with a reason (bounds
+ * too large for the default size, say); PERCEPT_ENOMEM when the host's
+ * allocator refused a request during create(), whatever the reason says;
+ * PERCEPT_EPLUGIN for a refusal without a reason.
  */
 typedef struct percept_backend_error {
     int param_index;

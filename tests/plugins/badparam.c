@@ -2,7 +2,11 @@
  * badparam.c - test backend that works (brute force over flat arrays) but
  * accepts only one parameter, `level` (an integer 1..3), so the tests can
  * check how the host reports a parameter a backend rejects; `misreport`
- * makes it blame a parameter index past those it was given.
+ * makes it blame a parameter index past those it was given. Three more keys
+ * make create() fail blaming no parameter: `whole` refuses the setup with a
+ * reason, `silent` without one, and `hungry` after asking the host for a
+ * 2 GiB block (test_plugin_load's allocator refuses anything above 1 GiB:
+ * a block no allocator gives would abort a sanitizer's run instead).
  */
 #include <percept/backend.h>
 
@@ -35,6 +39,21 @@ static percept_backend *bp_create(const percept_backend_setup *setup, percept_ba
         const percept_backend_param *p = &setup->params[i];
         if (strcmp(p->key, "misreport") == 0) { /* a plugin bug: blames no parameter given */
             set_error(error, (int)setup->param_count + 6, "rejected");
+            return NULL;
+        }
+        if (strcmp(p->key, "whole") == 0) {
+            set_error(error, -1, "these bounds need a larger size");
+            return NULL;
+        }
+        if (strcmp(p->key, "silent") == 0) {
+            set_error(error, -1, "");
+            return NULL;
+        }
+        if (strcmp(p->key, "hungry") == 0) {
+            void *block = setup->host->alloc(setup->host->user, NULL, (size_t)1 << 31);
+            if (block != NULL) /* a test plugin must not leak either */
+                setup->host->alloc(setup->host->user, block, 0);
+            set_error(error, -1, "cannot allocate its index");
             return NULL;
         }
         if (strcmp(p->key, "mute") == 0) { /* blames its parameter but gives no reason */
