@@ -107,7 +107,8 @@ typedef struct percept_event {
     percept_sense sense;
     percept_id observer;
     percept_id target;
-    double x, y; /* the target's position after the call (its last position on removal) */
+    double x, y; /* the target's position after the call (in a percept_move_many() batch,
+                    after the move delivering it; its last position on removal) */
 } percept_event;
 
 /*
@@ -115,7 +116,10 @@ typedef struct percept_event {
  * before the call returns. Within one call, events come sorted by observer
  * ID, then target ID, then sense (sight, hearing, smell); for each
  * (observer, target, sense) at most one event per call, and ENTER and LEAVE
- * strictly alternate over time, starting with ENTER.
+ * strictly alternate over time, starting with ENTER. percept_move_many() is
+ * a sequence of moves, each delivering its events so, as percept_move()
+ * would, before the next is made: one batch may bring a pair's ENTER and
+ * then its LEAVE, and the callback sees the moves made so far.
  *
  * Inside the callback the world may be read (percept_perceives(),
  * percept_perceived(), ...) but not changed: percept_add(), percept_move(),
@@ -259,8 +263,10 @@ typedef struct percept_position {
 /*
  * Move many entities, each as percept_move() would: a tick's moves in one
  * call. The library makes the moves in an order of its choosing, entities
- * near each other one after the other, so that the neighbourhood one move
- * reads is still in the cache for the next; in a world of 100k entities
+ * near each other one after the other (along a curve over the batch's
+ * extent within the world bounds; moves to places outside the bounds are
+ * ordered as if at their edge), so that the neighbourhood one move reads is
+ * still in the cache for the next; in a world of 100k entities
  * that makes a tick of moves two to three times faster than one call per
  * move (docs/BENCHMARKS.md). The order depends only on the batch, never on
  * the backend, so every backend delivers the same events; each move's

@@ -1215,6 +1215,23 @@ static uint32_t grid_step(double v, double lo, double hi)
     return t >= 65535 ? 65535 : t > 0 ? (uint32_t)t : 0;
 }
 
+/*
+ * The span [*lo, *hi] of one axis that the batch's curve spreads over: the
+ * batch's own, cut to the world bounds [min, max], so that an entity parked
+ * far outside (a despawned NPC at 1e15, say) does not squeeze every other
+ * move into one step of the curve and the batch back into its given order;
+ * moves outside fall on the edge. A batch wholly outside the bounds on this
+ * axis keeps its own span.
+ */
+static void curve_span(double *lo, double *hi, double min, double max)
+{
+    double l = *lo > min ? *lo : min, h = *hi < max ? *hi : max;
+    if (h > l) {
+        *lo = l;
+        *hi = h;
+    }
+}
+
 /* The low 16 bits of v with a zero bit put between each two. */
 static uint32_t spread_bits(uint32_t v)
 {
@@ -1315,6 +1332,8 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
     if (no_room)
         return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", fn);
 
+    curve_span(&lo_x, &hi_x, w->bounds.min_x, w->bounds.max_x);
+    curve_span(&lo_y, &hi_y, w->bounds.min_y, w->bounds.max_y);
     const batch_move *batch = w->batch;
     uint64_t *keys = w->batch_keys;
     for (size_t i = 0; i < count; i++) {
