@@ -850,8 +850,10 @@ static int apply_change(percept_world *w, const change *ch)
         touched[g] = backend_touched(w, ch, bg, reach[g]);
         if (!ch->removing && touched[g] &&
             bg->plugin.ops.reserve(bg->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
-                                   ch->next.x, ch->next.y, reach[g]))
+                                   ch->next.x, ch->next.y, reach[g])) {
+            w->refused_by = bg;
             return PERCEPT_ENOMEM;
+        }
     }
     for (; staged < w->grid_count; staged++) {
         observer_grid *g = &w->grids[staged];
@@ -989,6 +991,21 @@ closed:
     w->in_callback = 0;
 }
 
+/* A change that ran out of memory: the entity, and the backend if it was
+ * its reserve() that refused (a plugin author's first question). */
+static int out_of_memory(percept_world *w, const char *fn, const change *ch)
+{
+    const backend_group *bg = w->refused_by;
+    if (bg)
+        return set_error(w, PERCEPT_ENOMEM,
+                         "%s: entity %" PRIu32 ": out of memory: backend '%s' (%s) could not make "
+                         "room (its reserve() failed); the world is unchanged",
+                         fn, ch->next.id, bg->plugin.ops.name, bg->plugin.path);
+    return set_error(w, PERCEPT_ENOMEM,
+                     "%s: entity %" PRIu32 ": out of memory; the world is unchanged", fn,
+                     ch->next.id);
+}
+
 /* What run_change() returns when the callback closed the world, which is
  * gone when it returns: the public call returns PERCEPT_OK at once. */
 #define WORLD_CLOSED 1
@@ -997,12 +1014,13 @@ closed:
 static int run_change(percept_world *w, const char *fn, const change *ch, unsigned observe_mask,
                       unsigned target_mask)
 {
+    w->refused_by = NULL;
     int rc = compute_changes(w, ch, observe_mask, target_mask);
     if (rc == PERCEPT_OK)
         rc = apply_change(w, ch);
     if (rc != PERCEPT_OK) {
         w->changes.len = 0;
-        return set_error(w, rc, "%s: out of memory; the world is unchanged", fn);
+        return out_of_memory(w, fn, ch);
     }
     deliver(w, ch);
     w->changes.len = 0;
@@ -1167,7 +1185,8 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
         return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", fn);
     if (w->free_count == 0 && reserve_slots(w, (size_t)w->slot_count + 1))
-        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; the world is unchanged", fn);
+        return set_error(w, PERCEPT_ENOMEM,
+                         "%s: entity %" PRIu32 ": out of memory; the world is unchanged", fn, id);
 
     change ch = {
         .slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count,

@@ -95,6 +95,9 @@ struct percept_world {
     /* percept_world_close() was called from inside the callback: the call
      * delivering stops delivering and closes the world before it returns. */
     int close_requested;
+    /* The backend whose reserve() refused the change being made, for the
+     * out-of-memory message; NULL when the core's own allocation failed. */
+    const backend_group *refused_by;
     int move_events;
     percept_bounds bounds;
     char errmsg[512];

@@ -391,6 +391,34 @@ static void test_create_fails_as_a_whole(void **state)
     }
 }
 
+/* A backend whose reserve() refuses: ENOMEM naming the call, the entity and
+ * the backend, and the world unchanged. */
+static void test_reserve_refused(void **state)
+{
+    (void)state;
+    if (plugin_dir == NULL)
+        skip();
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = plugin_dir;
+    percept_world *w = NULL;
+    percept_error error;
+    assert_int_equal(percept_world_open_string(&w,
+                                               "[percept]\nbackend = bruteforce\n[sight]\n"
+                                               "backend = badparam\ncrowded = 1\n",
+                                               NAME, &options, &error),
+                     PERCEPT_OK);
+    percept_entity_desc d = {.x = 0, .y = 0, .range = {5, 5, 5}};
+    assert_int_equal(percept_add(w, 1, &d), PERCEPT_OK);
+    d.x = 1;
+    assert_int_equal(percept_add(w, 2, &d), PERCEPT_ENOMEM);
+    expect_text(percept_errmsg(w), "percept_add: entity 2: out of memory: backend 'badparam' (");
+    expect_text(percept_errmsg(w), "could not make room (its reserve() failed); the world is "
+                                   "unchanged");
+    assert_int_equal(percept_entity_count(w), 1);
+    assert_int_equal(percept_contains(w, 2), 0);
+    percept_world_close(w);
+}
+
 /* The host's own key is taken out before the plugin sees the rest. */
 static void test_parameter_unknown_key(void **state)
 {
@@ -613,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_parameter_index_out_of_range),
         cmocka_unit_test(test_parameter_without_reason),
         cmocka_unit_test(test_create_fails_as_a_whole),
+        cmocka_unit_test(test_reserve_refused),
         cmocka_unit_test(test_not_a_shared_object),
         cmocka_unit_test(test_broken_default_backend),
         cmocka_unit_test(test_no_fallback_to_later_dir),

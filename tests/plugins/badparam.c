@@ -7,6 +7,7 @@
  * reason, `silent` without one, and `hungry` after asking the host for a
  * 2 GiB block (test_plugin_load's allocator refuses anything above 1 GiB:
  * a block no allocator gives would abort a sanitizer's run instead).
+ * `crowded = 1` makes reserve() refuse room for more than one entity.
  */
 #include <percept/backend.h>
 
@@ -33,8 +34,20 @@ static int parse_level(const char *value)
     return (int)level;
 }
 
+/* Set by `crowded`: a test plugin's instances live in one test at a time. */
+static int crowded;
+
+static int bp_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                      double y, double range)
+{
+    if (crowded && slot_count > 1)
+        return -1;
+    return flat_reserve(b, slot_count, slot, x, y, range);
+}
+
 static percept_backend *bp_create(const percept_backend_setup *setup, percept_backend_error *error)
 {
+    crowded = 0;
     for (size_t i = 0; i < setup->param_count; i++) {
         const percept_backend_param *p = &setup->params[i];
         if (strcmp(p->key, "misreport") == 0) { /* a plugin bug: blames no parameter given */
@@ -61,6 +74,10 @@ static percept_backend *bp_create(const percept_backend_setup *setup, percept_ba
             error->text[0] = '\0';
             return NULL;
         }
+        if (strcmp(p->key, "crowded") == 0) {
+            crowded = 1;
+            continue;
+        }
         if (strcmp(p->key, "level") != 0) {
             set_error(error, (int)i, "unknown key");
             return NULL;
@@ -80,7 +97,7 @@ static const percept_backend_ops ops = {
     .description = "test backend: brute force, accepts only level = 1..3",
     .create = bp_create,
     .destroy = flat_destroy,
-    .reserve = flat_reserve,
+    .reserve = bp_reserve,
     .insert = flat_insert,
     .update = flat_insert,
     .remove = flat_remove,
