@@ -7,7 +7,7 @@
 # and writes its pictures.
 #
 # Usage: installcheck.sh EXAMPLES_DIR
-# Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir,
+# Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
 # sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE.
 # With DESTDIR the compiled-in paths do not match the files, so the test
 # points PERCEPT_PLUGIN_PATH and pkg-config's sysroot at DESTDIR; without it
@@ -15,7 +15,7 @@
 
 set -u
 examples=${1:?usage: installcheck.sh EXAMPLES_DIR}
-: "${prefix:?}" "${bindir:?}" "${libdir:?}" "${pkglibdir:?}" "${sysconfdir:?}" "${pkgconfigdir:?}"
+: "${prefix:?}" "${bindir:?}" "${libdir:?}" "${pkglibdir:?}" "${docdir:?}" "${sysconfdir:?}" "${pkgconfigdir:?}"
 D=${DESTDIR:-}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
@@ -89,6 +89,16 @@ fi
 
 cp -R "$examples" "$tmp/examples" && chmod -R u+w "$tmp/examples" || exit 1
 cd "$tmp/examples" || exit 1
+# The plugin template a plugin author copies is the installed one
+# (docs/plugins.md): use it rather than the source tree's.
+template=$D$docdir/examples/plugin-template
+if [ -f "$template/xsort.c" ] && [ -x "$template/check.sh" ]; then
+    pass "installed: $template"
+    rm -rf plugin-template && cp -R "$template" plugin-template && chmod -R u+w plugin-template ||
+        exit 1
+else
+    fail "the plugin template is not installed in $template"
+fi
 
 # ---------------------------------------------------------------------------
 # The guard example: NPC AI code built the way a user builds it.

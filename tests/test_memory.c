@@ -1,8 +1,9 @@
 /*
  * test_memory.c - percept_memory_usage(): on a counting allocator, what the
- * world reports must equal, byte for byte, what it holds from the allocator
- * (every backend under test reports its memory), after every kind of call,
- * inside the event callback, and after calls that ran out of memory part-way.
+ * world reports must equal, byte for byte, what it holds from the allocator,
+ * after every kind of call, inside the event callback, and after calls that
+ * ran out of memory part-way. A backend without the optional memory_usage()
+ * gets the checks that remain possible, and a note saying so.
  */
 #include "testutil.h"
 
@@ -19,26 +20,82 @@ static size_t parts_sum(const percept_memory *m)
     return m->entities + m->pairs + m->observer_grids + m->backends + m->scratch + m->world;
 }
 
-/* The report must add up and equal the allocator's live bytes. */
-static void expect_exact(percept_world *w, const tu_fault_alloc *fa, const char *when)
-{
-    percept_memory m;
-    memset(&m, 0xA5, sizeof m);
-    assert_int_equal(percept_memory_usage(w, &m), PERCEPT_OK);
-    if (m.total != parts_sum(&m) || m.total != fa->live_bytes) {
-        print_error("%s: reported %zu (entities %zu, pairs %zu, observer grids %zu, backends %zu, "
-                    "scratch %zu, world %zu; parts sum to %zu), the allocator holds %zu\n",
-                    when, m.total, m.entities, m.pairs, m.observer_grids, m.backends, m.scratch,
-                    m.world, parts_sum(&m), fa->live_bytes);
-        fail();
-    }
-}
-
 static percept_memory usage(const percept_world *w)
 {
     percept_memory m;
     assert_int_equal(percept_memory_usage(w, &m), PERCEPT_OK);
     return m;
+}
+
+/*
+ * memory_usage() is optional (backend.h): a backend without it counts as 0,
+ * so the report leaves out what it holds and can never equal the allocator's
+ * count. Such a backend shows itself in a world that holds an entity and
+ * reports 0 bytes of backends (one that reports counts its instance at
+ * least). Each backend is asked once, in a world of its own, so that a world
+ * just opened is judged too; the answer is kept by name, and the note that
+ * the exact check is skipped is printed once per backend.
+ */
+#define KNOWN_MAX 64
+static struct {
+    char name[128];
+    int silent;
+} known[KNOWN_MAX];
+static size_t known_count;
+
+static int backend_silent(const char *name)
+{
+    for (size_t i = 0; i < known_count; i++)
+        if (strcmp(known[i].name, name) == 0)
+            return known[i].silent;
+    percept_world *w = tu_open(name, NULL, NULL);
+    percept_entity_desc d = tu_desc(10, 10, 5, 5, 5, 0);
+    TU_OK(w, percept_add(w, 1, &d));
+    int silent = usage(w).backends == 0;
+    percept_world_close(w);
+    if (silent)
+        fprintf(stderr,
+                "note: backend '%s' reports no memory (memory_usage() is absent or says 0 with "
+                "an entity in the index): the world's report cannot equal what the allocator "
+                "holds, so for '%s' the exact check is skipped; the report must still add up and "
+                "stay at or below what the allocator holds\n",
+                name, name);
+    /* A name that does not fit is asked again next time (and noted again). */
+    if (known_count < KNOWN_MAX && strlen(name) < sizeof known[0].name) {
+        strcpy(known[known_count].name, name);
+        known[known_count++].silent = silent;
+    }
+    return silent;
+}
+
+/* Whether every backend of w reports its memory, so that w's report is exact. */
+static int reports_memory(const percept_world *w)
+{
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        const char *name = percept_backend_name(w, (percept_sense)s);
+        if (name != NULL && backend_silent(name))
+            return 0;
+    }
+    return 1;
+}
+
+/* The report must add up and equal the allocator's live bytes; with a
+ * backend that reports no memory, it may only be less. */
+static void expect_exact(percept_world *w, const tu_fault_alloc *fa, const char *when)
+{
+    percept_memory m;
+    memset(&m, 0xA5, sizeof m);
+    assert_int_equal(percept_memory_usage(w, &m), PERCEPT_OK);
+    int exact = reports_memory(w);
+    if (m.total != parts_sum(&m) ||
+        (exact ? m.total != fa->live_bytes : m.total > fa->live_bytes)) {
+        print_error("%s: reported %zu (entities %zu, pairs %zu, observer grids %zu, backends %zu, "
+                    "scratch %zu, world %zu; parts sum to %zu), the allocator holds %zu%s\n",
+                    when, m.total, m.entities, m.pairs, m.observer_grids, m.backends, m.scratch,
+                    m.world, parts_sum(&m), fa->live_bytes,
+                    exact ? "" : " (its backend reports no memory: only less may be reported)");
+        fail();
+    }
 }
 
 /* n entities in a 200 x 200 world, half of them in a crowd, ranges 5 to 12. */
@@ -80,7 +137,8 @@ static void exact_through_a_life(const char *backend)
     assert_true(full.entities >= 600 * 64); /* one 64-byte record each, at least */
     assert_true(full.pairs > 300 * 8);      /* the crowd perceives each other */
     assert_true(full.observer_grids > 0);
-    assert_true(full.backends > empty.backends);
+    if (reports_memory(w)) /* a backend without memory_usage() counts as 0 */
+        assert_true(full.backends > empty.backends);
     assert_int_equal(full.world, empty.world);
 
     for (uint32_t i = 1; i <= 600; i += 3)
