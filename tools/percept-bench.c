@@ -26,6 +26,7 @@
 #include "bench/machine.h"
 #include "bench/plugin_search.h"
 #include "bench/report.h"
+#include "bench/stats.h"
 #include "bench/suite.h"
 #include "bench/targets.h"
 #include "bench/trace.h"
@@ -50,9 +51,12 @@ enum { EXIT_MISMATCH = 1 };
 #define DEFAULT_MAX_REPLAY 30.0
 #define DEFAULT_MOVE_LIMIT 50000
 #define MOVE_LIMIT_ABOVE 20000 /* worlds larger than this replay DEFAULT_MOVE_LIMIT moves */
+/* Every case of at most this many entities is checked against bruteforce, run untimed
+ * when it is not among --backends; above, the backends are checked against each other. */
+#define REFERENCE_LIMIT 10000
 /* A trace is checked against bruteforce while it never holds more entities than this:
  * bruteforce then replays all of it, or none of it above. */
-#define TRACE_REFERENCE_LIMIT 10000
+#define TRACE_REFERENCE_LIMIT REFERENCE_LIMIT
 
 typedef struct args {
     int full, quick;
@@ -101,6 +105,12 @@ static void print_usage(FILE *out)
           "all of them deliver the same events as brute force, and write a Markdown report\n"
           "with SVG charts. With --trace, replay your own game's trace (docs/trace-format.md)\n"
           "the same way instead, and report on it alone.\n"
+          "\n"
+          "Up to 10000 entities every backend's events are checked against bruteforce's,\n"
+          "whatever the order of --backends; when bruteforce is not listed it is replayed\n"
+          "anyway, once per case and untimed, as the reference, and is not in the tables.\n"
+          "Above that, a backend is wrong when a strict majority of the backends agree on\n"
+          "other events; without a majority the backends disagree and none is blamed.\n"
           "\n"
           "Options:\n"
           "  --trace FILE       benchmark the trace FILE ('-': standard input): it is loaded\n"
@@ -164,11 +174,14 @@ static void print_usage(FILE *out)
           "child, for profilers that do not follow fork() (memory figures then cover the\n"
           "whole process).\n"
           "\n"
-          "Exit status: 0 when every backend's events match the reference, 1 when one does\n"
-          "not, a replay fails, no backend completes a replay, or the report or a chart\n"
-          "cannot be written at the end, 2 on bad usage, a --trace FILE that cannot be read\n"
-          "or has a fault (FILE:LINE: ...), or when the report or the chart directory\n"
-          "cannot be written at the start.\n",
+          "Exit status: 0 when every backend's events match the reference (or, above\n"
+          "10000 entities, the majority's), 1 when one does not, the backends disagree\n"
+          "without a majority, a backend's events were compared with no other replay's\n"
+          "(a backend alone above 10000 entities), a replay fails, no backend completes a\n"
+          "replay, or the report or a chart cannot be written at the end, 2 on bad usage,\n"
+          "bruteforce.so missing where a case needs it as the reference, a --trace FILE\n"
+          "that cannot be read or has a fault (FILE:LINE: ...), or when the report or the\n"
+          "chart directory cannot be written at the start.\n",
           out);
 }
 
@@ -532,7 +545,7 @@ static case_plan *plan_case(plan *p, const char *workload, size_t n, unsigned fl
     c->rounds = rounds_for(n, a);
     c->warmup = !a->quick && n <= 20000;
     c->reference_full = a->quick ? 100000 : 2000;
-    c->reference_limit = 10000;
+    c->reference_limit = REFERENCE_LIMIT;
     /* Large worlds: the populating tick and part of one movement tick, unless --full.
      * Batched cases replay whole ticks: a batch stands for a tick's moves, and a part
      * of them, spread thinner over the world, would be less coherent in space. */
@@ -669,6 +682,16 @@ static int make_plan(const args *a, plan *p)
     return -1;
 }
 
+/* The fewest entities of any case of the plan. */
+static size_t smallest_case(const plan *p)
+{
+    size_t n = SIZE_MAX;
+    for (size_t i = 0; i < p->count; i++)
+        if (p->cases[i].n < n)
+            n = p->cases[i].n;
+    return n;
+}
+
 /* How much of the time budget a case deserves: its replayed operations, and four
  * times that for the cases the targets are measured on, so their medians have
  * rounds to stand on. */
@@ -733,10 +756,12 @@ static const char *predicted_too_slow(const case_result *done, size_t count, con
     double predicted = per_op1 * growth * ((double)next->n + (double)moves);
     if (predicted <= 1.5 * next->max_replay)
         return NULL;
+    char about[32], limit[32];
+    bench_fmt_seconds(about, sizeof about, predicted);
+    bench_fmt_seconds(limit, sizeof limit, next->max_replay);
     snprintf(buf, size,
-             "too slow: from its runs at N=%zu%s, a replay would take about %.0f s "
-             "(limit %.0f s)",
-             p1->plan.n, p2 ? " and smaller" : "", predicted, next->max_replay);
+             "too slow: from its runs at N=%zu%s, a replay would take about %s (limit %s)",
+             p1->plan.n, p2 ? " and smaller" : "", about, limit);
     return buf;
 }
 
@@ -748,8 +773,10 @@ static const char *too_slow_before(const case_result *done, size_t count, const 
     for (size_t i = 0; i < count; i++) {
         const case_result *c = &done[i];
         if (smaller_size_of(c, next) && b < c->backend_count && c->b[b].too_slow) {
-            snprintf(buf, size, "too slow: a replay of N=%zu did not finish within %.0f s",
-                     c->plan.n, c->plan.max_replay);
+            char limit[32];
+            bench_fmt_seconds(limit, sizeof limit, c->plan.max_replay);
+            snprintf(buf, size, "too slow: a replay of N=%zu did not finish within %s", c->plan.n,
+                     limit);
             return buf;
         }
     }
@@ -952,59 +979,81 @@ static int write_report(const outputs *o, const bench_report *r)
     return 0;
 }
 
-/* How many backends of the cases completed a replay (suite_usable()) in at
- * least one case; *name receives one of them (NULL if none). */
-static size_t count_usable(const case_result *cases, size_t count, const char **name)
+/* Whether the reference (bruteforce) is among the backends. */
+static int reference_listed(const name_list *backends)
 {
-    size_t n = 0;
-    *name = NULL;
-    for (size_t b = 0; count && b < cases[0].backend_count; b++) {
-        int usable = 0;
-        for (size_t i = 0; i < count && b < cases[i].backend_count; i++)
-            usable |= suite_usable(&cases[i].b[b]);
-        if (usable) {
-            n++;
-            *name = cases[0].b[b].name;
-        }
-    }
-    return n;
+    for (size_t b = 0; b < backends->count; b++)
+        if (strcmp(backends->names[b], BENCH_REFERENCE) == 0)
+            return 1;
+    return 0;
 }
 
-/* The verdict on the events, with the run's time: whose events the others were checked
- * against (report.c says the same); `truth`, when known, is whose they were. `usable`
- * backends completed a replay, `alone` being one of them: a match is claimed only
- * when two did. */
-static void describe_check(const name_list *backends, const char *truth, size_t usable,
-                           const char *alone, int failed, double seconds, char *out, size_t size)
+/*
+ * Checks that the reference can be found when it is not among the backends but some case
+ * (the smallest holding `smallest` entities) is within its limit: it is then replayed as
+ * the reference, and a run without it would check nothing. Returns -1, or exit status 2
+ * after a message; `other` says how else the user may run.
+ */
+static int check_reference(const search_path *s, const name_list *backends, size_t smallest,
+                           const char *other)
 {
-    int reference = 0;
-    for (size_t b = 0; b < backends->count; b++)
-        reference |= strcmp(backends->names[b], BENCH_REFERENCE) == 0;
-    if (failed)
-        snprintf(out, size, "FAILED: a replay failed or events differ in %.0f s", seconds);
-    else if (usable == 0)
+    char dirs[1024];
+    if (reference_listed(backends) || smallest > REFERENCE_LIMIT || search_find(s, BENCH_REFERENCE))
+        return -1;
+    search_describe(s, dirs, sizeof dirs);
+    fprintf(stderr,
+            PROGRAM ": %s.so is in none of %s (PERCEPT_PLUGIN_PATH, then the install "
+                    "directory): it is the reference that every backend's events are checked "
+                    "against up to %d entities, replayed untimed when it is not in --backends; "
+                    "add its directory to PERCEPT_PLUGIN_PATH, or %s\n",
+            BENCH_REFERENCE, dirs, REFERENCE_LIMIT, other);
+    return CLI_EXIT_USAGE;
+}
+
+/* The verdict on the events (see suite_check_summary()), with the run's time; `failed`
+ * when something else went wrong (out of memory). */
+static void describe_check(const name_list *backends, const suite_check *s, size_t cases,
+                           int failed, double seconds, char *out, size_t size)
+{
+    char secs[32];
+    bench_fmt_seconds(secs, sizeof secs, seconds);
+    if (failed || s->failed || s->reference_failed)
+        snprintf(out, size, "FAILED: a replay failed or events differ in %s", secs);
+    else if (s->disagree)
         snprintf(out, size,
-                 "FAILED: no backend completed a replay in %.0f s (see above): no events were "
+                 "FAILED: backends disagree in %zu case%s (see above): no hash has a strict "
+                 "majority, so none is blamed and none is the fastest; in %s",
+                 s->disagree, s->disagree == 1 ? "" : "s", secs);
+    else if (s->usable == 0)
+        snprintf(out, size,
+                 "FAILED: no backend completed a replay in %s (see above): no events were "
                  "compared",
-                 seconds);
-    else if (usable == 1 && backends->count > 1)
+                 secs);
+    else if (s->unchecked)
         snprintf(out, size,
-                 "%s alone completed a replay in %.0f s (see above): its events were not "
-                 "compared with another backend's",
-                 alone, seconds);
-    else if (truth && strcmp(truth, BENCH_REFERENCE) != 0 && reference)
-        /* bruteforce was listed but did not run (too many entities, too slow) */
-        snprintf(out, size, "every backend's events match %s's (%s did not run) in %.0f s", truth,
-                 BENCH_REFERENCE, seconds);
-    else if (reference)
-        snprintf(out, size, "every backend's events match the reference in %.0f s", seconds);
-    else if (backends->count == 1)
+                 "FAILED: events compared with no other replay's (UNCHECKED above: %zu "
+                 "backend%s in %zu case%s), so nothing says they are right; in %s",
+                 s->unchecked, s->unchecked == 1 ? "" : "s", s->unchecked_cases,
+                 s->unchecked_cases == 1 ? "" : "s", secs);
+    else if (reference_listed(backends) && backends->count == 1)
         snprintf(out, size,
-                 "%s ran alone in %.0f s: its events were not compared with another backend's",
-                 backends->names[0], seconds);
+                 "%s ran alone in %s: it is the reference, so its events were not compared "
+                 "with another backend's",
+                 BENCH_REFERENCE, secs);
+    else if (s->by_reference == 0)
+        snprintf(out, size,
+                 "every backend's events agree with the other backends' (%s did not run) in %s",
+                 BENCH_REFERENCE, secs);
+    else if (s->by_reference == cases && s->reference_whole == cases && !s->by_majority)
+        snprintf(out, size, "every backend's events match the reference%s in %s",
+                 s->hidden ? " (bruteforce, replayed untimed: it was not in --backends)" : "",
+                 secs);
     else
-        snprintf(out, size, "every backend's events match %s's (%s was not in this run) in %.0f s",
-                 backends->names[0], BENCH_REFERENCE, seconds);
+        snprintf(out, size,
+                 "every backend's events match the reference%s where it ran, and the other "
+                 "backends' elsewhere, in %s",
+                 s->hidden ? " (bruteforce, replayed untimed: it was not in --backends)" : "",
+                 secs);
 }
 
 /* The report's date, "YYYY-MM-DD HH:MM UTC". */
@@ -1036,6 +1085,12 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         return CLI_EXIT_USAGE;
     }
     size_t n = t.wl.n;
+    if ((st = check_reference(search, backends, n,
+                              "benchmark a trace of more than 10000 "
+                              "entities")) >= 0) {
+        bench_trace_free(&t);
+        return st;
+    }
     /* bruteforce is the one backend a trace's run skips, above TRACE_REFERENCE_LIMIT
      * entities: a run of it alone there would replay nothing, and say so only at the end. */
     size_t skipped = 0;
@@ -1102,12 +1157,11 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         .trace = &t,
     };
     int report_error = write_report(out, &report) != 0;
-    char verdict[256];
-    const char *alone = NULL;
-    size_t usable = done ? count_usable(result, 1, &alone) : 0;
-    describe_check(backends, done ? result->truth : NULL, usable, alone, failed, seconds, verdict,
-                   sizeof verdict);
-    failed |= usable == 0; /* nothing was compared: no match to claim */
+    char verdict[512];
+    suite_check check;
+    suite_check_summary(result, done, &check);
+    describe_check(backends, &check, done, failed, seconds, verdict, sizeof verdict);
+    failed |= suite_check_failed(&check); /* no match to claim */
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");
@@ -1141,7 +1195,9 @@ int main(int argc, char **argv)
         return rc;
     }
     char *notes = NULL;
-    if ((rc = a.trace ? -1 : make_plan(&a, &p)) < 0 && a.notes && !(notes = read_text(a.notes)))
+    if ((rc = a.trace ? -1 : make_plan(&a, &p)) < 0 && !a.trace)
+        rc = check_reference(&search, &backends, smallest_case(&p), "run only sizes above 10000");
+    if (rc < 0 && a.notes && !(notes = read_text(a.notes)))
         rc = output_error_read(a.notes);
     if (rc < 0)
         rc = plan_outputs(&a, &out);
@@ -1243,11 +1299,11 @@ int main(int argc, char **argv)
 
     /* The verdict on the events, then what was written: a write failure is not a
      * mismatch, and a report is only said to be somewhere once it is. */
-    char verdict[256];
-    const char *alone = NULL;
-    size_t usable = count_usable(results, done, &alone);
-    describe_check(&backends, NULL, usable, alone, failed, report.seconds, verdict, sizeof verdict);
-    failed |= usable == 0; /* nothing was compared: no match to claim */
+    char verdict[512];
+    suite_check check;
+    suite_check_summary(results, done, &check);
+    describe_check(&backends, &check, done, failed, report.seconds, verdict, sizeof verdict);
+    failed |= suite_check_failed(&check); /* no match to claim */
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");

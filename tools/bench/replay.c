@@ -10,12 +10,14 @@
 #include "replay.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +26,7 @@
 #include <malloc.h>
 #endif
 
+#include "stats.h"
 #include "tuning.h"
 
 static uint64_t now_ns(void)
@@ -450,8 +453,15 @@ void replay_run(const replay_request *req, replay_result *out)
     }
     if (pid == 0) {
         close(fds[0]);
-        if (req->timeout > 0) /* SIGALRM's default action ends the child */
-            alarm((unsigned)(req->timeout + 0.999));
+        if (req->timeout > 0) { /* SIGALRM's default action ends the child */
+            /* A timer to the microsecond: a limit under a second is one too. */
+            double whole = floor(req->timeout);
+            struct itimerval t = {{0, 0},
+                                  {(time_t)whole, (suseconds_t)((req->timeout - whole) * 1e6)}};
+            if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0)
+                t.it_value.tv_usec = 1;
+            setitimer(ITIMER_REAL, &t, NULL);
+        }
         child(req, fds[1]);
     }
     close(fds[1]);
@@ -465,9 +475,10 @@ void replay_run(const replay_request *req, replay_result *out)
     if (WIFSIGNALED(status) || rd != 0 || len < sizeof *out) {
         out->failed = 1;
         if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM && req->timeout > 0) {
+            char limit[32];
             out->timed_out = 1;
-            snprintf(out->error, sizeof out->error, "did not finish a replay within %.0f s",
-                     req->timeout);
+            bench_fmt_seconds(limit, sizeof limit, req->timeout);
+            snprintf(out->error, sizeof out->error, "did not finish a replay within %s", limit);
         } else if (WIFSIGNALED(status))
             snprintf(out->error, sizeof out->error, "the %s replay died of signal %d", req->backend,
                      WTERMSIG(status));

@@ -150,11 +150,12 @@ static void write_machine(FILE *f, const bench_report *r)
                 "same run) |\n",
                 m->load_start[0], m->load_end[0]);
     fprintf(f, "| clock | `CLOCK_MONOTONIC`, %.0f ns per read |\n", m->clock_read_ns);
+    char secs[32];
+    bench_fmt_seconds(secs, sizeof secs, r->seconds);
     if (r->trace) /* a trace is replayed as it is: no seed went into it */
-        fprintf(f, "| run | %s, %.0f s |\n\n", r->date, r->seconds);
+        fprintf(f, "| run | %s, %s |\n\n", r->date, secs);
     else
-        fprintf(f, "| run | %s, seed %llu, %.0f s |\n\n", r->date, (unsigned long long)r->seed,
-                r->seconds);
+        fprintf(f, "| run | %s, seed %llu, %s |\n\n", r->date, (unsigned long long)r->seed, secs);
 }
 
 static void write_targets(FILE *f, const bench_report *r)
@@ -264,17 +265,34 @@ static void write_method(FILE *f, const bench_report *r)
                 above, l.move_limit);
     else
         fprintf(f, "- Every replay runs whole ticks.");
+    char secs[32];
+    bench_fmt_seconds(secs, sizeof secs, max_replay);
     fprintf(f,
-            " A replay that runs over %.0f s is stopped: its backend is noted as too slow and "
+            " A replay that runs over %s is stopped: its backend is noted as too slow and "
             "skipped at the workload's larger sizes. The run has a time budget shared among "
             "the cases; a case runs fewer rounds (at least one) rather than overrun its share, "
             "and each table says how many it ran.\n",
-            max_replay);
+            secs);
     if (!reference_in_run(r)) {
-        fprintf(f,
-                "- `%s` was not in this run: ratios (\xc3\x97) are to `grid` where it ran, else "
-                "to the first backend in the list, always measured in the same run.\n\n",
-                BENCH_REFERENCE);
+        suite_check s;
+        suite_check_summary(r->cases, r->case_count, &s);
+        if (!s.hidden)
+            fprintf(f, "- `%s` was not in this run", BENCH_REFERENCE);
+        else if (l.reference_full < l.reference_limit)
+            fprintf(f,
+                    "- `%s` was not among the backends, so it ran as the reference only: in "
+                    "each case up to %s entities, one untimed replay, for its events (everything "
+                    "up to %s entities, the populating and first movement tick above), not in "
+                    "the tables",
+                    BENCH_REFERENCE, limit, full);
+        else
+            fprintf(f,
+                    "- `%s` was not among the backends, so it ran as the reference only: in "
+                    "each case up to %s entities, one untimed replay, for its events, not in "
+                    "the tables",
+                    BENCH_REFERENCE, limit);
+        fprintf(f, ": ratios (\xc3\x97) are to `grid` where it ran, else to the first backend in "
+                   "the list, always measured in the same run.\n\n");
         return;
     }
     if (l.reference_full < l.reference_limit)
@@ -294,64 +312,107 @@ static void write_method(FILE *f, const bench_report *r)
             BENCH_REFERENCE);
 }
 
+/* How the events were checked, for the Correctness section (after "compared at the end
+ * of every tick with "): the reference up to its limit, the majority beyond. */
+static void write_check_rule(FILE *f, const bench_report *r, const suite_check *s)
+{
+    replay_limits l = limits_of(r);
+    char full[32], limit[32];
+    fmt_count(full, sizeof full, l.reference_full);
+    fmt_count(limit, sizeof limit, l.reference_limit);
+    int beyond = s->reference_whole < r->case_count; /* checkpoints the reference did not reach */
+    if (s->by_reference) {
+        fprintf(f, "`%s`'s, the reference, up to %s entities, whatever the order of the backends",
+                BENCH_REFERENCE, limit);
+        if (l.reference_full < l.reference_limit)
+            fprintf(f,
+                    " (above %s entities over the populating and first movement tick, which "
+                    "is all it replays there)",
+                    full);
+        if (s->hidden)
+            fprintf(f, "; it was not among the backends, so it was replayed for that alone, once "
+                       "per case and untimed, and is not in the tables");
+        fprintf(f, ". ");
+        if (beyond)
+            fprintf(f, "Beyond what it replayed, with ");
+    }
+    if (beyond)
+        fprintf(f, "the hash a strict majority of the backends that got there agree on: a backend "
+                   "is wrong only when most of them agree on another hash, and where no hash has a "
+                   "strict majority the backends disagree, none is blamed, and the run fails. ");
+}
+
 static void write_correctness(FILE *f, const bench_report *r)
 {
     size_t bad = 0, checks = 0;
     int batched = 0;
+    suite_check s;
+    suite_check_summary(r->cases, r->case_count, &s);
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
         batched |= (c->plan.flags & CASE_BATCHED) != 0;
         for (size_t b = 0; b < c->backend_count; b++)
             if (c->b[b].ran)
                 checks += c->b[b].rounds;
-        if (c->mismatch)
+        if (c->mismatch || c->disagree || c->reference_failed)
             bad++;
     }
-    char limit[32];
-    fmt_count(limit, sizeof limit, limits_of(r).reference_limit);
-    /* Whose events the others are checked against: what build_truth() in suite.c picks. */
-    int reference = reference_in_run(r);
-    const char *first = r->backend_count ? r->backends[0] : "";
     fprintf(f, "## Correctness\n\n");
-    if (reference)
+    if (r->backend_count == 1 && reference_in_run(r)) {
         fprintf(f,
-                "The event hash of every replay was compared at the end of every tick with the "
-                "reference: `%s` up to %s entities, above that the first backend in the list. ",
-                BENCH_REFERENCE, limit);
-    else if (r->backend_count > 1)
-        fprintf(f,
-                "The event hash of every replay was compared at the end of every tick with "
-                "`%s`'s, the first backend in the list (`%s` was not in this run). ",
-                first, BENCH_REFERENCE);
-    else
-        fprintf(f,
-                "Only `%s` ran (`%s` was not in this run): its events were not compared "
-                "with another backend's. ",
-                first, BENCH_REFERENCE);
-    if (batched && r->backend_count > 1)
-        fprintf(f,
-                "Batched cases, whose moves deliver their events in another order, are "
-                "compared with the %s batched replay. ",
-                reference ? "reference's" : "first backend's");
+                "Only `%s`, the reference, ran: its events were not compared with another "
+                "backend's. ",
+                BENCH_REFERENCE);
+    } else {
+        fprintf(f, "The event hash of every replay was compared at the end of every tick with ");
+        write_check_rule(f, r, &s);
+        if (batched)
+            fprintf(f, "Batched cases, whose moves deliver their events in another order, are "
+                       "checked the same way among the batched replays. ");
+    }
     fprintf(f, "%zu cases, %zu timed replays", r->case_count, checks);
-    if (!bad && reference)
-        fprintf(f, ": **every backend's events are identical to the reference's.**\n\n");
-    else if (!bad && r->backend_count > 1)
-        fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", first);
-    else if (!bad)
-        fprintf(f, ".\n\n");
-    else
-        fprintf(f, ": **%zu case%s disagree: the figures below are not valid.**\n\n", bad,
+    if (bad)
+        fprintf(f, ": **%zu case%s failed the check: the figures below are not valid.**\n\n", bad,
                 bad == 1 ? "" : "s");
+    else if (s.usable == 0)
+        fprintf(f, ": **no backend completed a replay: nothing was compared.**\n\n");
+    else if (s.unchecked)
+        fprintf(f,
+                ": **in %zu case%s a backend's events were compared with no other replay's, so "
+                "nothing says they are right.**\n\n",
+                s.unchecked_cases, s.unchecked_cases == 1 ? "" : "s");
+    else if (r->backend_count == 1 && reference_in_run(r))
+        fprintf(f, ".\n\n");
+    else if (s.by_reference == r->case_count && s.reference_whole == r->case_count)
+        fprintf(f, ": **every backend's events are identical to the reference's.**\n\n");
+    else if (s.by_reference)
+        fprintf(f, ": **every backend's events are identical to the reference's where it ran, "
+                   "and to the other backends' elsewhere.**\n\n");
+    else
+        fprintf(f, ": **every backend's events are identical to the other backends'.**\n\n");
+    int listed = 0;
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
-        for (size_t b = 0; b < c->backend_count; b++)
+        const char *batch = c->plan.flags & CASE_BATCHED ? " batched" : "";
+        for (size_t b = 0; b < c->backend_count; b++) {
             if (c->b[b].failed)
-                fprintf(f, "- **%s N=%zu%s, %s**: %s\n", c->plan.workload, c->plan.n,
-                        c->plan.flags & CASE_BATCHED ? " batched" : "", c->b[b].name,
-                        c->b[b].error);
+                fprintf(f, "- **%s N=%zu%s, %s**: %s\n", c->plan.workload, c->plan.n, batch,
+                        c->b[b].name, c->b[b].error);
+            else if (suite_usable(&c->b[b]) && !c->b[b].compared && !suite_is_reference(c, b))
+                fprintf(f,
+                        "- **%s N=%zu%s, %s**: its events were compared with no other "
+                        "replay's\n",
+                        c->plan.workload, c->plan.n, batch, c->b[b].name);
+            else
+                continue;
+            listed = 1;
+        }
+        if (c->check_note[0]) { /* a disagreement, or what became of the hidden reference */
+            fprintf(f, "- **%s N=%zu%s**: %s\n", c->plan.workload, c->plan.n, batch, c->check_note);
+            listed = 1;
+        }
     }
-    if (bad)
+    if (listed)
         fprintf(f, "\n");
 }
 
@@ -388,7 +449,8 @@ static void backend_columns(FILE *f, const bench_report *r, const char *first, c
 static void summary_row(FILE *f, const case_result *c, const char *label, int kind)
 {
     int best = -1;
-    for (size_t b = 0; b < c->backend_count; b++)
+    /* Where the backends disagree, nobody's figures are known good: none is the fastest. */
+    for (size_t b = 0; !c->disagree && b < c->backend_count; b++)
         if (suite_usable(&c->b[b]) && !isnan(c->b[b].med_ns[kind]) &&
             (best < 0 || c->b[b].med_ns[kind] < c->b[best].med_ns[kind]))
             best = (int)b;
@@ -466,6 +528,7 @@ static void chart_link(FILE *f, const bench_report *r, const char *file, const c
 /* The sweep's scaling exponent per backend, over its single-call or its batched cases. */
 static void exponent_row(FILE *f, const bench_report *r, int batched)
 {
+    size_t few = 0, few_lo = 0, few_hi = 0, shown = 0;
     fprintf(f, "| **exponent** |");
     for (size_t b = 0; b < r->backend_count; b++) {
         size_t points, lo, hi;
@@ -475,8 +538,26 @@ static void exponent_row(FILE *f, const bench_report *r, int batched)
             fprintf(f, " - |");
         else
             fprintf(f, " **%.3f** (%zu sizes) |", e, points);
+        shown += !isnan(e);
+        if (isnan(e) && points > few) {
+            few = points;
+            few_lo = lo;
+            few_hi = hi;
+        }
     }
     fprintf(f, "\n\n");
+    /* The targets call such a slope unusable: the table does not show one either. */
+    if (few) {
+        char lo[32], hi[32];
+        fmt_count(lo, sizeof lo, few_lo);
+        fmt_count(hi, sizeof hi, few_hi);
+        fprintf(f,
+                "%s: it takes at least %d sweep sizes spanning a factor of %d in N, as in the "
+                "targets; %s %zu (%s to %s).\n\n",
+                shown ? "Some backends have no exponent" : "No exponent is shown",
+                TARGETS_SWEEP_MIN_SIZES, TARGETS_SWEEP_SPAN,
+                shown ? "the others ran at most" : "this run has", few, lo, hi);
+    }
 }
 
 static void write_sweep(FILE *f, const bench_report *r)
@@ -603,15 +684,16 @@ static void write_batched(FILE *f, const bench_report *r)
     fmt_count(above, sizeof above, l.move_limit_above);
     fmt_count(limit, sizeof limit, l.reference_limit);
     char against[256];
-    if (reference_in_run(r))
+    suite_check s;
+    suite_check_summary(r->cases, r->case_count, &s);
+    if (s.by_reference)
         snprintf(against, sizeof against,
-                 "against `%s` batched up to %s entities, above that the first backend in the "
-                 "list",
-                 BENCH_REFERENCE, limit);
+                 "against `%s` batched up to %s entities%s, beyond that against the hash a "
+                 "strict majority of the batched replays agree on",
+                 BENCH_REFERENCE, limit, s.hidden ? " (replayed for that alone)" : "");
     else
         snprintf(against, sizeof against,
-                 "against `%s` batched, the first backend in the list (`%s` was not in this run)",
-                 r->backend_count ? r->backends[0] : "", BENCH_REFERENCE);
+                 "against the hash a strict majority of the batched replays agree on");
     fprintf(f, "### Moves in batches (percept_move_many)\n\n"
                "A batch is a maximal run of consecutive moves and teleports within one tick, made "
                "by one `percept_move_many()` call, which makes them in an order of nearby "
@@ -887,8 +969,9 @@ static void write_configuration(FILE *f, const bench_report *r)
 /* ------------------------------------------------------------------------ */
 /* A trace's report                                                          */
 
-/* The backend whose event counts the trace report shows: the one the others were
- * checked against, else the first usable one; NULL if none is. */
+/* The backend whose event counts the trace report shows: the reference when it is among
+ * the backends and completed, else the first that completed without failing the check;
+ * NULL if none did. */
 static const backend_result *trace_truth(const case_result *c)
 {
     const backend_result *first = NULL;
@@ -896,7 +979,7 @@ static const backend_result *trace_truth(const case_result *c)
         const backend_result *br = &c->b[b];
         if (!suite_usable(br))
             continue;
-        if (c->truth && strcmp(br->name, c->truth) == 0)
+        if (suite_is_reference(c, b))
             return br;
         if (!first)
             first = br;
@@ -912,47 +995,71 @@ static int has_slices(const bench_trace *t)
 
 static void write_trace_correctness(FILE *f, const bench_trace *t, const case_result *c)
 {
-    size_t replays = 0;
+    size_t replays = 0, completed = 0;
     const backend_result *ref = NULL;
+    char limit[48];
+    fmt_count(limit, sizeof limit, c->plan.reference_limit);
+    strcat(limit, " entities");
     for (size_t b = 0; b < c->backend_count; b++) {
         if (c->b[b].ran)
             replays += c->b[b].rounds;
-        if (strcmp(c->b[b].name, BENCH_REFERENCE) == 0)
+        completed += c->b[b].ran && c->b[b].rounds > 0;
+        if (suite_is_reference(c, b))
             ref = &c->b[b];
     }
     fprintf(f, "## Correctness\n\n");
-    if (!c->truth) {
+    if (!completed) {
         fprintf(f, "No backend completed a replay: nothing was compared.\n\n");
-    } else {
-        fprintf(f,
-                "The event hash of every replay was compared at the end of tick 0%s (see [How "
-                "it is measured](#how-it-is-measured)) with `%s`'s",
-                has_slices(t) ? " and of every slice" : " (the trace's end: it holds nothing else)",
-                c->truth);
-        if (strcmp(c->truth, BENCH_REFERENCE) == 0)
-            fprintf(f, ", the reference");
-        else if (!ref)
-            fprintf(f, ", the first backend in the list (`%s` was not in this run)",
-                    BENCH_REFERENCE);
-        else if (!ref->ran)
-            fprintf(f, ", the first backend in the list (`%s` did not run: %s)", BENCH_REFERENCE,
-                    ref->note);
-        else
-            fprintf(f, ", the first backend in the list that completed a replay");
-        fprintf(f, ". %zu timed replays", replays);
-        if (c->mismatch)
-            fprintf(f, ": **events differ: the figures below are not valid.**\n\n");
-        else if (c->backend_count > 1)
-            fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", c->truth);
-        else
-            fprintf(f, ", of one backend: its events were not compared with another's.\n\n");
+        return;
     }
+    fprintf(f,
+            "The event hash of every replay was compared at the end of tick 0%s (see [How it "
+            "is measured](#how-it-is-measured)) with ",
+            has_slices(t) ? " and of every slice" : " (the trace's end: it holds nothing else)");
+    if (c->reference_ops > 0)
+        fprintf(f, "`%s`'s, the reference%s", BENCH_REFERENCE,
+                c->reference_hidden ? ", which was not among the backends: it replayed the "
+                                      "trace for that alone, untimed, and is not in the tables"
+                                    : "");
+    else
+        fprintf(f,
+                "the hash a strict majority of the backends agree on (`%s`, the reference, %s%s): "
+                "a backend is wrong only when most of them agree on another hash; without a "
+                "strict majority the backends disagree and none is blamed",
+                BENCH_REFERENCE,
+                c->plan.n > c->plan.reference_limit ? "does not run above "
+                : ref && !ref->ran                  ? "did not run"
+                                                    : "did not complete a replay",
+                c->plan.n > c->plan.reference_limit ? limit : "");
+    fprintf(f, ". %zu timed replays", replays);
+    if (c->mismatch || c->reference_failed)
+        fprintf(f, ": **events differ: the figures below are not valid.**\n\n");
+    else if (c->disagree)
+        fprintf(f, ": **the backends disagree: the figures below are not valid, and no backend "
+                   "is the fastest.**\n\n");
+    else if (c->unchecked)
+        fprintf(f, ": **a backend's events were compared with no other replay's, so nothing "
+                   "says they are right.**\n\n");
+    else if (c->backend_count == 1 && ref)
+        fprintf(f, ", of the reference alone: its events were not compared with another "
+                   "backend's.\n\n");
+    else if (c->reference_ops > 0)
+        fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", BENCH_REFERENCE);
+    else
+        fprintf(f, ": **every backend's events are identical to the other backends'.**\n\n");
     int listed = 0;
     for (size_t b = 0; b < c->backend_count; b++) {
         if (c->b[b].failed) {
             fprintf(f, "- **%s**: %s\n", c->b[b].name, c->b[b].error);
             listed = 1;
+        } else if (suite_usable(&c->b[b]) && !c->b[b].compared && !suite_is_reference(c, b)) {
+            fprintf(f, "- **%s**: its events were compared with no other replay's\n", c->b[b].name);
+            listed = 1;
         }
+    }
+    if (c->check_note[0]) {
+        fprintf(f, "- %s\n", c->check_note);
+        listed = 1;
     }
     if (listed)
         fprintf(f, "\n");
@@ -978,7 +1085,8 @@ static void write_trace_results(FILE *f, const bench_trace *t, const case_result
     write_notes(f, c, 0);
     fprintf(f, "\n### Operations and events\n\n");
     if (!truth) {
-        fprintf(f, "No backend completed a replay.\n\n");
+        fprintf(f, "No backend completed a replay%s.\n\n",
+                c->mismatch ? " whose events passed the check" : "");
         return;
     }
     fprintf(f,
@@ -987,8 +1095,11 @@ static void write_trace_results(FILE *f, const bench_trace *t, const case_result
             truth->name);
     /* After a mismatch the backends disagree: these counts are one backend's only. */
     if (c->mismatch)
-        fprintf(f, ": the backend the others were checked against. The events differ (see "
+        fprintf(f, ": a backend whose events passed the check. The events differ (see "
                    "[Correctness](#correctness)): other backends delivered other counts.\n\n");
+    else if (c->disagree)
+        fprintf(f, ". The backends disagree (see [Correctness](#correctness)): other backends "
+                   "delivered other counts.\n\n");
     else
         fprintf(f, "; every backend checked delivers the same.\n\n");
     fprintf(f, "| operation | count | events | events/op |\n| --- | ---: | ---: | ---: |\n");
@@ -1037,23 +1148,28 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
             "operations of one kind are timed as one run with two clock reads, so the clock's "
             "cost (%.0f ns a read) stays out of the per-operation figures.\n",
             p->rounds, p->rounds == 1 ? "" : "s", r->machine->clock_read_ns);
+    char secs[32];
+    bench_fmt_seconds(secs, sizeof secs, p->max_replay);
     if (p->max_replay > 0)
-        fprintf(f,
-                "- A replay that runs over %.0f s is stopped and its backend noted as too "
-                "slow.\n",
-                p->max_replay);
+        fprintf(f, "- A replay that runs over %s is stopped and its backend noted as too slow.\n",
+                secs);
+    bench_fmt_seconds(secs, sizeof secs, p->budget);
     if (p->budget > 0)
         fprintf(f,
-                "- The run has a time budget of %.0f s: it runs fewer rounds (at least one) "
-                "rather than overrun it.\n",
-                p->budget);
+                "- The run has a time budget of %s: it runs fewer rounds (at least one) rather "
+                "than overrun it.\n",
+                secs);
     fprintf(f,
             "- `%s` is O(N) per query: it replays the whole trace when the trace never holds "
-            "more than %s entities at once, and nothing otherwise. Ratios (\xc3\x97) are to `%s` "
-            "where it ran, else to `grid`, else to the first backend, always measured in the "
-            "same run.\n"
+            "more than %s entities at once, and nothing otherwise.%s Ratios (\xc3\x97) are to "
+            "`%s` where it ran among the backends, else to `grid`, else to the first backend, "
+            "always measured in the same run.\n"
             "- The named workloads' targets and charts are not part of a trace's report.\n\n",
-            BENCH_REFERENCE, limit, BENCH_REFERENCE);
+            BENCH_REFERENCE, limit,
+            c->reference_hidden ? " It was not among the backends, so it ran as the reference "
+                                  "only: one untimed replay, for its events, not in the tables."
+                                : "",
+            BENCH_REFERENCE);
 }
 
 static void write_trace_configuration(FILE *f, const bench_report *r, const bench_trace *t)

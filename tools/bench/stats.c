@@ -1,10 +1,12 @@
 /*
  * stats.c - the few statistics the benchmark reports: median, minimum,
- * percentiles and the slope of a least-squares line through log-log points.
+ * percentiles and the slope of a least-squares line through log-log points;
+ * and how a duration is written.
  */
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static int compare_doubles(const void *pa, const void *pb)
@@ -60,4 +62,17 @@ double stats_loglog_slope(const double *x, const double *y, size_t n)
     if (fabs(den) < 1e-12)
         return NAN;
     return ((double)m * sxy - sx * sy) / den;
+}
+
+void bench_fmt_seconds(char *buf, size_t size, double seconds)
+{
+    /* Whole seconds from one up; below, two significant digits at most. */
+    if (seconds >= 0.95)
+        snprintf(buf, size, "%.0f s", seconds);
+    else if (seconds >= 0.001)
+        snprintf(buf, size, "%.2g s", seconds);
+    else if (seconds > 0)
+        snprintf(buf, size, "under 0.001 s");
+    else
+        snprintf(buf, size, "0 s");
 }

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,18 @@ static void count_ops(const bench_workload *wl, size_t limit, int batched, op_co
         memcpy(c->prefix, c->all, sizeof c->all);
 }
 
+/* The operations the reference replays in a case whose backends replay `all`: all of
+ * them up to plan.reference_full entities, the populating and first movement tick up
+ * to plan.reference_limit, and none (0) above, where O(N) per query is too slow. */
+static size_t reference_ops(const case_plan *p, const bench_workload *wl, size_t all)
+{
+    if (p->n > p->reference_limit)
+        return 0;
+    if (p->n > p->reference_full && wl->tick_count > 2 && wl->tick_end[1] < all)
+        return wl->tick_end[1];
+    return all;
+}
+
 /* Where each backend's replays stop: everything (or the plan's share of the
  * movement ticks), the reference's prefix, or nothing; and what each runs. */
 static void plan_limits(case_result *out, const bench_workload *wl, const char *const *backends,
@@ -65,13 +78,14 @@ static void plan_limits(case_result *out, const bench_workload *wl, const char *
         }
         if (strcmp(br->name, BENCH_REFERENCE) != 0)
             continue;
-        if (p->n > p->reference_limit) {
+        size_t ref = reference_ops(p, wl, all);
+        if (ref == 0) {
             br->ran = 0;
             snprintf(br->note, sizeof br->note, "O(N) per query: not run above %zu entities",
                      p->reference_limit);
-        } else if (p->n > p->reference_full && wl->tick_count > 2 && wl->tick_end[1] < all) {
+        } else if (ref < all) {
             br->partial = 1;
-            br->op_limit = wl->tick_end[1];
+            br->op_limit = ref;
         }
     }
     for (size_t b = 0; b < out->backend_count; b++)
@@ -93,9 +107,10 @@ static void flag_failure(case_result *out, size_t b, const char *why, FILE *log)
 static void too_slow(case_result *out, size_t b, FILE *log)
 {
     backend_result *br = &out->b[b];
+    char limit[32];
     br->too_slow = 1;
-    snprintf(br->note, sizeof br->note, "too slow: a replay did not finish within %.0f s",
-             out->plan.max_replay);
+    bench_fmt_seconds(limit, sizeof limit, out->plan.max_replay);
+    snprintf(br->note, sizeof br->note, "too slow: a replay did not finish within %s", limit);
     fprintf(log, "    %s: %s\n", br->name, br->note);
 }
 
@@ -104,59 +119,12 @@ static void too_slow(case_result *out, size_t b, FILE *log)
 static void twin_too_slow(case_result *out, size_t b, FILE *log)
 {
     backend_result *br = &out->b[b];
+    char limit[32];
     br->too_slow = 1;
+    bench_fmt_seconds(limit, sizeof limit, out->plan.max_replay);
     snprintf(br->note, sizeof br->note,
-             "too slow: its replay with one call per move did not finish within %.0f s",
-             out->plan.max_replay);
+             "too slow: its replay with one call per move did not finish within %s", limit);
     fprintf(log, "    %s batched: %s\n", br->name, br->note);
-}
-
-/*
- * The event hash expected at each checkpoint: the reference's where it ran,
- * beyond that the first backend that got there. valid[c] is 0 when no one did.
- */
-static const char *build_truth(case_result *out, replay_result (*res)[BENCH_MAX_ROUNDS],
-                               size_t checkpoint_count, uint64_t *truth, int *valid)
-{
-    const char *first = NULL;
-    for (size_t c = 0; c < checkpoint_count; c++)
-        valid[c] = 0;
-    /* The reference first, then the others in order. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t b = 0; b < out->backend_count; b++) {
-            const backend_result *br = &out->b[b];
-            int is_ref = strcmp(br->name, BENCH_REFERENCE) == 0;
-            if (!br->ran || br->failed || is_ref != (pass == 0) || res[b][0].failed)
-                continue;
-            for (size_t c = 0; c < res[b][0].hash_count && c < checkpoint_count; c++) {
-                if (valid[c])
-                    continue;
-                truth[c] = res[b][0].hashes[c];
-                valid[c] = 1;
-                if (!first)
-                    first = br->name;
-            }
-        }
-    }
-    return first;
-}
-
-static void check_replay(case_result *out, size_t b, const replay_result *r, const char *round,
-                         const size_t *checkpoints, const uint64_t *truth, const int *valid,
-                         const char *truth_name, FILE *log)
-{
-    for (size_t c = 0; c < r->hash_count; c++) {
-        if (!valid[c] || r->hashes[c] == truth[c])
-            continue;
-        char why[512];
-        snprintf(why, sizeof why,
-                 "MISMATCH: the events of the first %zu operations (%s) hash to %016" PRIx64
-                 ", but %s's to %016" PRIx64,
-                 checkpoints[c], round, r->hashes[c], truth_name, truth[c]);
-        out->mismatch = 1;
-        flag_failure(out, b, why, log);
-        return;
-    }
 }
 
 static void aggregate(case_result *out, size_t b, replay_result *res, size_t rounds,
@@ -318,19 +286,283 @@ typedef struct case_run {
     op_counts counts[BENCH_MAX_BACKENDS];
     replay_result (*res)[BENCH_MAX_ROUNDS]; /* [backend][round] */
     replay_result *warm;                    /* [backend] */
+    replay_result ref;                      /* the hidden reference's replay */
+    size_t ref_limit;                       /* the operations it replays; 0: it does not run */
     uint64_t *truth;
     int *valid;
-    size_t *cps; /* the op counts at which event hashes are taken */
+    unsigned char *source;  /* [checkpoint]: where truth came from (a truth_source) */
+    size_t *agree, *voters; /* [checkpoint]: a majority's size, out of how many */
+    size_t *cps;            /* the op counts at which event hashes are taken */
     size_t cp_count;
 } case_run;
 
 static void run_free(case_run *run)
 {
+    replay_result_free(&run->ref);
     free(run->res);
     free(run->warm);
     free(run->truth);
     free(run->valid);
+    free(run->source);
+    free(run->agree);
+    free(run->voters);
     free(run->cps);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checking the events                                                       */
+
+/* Where the hash expected at a checkpoint came from. */
+enum truth_source {
+    TRUTH_NONE,      /* no replay reached it, or the backends disagreed before it */
+    TRUTH_REFERENCE, /* the reference's replay */
+    TRUTH_MAJORITY,  /* the hash a strict majority of two or more backends agree on */
+    TRUTH_ALONE,     /* one backend got there: its other rounds are held to its first */
+    TRUTH_DISAGREE   /* no hash has a strict majority: none is blamed */
+};
+
+int suite_is_reference(const case_result *c, size_t b)
+{
+    return strcmp(c->b[b].name, BENCH_REFERENCE) == 0;
+}
+
+/* Whether backend b's first round reached checkpoint c without failing, and b was not
+ * found wrong at an earlier checkpoint: then its hash there counts. */
+static int votes(const case_run *run, size_t b, size_t c, const int *wrong)
+{
+    const backend_result *br = &run->out->b[b];
+    const replay_result *r = &run->res[b][0];
+    return br->ran && !br->failed && !wrong[b] && !r->failed && c < r->hash_count;
+}
+
+/* The replay holding the reference's events: the reference's among the backends (*index
+ * receives which), or the one run for the check alone; NULL when neither completed. */
+static const replay_result *reference_replay(const case_run *run, int *index)
+{
+    const case_result *out = run->out;
+    *index = -1;
+    for (size_t b = 0; b < out->backend_count; b++) {
+        if (!suite_is_reference(out, b))
+            continue;
+        *index = (int)b;
+        return out->b[b].ran && !out->b[b].failed && !run->res[b][0].failed ? &run->res[b][0]
+                                                                            : NULL;
+    }
+    return out->reference_hidden && !run->ref.failed ? &run->ref : NULL;
+}
+
+/* Appends to a fixed buffer, truncating. */
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    if (*len >= size)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    *len = n < 0 ? size : *len + (size_t)n;
+}
+
+/* The backends that gave hash h at checkpoint c, as "a, b, c". */
+static void voters_of(const case_run *run, size_t c, uint64_t h, const int *wrong, char *buf,
+                      size_t size, size_t *len)
+{
+    int first = 1;
+    for (size_t b = 0; b < run->out->backend_count; b++) {
+        if (!votes(run, b, c, wrong) || run->res[b][0].hashes[c] != h)
+            continue;
+        append(buf, size, len, "%s%s", first ? "" : ", ", run->out->b[b].name);
+        first = 0;
+    }
+}
+
+/* Checkpoint c has no majority: says so, naming each hash and who gave it. */
+static void note_disagreement(case_run *run, size_t c, const int *wrong, FILE *log)
+{
+    case_result *out = run->out;
+    char *note = out->check_note;
+    size_t len = 0, size = sizeof out->check_note;
+    int said[BENCH_MAX_BACKENDS] = {0}, first = 1;
+    append(note, size, &len, "backends disagree: the events of the first %zu operations hash to ",
+           run->cps[c]);
+    for (size_t b = 0; b < out->backend_count; b++) {
+        if (!votes(run, b, c, wrong) || said[b])
+            continue;
+        uint64_t h = run->res[b][0].hashes[c];
+        append(note, size, &len, "%s%016" PRIx64 " (", first ? "" : ", ", h);
+        voters_of(run, c, h, wrong, note, size, &len);
+        append(note, size, &len, ")");
+        for (size_t k = b; k < out->backend_count; k++)
+            said[k] |= votes(run, k, c, wrong) && run->res[k][0].hashes[c] == h;
+        first = 0;
+    }
+    append(note, size, &len, "; no hash has a strict majority, so none is blamed");
+    out->disagree = 1;
+    fprintf(log, "percept-bench: FAILED: %s N=%zu%s: %s\n", out->plan.workload, out->plan.n,
+            out->plan.flags & CASE_BATCHED ? " batched" : "", note);
+}
+
+/*
+ * The event hash expected at each checkpoint, and where it came from. Wherever the
+ * reference ran, its hash: the order of the backends decides nothing. Elsewhere, the
+ * hash a strict majority of the backends that got there agree on; without one they
+ * disagree, none is blamed, and nothing later is compared. A backend found wrong
+ * votes no more. Marks the backends whose events met another replay's.
+ */
+static void build_truth(case_run *run, FILE *log)
+{
+    case_result *out = run->out;
+    int wrong[BENCH_MAX_BACKENDS] = {0}, ref_index;
+    const replay_result *ref = reference_replay(run, &ref_index);
+    for (size_t c = 0; c < run->cp_count; c++) {
+        int voter[BENCH_MAX_BACKENDS] = {0};
+        size_t voters = 0, best = 0;
+        uint64_t best_hash = 0;
+        run->valid[c] = 0;
+        run->source[c] = TRUTH_NONE;
+        if (ref && c < ref->hash_count) {
+            run->truth[c] = ref->hashes[c];
+            run->valid[c] = 1;
+            run->source[c] = TRUTH_REFERENCE;
+            out->reference_ops = run->cps[c];
+            for (size_t b = 0; b < out->backend_count; b++) {
+                if ((int)b == ref_index || !votes(run, b, c, wrong))
+                    continue;
+                out->b[b].compared = 1;
+                wrong[b] = run->res[b][0].hashes[c] != run->truth[c];
+            }
+            continue;
+        }
+        if (out->disagree)
+            continue;
+        for (size_t b = 0; b < out->backend_count; b++)
+            voters += voter[b] = votes(run, b, c, wrong);
+        for (size_t b = 0; b < out->backend_count; b++) {
+            size_t same = 0;
+            for (size_t k = 0; voter[b] && k < out->backend_count; k++)
+                same += voter[k] && run->res[k][0].hashes[c] == run->res[b][0].hashes[c];
+            if (same > best) {
+                best = same;
+                best_hash = run->res[b][0].hashes[c];
+            }
+        }
+        if (voters == 0)
+            continue;
+        if (2 * best <= voters) {
+            run->source[c] = TRUTH_DISAGREE;
+            note_disagreement(run, c, wrong, log);
+            for (size_t b = 0; b < out->backend_count; b++)
+                out->b[b].compared |= voter[b];
+            continue;
+        }
+        run->truth[c] = best_hash;
+        run->valid[c] = 1;
+        run->source[c] = best > 1 ? TRUTH_MAJORITY : TRUTH_ALONE;
+        run->agree[c] = best;
+        run->voters[c] = voters;
+        out->majority_checks += best > 1;
+        for (size_t b = 0; b < out->backend_count; b++) {
+            if (!voter[b])
+                continue;
+            if (run->res[b][0].hashes[c] == best_hash)
+                out->b[b].compared |= best > 1;
+            else
+                wrong[b] = 1;
+        }
+    }
+}
+
+/* Whose hash checkpoint c was checked against, for a message. */
+static void truth_name(const case_run *run, size_t c, char *buf, size_t size)
+{
+    size_t len = 0;
+    int none[BENCH_MAX_BACKENDS] = {0};
+    if (run->source[c] == TRUTH_REFERENCE) {
+        snprintf(buf, size, "%s's%s", BENCH_REFERENCE,
+                 run->out->reference_hidden ? " (the reference, run untimed)" : "");
+    } else if (run->source[c] == TRUTH_MAJORITY) {
+        append(buf, size, &len, "those of %zu of the %zu backends that got there (", run->agree[c],
+               run->voters[c]);
+        voters_of(run, c, run->truth[c], none, buf, size, &len);
+        append(buf, size, &len, ")");
+    } else {
+        snprintf(buf, size, "its first round's");
+    }
+}
+
+static void check_replay(case_run *run, size_t b, const replay_result *r, const char *round,
+                         FILE *log)
+{
+    for (size_t c = 0; c < r->hash_count && c < run->cp_count; c++) {
+        if (!run->valid[c] || r->hashes[c] == run->truth[c])
+            continue;
+        char why[768], whose[384];
+        truth_name(run, c, whose, sizeof whose);
+        snprintf(why, sizeof why,
+                 "MISMATCH: the events of the first %zu operations (%s) hash to %016" PRIx64
+                 ", but %s to %016" PRIx64,
+                 run->cps[c], round, r->hashes[c], whose, run->truth[c]);
+        run->out->mismatch = 1;
+        flag_failure(run->out, b, why, log);
+        return;
+    }
+}
+
+/* Backends that completed a replay whose events met no other replay's: nothing checked
+ * them, so the run cannot say they are right. The reference among the backends is
+ * exempt: it is what the others are checked against. */
+static void note_unchecked(case_run *run, FILE *log)
+{
+    case_result *out = run->out;
+    const case_plan *p = &out->plan;
+    for (size_t b = 0; b < out->backend_count; b++) {
+        if (!suite_usable(&out->b[b]) || out->b[b].compared || suite_is_reference(out, b))
+            continue;
+        char why[256];
+        if (p->n > p->reference_limit)
+            snprintf(why, sizeof why, "%s does not run above %zu entities", BENCH_REFERENCE,
+                     p->reference_limit);
+        else
+            snprintf(why, sizeof why, "%s did not complete a replay", BENCH_REFERENCE);
+        out->unchecked++;
+        fprintf(log,
+                "percept-bench: UNCHECKED: %s N=%zu%s, backend %s: its events were compared with "
+                "no other replay's (%s, and no other backend completed one to compare with)\n",
+                p->workload, p->n, p->flags & CASE_BATCHED ? " batched" : "", out->b[b].name, why);
+    }
+}
+
+/* The reference's replay when it is not among the backends: once, untimed, before the
+ * rounds, only for its events. */
+static void run_reference(case_run *run, const bench_workload *wl, FILE *log)
+{
+    case_result *out = run->out;
+    replay_request rq = {.wl = wl,
+                         .backend = BENCH_REFERENCE,
+                         .op_limit = run->ref_limit,
+                         .checkpoints = run->cps,
+                         .checkpoint_count = run->cp_count,
+                         .timeout = out->plan.max_replay,
+                         .batched = (out->plan.flags & CASE_BATCHED) != 0};
+    char limit[32];
+    replay_run(&rq, &run->ref);
+    if (run->ref.timed_out) {
+        bench_fmt_seconds(limit, sizeof limit, out->plan.max_replay);
+        snprintf(out->check_note, sizeof out->check_note,
+                 "%s, the reference, did not finish its replay within %s: the backends were "
+                 "checked against each other",
+                 BENCH_REFERENCE, limit);
+        fprintf(log, "    %s (the reference): too slow: %s\n", BENCH_REFERENCE, out->check_note);
+    } else if (run->ref.failed) {
+        out->reference_failed = 1;
+        snprintf(out->check_note, sizeof out->check_note, "%s, the reference: %s", BENCH_REFERENCE,
+                 run->ref.error);
+        fprintf(log, "percept-bench: FAILED: %s N=%zu%s, the reference %s: %s\n",
+                out->plan.workload, out->plan.n, out->plan.flags & CASE_BATCHED ? " batched" : "",
+                BENCH_REFERENCE, run->ref.error);
+    }
 }
 
 /* Sets the case up: its limits, its checkpoints, room for its replays. */
@@ -356,9 +588,20 @@ static int run_start(case_run *run, const bench_workload *wl, const char *const 
     run->warm = calloc(out->backend_count, sizeof *run->warm);
     run->truth = calloc(wl->tick_count + 1, sizeof *run->truth);
     run->valid = calloc(wl->tick_count + 1, sizeof *run->valid);
+    run->source = calloc(wl->tick_count + 1, sizeof *run->source);
+    run->agree = calloc(wl->tick_count + 1, sizeof *run->agree);
+    run->voters = calloc(wl->tick_count + 1, sizeof *run->voters);
     run->cps = calloc(wl->tick_count + 1, sizeof *run->cps);
-    if (!run->res || !run->warm || !run->truth || !run->valid || !run->cps)
+    if (!run->res || !run->warm || !run->truth || !run->valid || !run->source || !run->agree ||
+        !run->voters || !run->cps)
         return -1;
+    /* The reference checks every case within its limit: when it is not among the
+     * backends, it replays once for that alone (run_reference()). */
+    int listed = 0;
+    for (size_t b = 0; b < out->backend_count; b++)
+        listed |= suite_is_reference(out, b);
+    run->ref_limit = listed ? 0 : reference_ops(plan, wl, out->replay_ops);
+    out->reference_hidden = run->ref_limit > 0;
     /* Event hashes are compared at the end of every tick, and where the replays stop. */
     for (size_t t = 0; t < wl->tick_count; t++) {
         if (t > 0 && wl->tick_end[t - 1] < out->replay_ops && wl->tick_end[t] > out->replay_ops)
@@ -393,19 +636,17 @@ static void run_finish(case_run *run, size_t rounds, FILE *log)
     case_result *out = run->out;
     int warmup = out->plan.warmup;
     out->plan.rounds = rounds;
-    out->truth = build_truth(out, run->res, run->cp_count, run->truth, run->valid);
+    build_truth(run, log);
     for (size_t b = 0; b < out->backend_count; b++) {
         if (!out->b[b].ran)
             continue;
         char label[32];
         if (warmup && !run->warm[b].failed)
-            check_replay(out, b, &run->warm[b], "warm-up", run->cps, run->truth, run->valid,
-                         out->truth, log);
+            check_replay(run, b, &run->warm[b], "warm-up", log);
         for (size_t r = 0; r < rounds; r++) {
             snprintf(label, sizeof label, "round %zu", r + 1);
             if (!run->res[b][r].failed)
-                check_replay(out, b, &run->res[b][r], label, run->cps, run->truth, run->valid,
-                             out->truth, log);
+                check_replay(run, b, &run->res[b][r], label, log);
         }
     }
     for (size_t b = 0; b < out->backend_count; b++) {
@@ -414,6 +655,7 @@ static void run_finish(case_run *run, size_t rounds, FILE *log)
         if (out->b[b].too_slow && out->b[b].rounds == 0)
             out->b[b].ran = 0; /* nothing measured: shown as skipped, with the note */
     }
+    note_unchecked(run, log);
 
     /* Ratios are to the reference when it ran, else to the grid, else to the first. */
     for (size_t b = 0; b < out->backend_count && out->base < 0; b++)
@@ -428,6 +670,9 @@ static void run_finish(case_run *run, size_t rounds, FILE *log)
 
     if (out->plan.flags & CASE_BATCHED)
         fprintf(log, "    batched:\n");
+    if (out->reference_hidden && !run->ref.failed)
+        fprintf(log, "    %-11s the reference, not among the backends: replayed once, untimed%s\n",
+                BENCH_REFERENCE, run->ref_limit < out->replay_ops ? " (first tick only)" : "");
     for (size_t b = 0; b < out->backend_count; b++) {
         log_backend(log, &out->b[b]);
         replay_result_free(&run->warm[b]);
@@ -487,6 +732,10 @@ static int run_cases(case_result *out, const case_plan *plans, size_t count,
         return -1;
     }
 
+    /* The reference's own replay where it is not among the backends: untimed, first. */
+    for (size_t i = 0; i < count; i++)
+        if (runs[i].out->reference_hidden)
+            run_reference(&runs[i], wl, log);
     /* Untimed warm-up: the populating tick once per backend (caches, allocator, clocks). */
     for (size_t i = 0; i < count; i++) {
         case_result *o = runs[i].out;
@@ -500,9 +749,11 @@ static int run_cases(case_result *out, const case_plan *plans, size_t count,
         /* At least one round; another only if it should end within the budget. */
         double spent = cli_now_seconds() - start;
         if (r > 0 && budget > 0 && spent + spent / (double)r > budget) {
+            char secs[32];
             rounds = r;
-            fprintf(log, "    (%zu round%s: the time budget of this case, %.0f s, is spent)\n", r,
-                    r == 1 ? "" : "s", budget);
+            bench_fmt_seconds(secs, sizeof secs, budget);
+            fprintf(log, "    (%zu round%s: the time budget of this case, %s, is spent)\n", r,
+                    r == 1 ? "" : "s", secs);
             break;
         }
         for (size_t i = 0; i < count; i++) {
@@ -543,4 +794,39 @@ int suite_run_workload(case_result *out, const case_plan *plan, const bench_work
                        const char *const *backends, size_t backend_count, FILE *log)
 {
     return run_cases(out, plan, 1, wl, backends, backend_count, NULL, log);
+}
+
+void suite_check_summary(const case_result *cases, size_t count, suite_check *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < count; i++) {
+        const case_result *c = &cases[i];
+        if (c->plan.reference_limit > s->reference_limit)
+            s->reference_limit = c->plan.reference_limit;
+        s->reference_failed += c->reference_failed != 0;
+        s->disagree += c->disagree != 0;
+        s->unchecked += c->unchecked;
+        s->unchecked_cases += c->unchecked > 0;
+        s->by_reference += c->reference_ops > 0;
+        s->reference_whole += c->reference_ops > 0 && c->reference_ops >= c->replay_ops;
+        s->by_majority += c->majority_checks > 0;
+        s->hidden += c->reference_hidden != 0;
+        for (size_t b = 0; b < c->backend_count; b++)
+            s->failed += c->b[b].failed != 0;
+    }
+    /* Every case runs the same backends, in the same order. */
+    for (size_t b = 0; count && b < cases[0].backend_count; b++) {
+        int usable = 0;
+        for (size_t i = 0; i < count && b < cases[i].backend_count; i++)
+            usable |= suite_usable(&cases[i].b[b]);
+        if (usable) {
+            s->usable++;
+            s->alone = cases[0].b[b].name;
+        }
+    }
+}
+
+int suite_check_failed(const suite_check *s)
+{
+    return s->failed || s->reference_failed || s->disagree || s->unchecked || s->usable == 0;
 }

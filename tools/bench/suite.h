@@ -60,7 +60,10 @@ typedef struct backend_result {
     int partial;     /* the reference's prefix only: the populating and first tick */
     size_t op_limit; /* the operations each replay ran */
     int failed;      /* a replay failed or its events differ from the reference */
-    int too_slow;    /* a replay ran over plan.max_replay: skipped at larger sizes */
+    /* Its events were checked against another replay's: the reference's, or a hash that
+     * a strict majority including some other backend agree on (see suite.c). */
+    int compared;
+    int too_slow; /* a replay ran over plan.max_replay: skipped at larger sizes */
     char error[768];
     char note[256]; /* why it was skipped */
     size_t rounds;
@@ -84,10 +87,19 @@ typedef struct case_result {
     double pairs_per_observer; /* live pairs per entity and sense at the end */
     backend_result b[BENCH_MAX_BACKENDS];
     size_t backend_count;
-    int base;          /* index of the ratio base: the reference, or grid above its limit */
-    const char *truth; /* whose events the others are checked against */
-    int mismatch;      /* some backend's events differ */
-    double seconds;    /* wall time of the whole case */
+    int base;     /* index of the ratio base: the reference, or grid above its limit */
+    int mismatch; /* some backend's events differ */
+    /* How the events were checked. Up to plan.reference_limit entities the truth is the
+     * reference's events (BENCH_REFERENCE, whatever the order of the backends); where it
+     * did not run, the hash a strict majority of the backends agree on. */
+    int reference_hidden;   /* the reference, not among the backends, ran once, untimed */
+    int reference_failed;   /* that replay failed: nothing could be checked against it */
+    size_t reference_ops;   /* the operations its events were compared over; 0: none */
+    size_t majority_checks; /* checkpoints whose hash two or more backends agreed on */
+    int disagree;           /* a checkpoint without a majority: none blamed, the case fails */
+    size_t unchecked;       /* usable backends, not the reference, compared with nothing */
+    char check_note[768];   /* the disagreement, or what became of the hidden reference */
+    double seconds;         /* wall time of the whole case */
 } case_result;
 
 /* Whether backend b's figures can be shown: it ran, at least one round, without failing. */
@@ -141,6 +153,31 @@ int suite_run_cases(case_result *out, const case_plan *plans, size_t count,
  */
 int suite_run_workload(case_result *out, const case_plan *plan, const bench_workload *wl,
                        const char *const *backends, size_t backend_count, FILE *log);
+
+/* Whether backend b of case c is the reference among the backends, which the others
+ * are checked against, rather than checked itself. */
+int suite_is_reference(const case_result *c, size_t b);
+
+/* How a run's events were checked, over all its cases. */
+typedef struct suite_check {
+    size_t failed;           /* backends, case by case, whose replay failed or events differ */
+    size_t reference_failed; /* cases whose hidden reference replay failed */
+    size_t disagree;         /* cases where the backends disagree without a majority */
+    size_t unchecked;        /* backends, case by case, whose events were compared with nothing */
+    size_t unchecked_cases;  /* the cases they were in */
+    size_t by_reference;     /* cases checked against the reference, */
+    size_t reference_whole;  /* over everything the backends replayed */
+    size_t by_majority;      /* cases with a checkpoint that a majority decided */
+    size_t hidden;           /* cases where the reference ran for the check alone */
+    size_t usable;           /* backends that completed a replay in some case */
+    const char *alone;       /* one of them */
+    size_t reference_limit;  /* the largest N the reference runs at */
+} suite_check;
+
+void suite_check_summary(const case_result *cases, size_t count, suite_check *s);
+/* Whether the summary fails the run: a failure, a disagreement, a backend compared with
+ * nothing, or no backend that completed a replay. */
+int suite_check_failed(const suite_check *s);
 
 /* Seconds one replay of backend b took (the median), or NAN. */
 double suite_replay_seconds(const case_result *c, size_t b);

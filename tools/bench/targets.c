@@ -38,11 +38,12 @@ const case_result *targets_find_case(const case_result *cases, size_t case_count
     return NULL;
 }
 
-/* The fastest backend other than the reference for one kind, or -1. */
+/* The fastest backend other than the reference for one kind, or -1; none where the
+ * backends disagree on the events, whose figures are then not known good. */
 static int fastest(const case_result *c, int kind)
 {
     int best = -1;
-    for (size_t b = 0; b < c->backend_count; b++) {
+    for (size_t b = 0; !c->disagree && b < c->backend_count; b++) {
         const backend_result *br = &c->b[b];
         if (!suite_usable(br) || strcmp(br->name, BENCH_REFERENCE) == 0 || isnan(br->med_ns[kind]))
             continue;
@@ -50,6 +51,12 @@ static int fastest(const case_result *c, int kind)
             best = (int)b;
     }
     return best;
+}
+
+/* Why a target's case (NULL: not in the run) has no fastest backend. */
+static const char *not_measured(const case_result *c)
+{
+    return !c ? "not run" : c->disagree ? "the backends disagree on the events" : "not run";
 }
 
 static int find_backend(const case_result *c, const char *name)
@@ -66,6 +73,9 @@ double targets_sweep_exponent(const case_result *cases, size_t case_count, const
     double x[SUITE_MAX_POINTS], y[SUITE_MAX_POINTS];
     unsigned flags = CASE_SWEEP | (batched ? CASE_BATCHED : 0);
     *points = suite_series(cases, case_count, flags, NULL, name, OP_MOVE, x, y, lo, hi);
+    /* A slope over fewer sizes, or less than a factor TARGETS_SWEEP_SPAN in N, says little. */
+    if (*points < TARGETS_SWEEP_MIN_SIZES || *hi < TARGETS_SWEEP_SPAN * *lo)
+        return NAN;
     return stats_loglog_slope(x, y, *points);
 }
 
@@ -79,7 +89,7 @@ static void move_target(const case_result *cases, size_t n, int batched, target_
     int best = c ? fastest(c, OP_MOVE) : -1;
     if (best < 0) {
         t->status = TARGET_UNMEASURED;
-        snprintf(t->measured, sizeof t->measured, "not run");
+        snprintf(t->measured, sizeof t->measured, "%s", not_measured(c));
         return;
     }
     double ns = c->b[best].med_ns[OP_MOVE];
@@ -109,7 +119,7 @@ static void teleport_target(const case_result *cases, size_t n, target_result *t
     int best = c ? fastest(c, OP_TELEPORT) : -1;
     if (best < 0) {
         t->status = TARGET_UNMEASURED;
-        snprintf(t->measured, sizeof t->measured, "not run");
+        snprintf(t->measured, sizeof t->measured, "%s", not_measured(c));
         return;
     }
     double ns = c->b[best].med_ns[OP_TELEPORT];
@@ -130,11 +140,17 @@ static void exponent_target(const case_result *cases, size_t n, int batched, tar
     for (size_t i = 0; i < 2; i++) {
         size_t points, lo, hi;
         double e = targets_sweep_exponent(cases, n, names[i], batched, &points, &lo, &hi);
-        /* A slope over less than a factor 16 in N says little. */
-        if (isnan(e) || points < 3 || hi < 16 * lo) {
+        if (points == 0) {
+            t->status = TARGET_UNMEASURED;
+            len += (size_t)snprintf(t->measured + len, sizeof t->measured - len, "%s%s: not run",
+                                    i ? "; " : "", names[i]);
+        } else if (isnan(e)) {
             t->status = TARGET_UNMEASURED;
             len += (size_t)snprintf(t->measured + len, sizeof t->measured - len,
-                                    "%s%s: too few sizes", i ? "; " : "", names[i]);
+                                    "%s%s: too few sizes (%zu, N = %zu to %zu; an exponent takes "
+                                    "at least %d spanning a factor %d)",
+                                    i ? "; " : "", names[i], points, lo, hi,
+                                    TARGETS_SWEEP_MIN_SIZES, TARGETS_SWEEP_SPAN);
         } else {
             if (e > EXPONENT_TARGET && t->status == TARGET_MET)
                 t->status = TARGET_MISSED;
@@ -157,7 +173,7 @@ static void memory_target(const case_result *cases, size_t n, target_result *t)
             !(cases[i].plan.flags & CASE_BATCHED) && (!c || cases[i].plan.n > c->plan.n))
             c = &cases[i];
     int best = -1;
-    for (size_t b = 0; c && b < c->backend_count; b++) {
+    for (size_t b = 0; c && !c->disagree && b < c->backend_count; b++) {
         const backend_result *br = &c->b[b];
         if (suite_usable(br) && !isnan(br->rss_per_entity) &&
             (best < 0 || br->rss_per_entity < c->b[best].rss_per_entity))
@@ -165,7 +181,9 @@ static void memory_target(const case_result *cases, size_t n, target_result *t)
     }
     if (best < 0) {
         t->status = TARGET_UNMEASURED;
-        snprintf(t->measured, sizeof t->measured, "no uniform_walk run of 100k entities or more");
+        snprintf(t->measured, sizeof t->measured, "%s",
+                 c && c->disagree ? not_measured(c)
+                                  : "no uniform_walk run of 100k entities or more");
         return;
     }
     double v = c->b[best].rss_per_entity;

@@ -33,8 +33,14 @@ const char *target_status_label(const target_result *t, int quick);
 /* The case of `workload` at size n, batched (CASE_BATCHED) or not, or NULL. */
 const case_result *targets_find_case(const case_result *cases, size_t case_count,
                                      const char *workload, size_t n, int batched);
-/* The scaling exponent of backend `name` over the sweep cases, batched or not (NAN if
- * under 2 points); *points receives the number of sizes used, *lo and *hi the extreme sizes. */
+/* The fewest sweep sizes a scaling exponent is computed from, and the factor in N they
+ * must span at least: the report shows no exponent from less, nor do the targets judge one. */
+#define TARGETS_SWEEP_MIN_SIZES 3
+#define TARGETS_SWEEP_SPAN 16
+
+/* The scaling exponent of backend `name` over the sweep cases, batched or not (NAN over
+ * fewer than TARGETS_SWEEP_MIN_SIZES sizes, or a span under TARGETS_SWEEP_SPAN); *points
+ * receives the number of sizes used, *lo and *hi the extreme sizes. */
 double targets_sweep_exponent(const case_result *cases, size_t case_count, const char *name,
                               int batched, size_t *points, size_t *lo, size_t *hi);
 

@@ -31,8 +31,10 @@ const bench_workload_info bench_workloads[] = {
     {"sparse_walk", "The same walk in a world 20 times larger: about 1 neighbour per sense"},
     {"town_square", "Half the entities, at most 1000, jitter inside a disk 3 ranges wide "
                     "(hundreds in range, not thousands); the others walk around it"},
+    /* setup_boss_fight()'s rule, stated for every N: small worlds have no walkers. */
     {"boss_fight", "200 entities charge one boss and fight around it, 1000 onlookers stand in a "
-                   "ring; the rest walk"},
+                   "ring, the rest walk; below 1201 entities, 200 in 1201 of them charge and "
+                   "the others, but the boss, look on, with no one walking"},
     {"clusters", "32 groups drift across the world, their members milling inside them"},
     {"road", "Everyone walks back and forth on one line along x (y is the same for all)"},
     {"teleport", "As uniform_walk, but each tick 2% of the entities jump anywhere instead"},
