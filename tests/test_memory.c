@@ -339,31 +339,42 @@ static size_t pairs_bound(const percept_world *w)
     return pairs_bound_of(w, 1, SPREAD_N);
 }
 
+/* The events delivered, and a hash of their sequence: two worlds given the
+ * same calls must agree on both. */
+typedef struct event_tally {
+    uint64_t events, hash;
+} event_tally;
+
+static void tally_reset(event_tally *t)
+{
+    t->events = 0;
+    t->hash = 0xcbf29ce484222325u;
+}
+
+static void tally_event(void *user, const percept_event *ev)
+{
+    event_tally *t = user;
+    uint64_t fields[] = {ev->kind, ev->sense, ev->observer, ev->target};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        t->hash = (t->hash ^ fields[i]) * 0x100000001b3u;
+    t->events++;
+}
+
 typedef struct spread_world {
     tu_fault_alloc fa;
     percept_world *w;
-    uint64_t events, event_hash; /* the events delivered, and a hash of their sequence */
+    event_tally tally;
     double x[SPREAD_N + 1], y[SPREAD_N + 1];
 } spread_world;
-
-static void hash_event(void *user, const percept_event *ev)
-{
-    spread_world *sw = user;
-    uint64_t fields[] = {ev->kind, ev->sense, ev->observer, ev->target};
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-        sw->event_hash = (sw->event_hash ^ fields[i]) * 0x100000001b3u;
-    sw->events++;
-}
 
 /* SPREAD_N entities over a 400 x 400 world, about 3 in range of each. */
 static void spread_open(spread_world *sw, const char *backend)
 {
     uint64_t rng = 23;
     tu_fault_init(&sw->fa);
-    sw->events = 0;
-    sw->event_hash = 0xcbf29ce484222325u;
+    tally_reset(&sw->tally);
     sw->w = tu_open_faulty(backend, "[world]\nmax_x = 400\nmax_y = 400\n", NULL, &sw->fa);
-    assert_int_equal(percept_set_event_callback(sw->w, hash_event, sw), PERCEPT_OK);
+    assert_int_equal(percept_set_event_callback(sw->w, tally_event, &sw->tally), PERCEPT_OK);
     for (uint32_t i = 1; i <= SPREAD_N; i++) {
         sw->x[i] = splitmix_between(&rng, 0, 400);
         sw->y[i] = splitmix_between(&rng, 0, 400);
@@ -431,9 +442,9 @@ static void lists_give_back_room(const char *backend)
      * checks), and the events and the relation are the same. */
     assert_true(refused.fa.shrinks > CROWD_N);
     assert_true(usage(refused.w).pairs > 3 * after);
-    assert_true(kept.events > 2 * CROWD_N * CROWD_N);
-    assert_int_equal(refused.events, kept.events);
-    assert_int_equal(refused.event_hash, kept.event_hash);
+    assert_true(kept.tally.events > 2 * CROWD_N * CROWD_N);
+    assert_int_equal(refused.tally.events, kept.tally.events);
+    assert_int_equal(refused.tally.hash, kept.tally.hash);
     for (uint32_t i = 1; i <= SPREAD_N; i++)
         for (int side = 0; side < 2; side++)
             assert_int_equal(partners(refused.w, i, side), partners(kept.w, i, side));
@@ -556,7 +567,7 @@ static void test_crowds_come_and_go(void **state)
 typedef struct og_world {
     tu_fault_alloc fa;
     percept_world *w;
-    uint64_t events, event_hash;
+    event_tally tally;
 } og_world;
 
 /* The grids' bytes before the first crowd, with the first crowd gathered,
@@ -564,15 +575,6 @@ typedef struct og_world {
 typedef struct og_days {
     size_t before, crowd, after;
 } og_days;
-
-static void og_hash_event(void *user, const percept_event *ev)
-{
-    og_world *ow = user;
-    uint64_t fields[] = {ev->kind, ev->sense, ev->observer, ev->target};
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-        ow->event_hash = (ow->event_hash ^ fields[i]) * 0x100000001b3u;
-    ow->events++;
-}
 
 static void og_home(uint32_t i, double *x, double *y)
 {
@@ -596,10 +598,9 @@ static void og_open(og_world *ow, const char *backend)
                               "[hearing]\nobserver_cell_size = 4\n"
                               "[smell]\nobserver_cell_size = 4\n";
     tu_fault_init(&ow->fa);
-    ow->events = 0;
-    ow->event_hash = 0xcbf29ce484222325u;
+    tally_reset(&ow->tally);
     ow->w = tu_open_faulty(backend, ini, NULL, &ow->fa);
-    assert_int_equal(percept_set_event_callback(ow->w, og_hash_event, ow), PERCEPT_OK);
+    assert_int_equal(percept_set_event_callback(ow->w, tally_event, &ow->tally), PERCEPT_OK);
     unsigned hidden = PERCEPT_SENSE_BIT(PERCEPT_SIGHT) | PERCEPT_SENSE_BIT(PERCEPT_HEARING) |
                       PERCEPT_SENSE_BIT(PERCEPT_SMELL);
     for (uint32_t i = 1; i <= OG_CROWD; i++) {
@@ -664,9 +665,9 @@ static og_days og_run_days(const char *backend, double radius)
     expect_exact(refused.w, &refused.fa, "after the crowds dispersed, shrinks refused");
     d.after = usage(kept.w).observer_grids;
     assert_true(refused.fa.shrinks > OG_DAYS);
-    assert_true(kept.events >= (uint64_t)OG_DAYS * OG_CROWD);
-    assert_int_equal(refused.events, kept.events);
-    assert_int_equal(refused.event_hash, kept.event_hash);
+    assert_true(kept.tally.events >= (uint64_t)OG_DAYS * OG_CROWD);
+    assert_int_equal(refused.tally.events, kept.tally.events);
+    assert_int_equal(refused.tally.hash, kept.tally.hash);
     percept_world_close(kept.w);
     tu_expect_no_leak(&kept.fa, "closed");
     percept_world_close(refused.w);
