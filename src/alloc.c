@@ -17,6 +17,22 @@ void *percept_default_alloc(void *user, void *ptr, size_t size)
     return realloc(ptr, size);
 }
 
+void pc_give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
+                  uint32_t *cap)
+{
+    if (len == 0) {
+        pc_free(a, *array);
+        *array = NULL;
+        *cap = 0;
+        return;
+    }
+    void *p = a->alloc(a->user, *array, (size_t)len * 2 * elem); /* len <= cap / 4: no overflow */
+    if (!p)
+        return;
+    *array = p;
+    *cap = len * 2;
+}
+
 int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need)
 {
     if (need <= *cap)

@@ -31,4 +31,14 @@ static inline void pc_free(const percept_allocator *a, void *ptr)
  */
 int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need);
 
+/*
+ * Give back the room of *array (elem bytes each, *cap of them, `len` in
+ * use; len <= *cap / 4, checked by the caller): resize it to twice `len`,
+ * or free it when `len` is 0, so that memory follows a crowd that
+ * disperses. Never fails: if the allocator refuses, the array keeps its
+ * block and *cap stays.
+ */
+void pc_give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
+                  uint32_t *cap);
+
 #endif

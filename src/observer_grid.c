@@ -179,29 +179,15 @@ static og_cell *home_of(observer_grid *g, uint32_t cell)
     return cell == OG_WIDE ? &g->wide : &g->cells[cell];
 }
 
-/*
- * Gives back room once an array holds a quarter of it or less, keeping twice
- * its length (none when it is empty): a cell a crowd stood in, or that a
+/* Gives back room once a cell's array holds a quarter of it or less (above
+ * OG_SHRINK_FROM entries of room): a cell a crowd stood in, or that a
  * crowd's observers reached, would otherwise keep the crowd's size until the
- * world is closed. Never fails: if the allocator refuses, the array keeps its
- * block.
- */
+ * world is closed. */
 static void give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
                       uint32_t *cap)
 {
-    if (*cap <= OG_SHRINK_FROM || len > *cap / 4)
-        return;
-    if (len == 0) {
-        pc_free(a, *array);
-        *array = NULL;
-        *cap = 0;
-        return;
-    }
-    void *p = a->alloc(a->user, *array, (size_t)len * 2 * elem); /* len <= cap / 4: no overflow */
-    if (!p)
-        return;
-    *array = p;
-    *cap = len * 2;
+    if (*cap > OG_SHRINK_FROM && len <= *cap / 4)
+        pc_give_back(a, array, elem, len, cap);
 }
 
 /* Adds one to `source`'s count in `cell`'s reach list. */

@@ -58,16 +58,9 @@ void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side)
 
 void pair_list_give_back(const percept_allocator *a, pair_list *list)
 {
-    if (list->len == 0) {
-        pair_list_free(a, list);
-        return;
-    }
-    uint32_t cap = list->len * 2; /* len <= cap / 4, so no overflow */
-    pair *items = a->alloc(a->user, list->items, (size_t)cap * sizeof(pair));
-    if (!items)
-        return; /* a resize that fails leaves the block as it was */
+    void *items = list->items;
+    pc_give_back(a, &items, sizeof(pair), list->len, &list->cap);
     list->items = items;
-    list->cap = cap;
 }
 
 void pair_list_free(const percept_allocator *a, pair_list *list)
