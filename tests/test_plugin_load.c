@@ -398,15 +398,8 @@ static void test_reserve_refused(void **state)
     (void)state;
     if (plugin_dir == NULL)
         skip();
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = plugin_dir;
-    percept_world *w = NULL;
-    percept_error error;
-    assert_int_equal(percept_world_open_string(&w,
-                                               "[percept]\nbackend = bruteforce\n[sight]\n"
-                                               "backend = badparam\ncrowded = 1\n",
-                                               NAME, &options, &error),
-                     PERCEPT_OK);
+    percept_world *w = open_with_test_plugins("[percept]\nbackend = bruteforce\n[sight]\n"
+                                              "backend = badparam\ncrowded = 1\n");
     percept_entity_desc d = {.x = 0, .y = 0, .range = {5, 5, 5}};
     assert_int_equal(percept_add(w, 1, &d), PERCEPT_OK);
     d.x = 1;
