@@ -43,41 +43,22 @@ void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, co
     buf->items[buf->len++] = *c;
 }
 
-void change_buffer_order(change_buffer *buf, size_t split, percept_id self)
+size_t change_buffer_order(change_buffer *buf, percept_id self)
 {
-    size_t n = buf->len;
-    if (split > n)
-        split = n;
+    size_t n = buf->len, below = 0;
     const pair_change *items = buf->items;
     uint64_t *keys = buf->keys, *scratch = buf->keys + buf->cap;
-    /* The observer run varies in its target IDs, the target run in its
-     * observer IDs: each is sorted on that ID alone. A call makes fewer than
-     * 2^32 changes (two per entity at most), so an index fits the low half. */
-    for (size_t i = 0; i < split; i++)
-        keys[i] = (uint64_t)(uint32_t)items[i].key << 32 | i;
-    for (size_t i = split; i < n; i++)
-        keys[i] = (items[i].key >> 32) << 32 | i;
-    key_sort(keys, scratch, split);
-    key_sort(keys + split, scratch + split, n - split);
-    /* The target run's observers below `self`, the observer run (observer
-     * `self` throughout), then the target run's observers above `self`: the
-     * target run never holds `self` as observer, so there is no tie. */
-    size_t below = split, end = n;
-    while (below < end) {
-        size_t mid = below + (end - below) / 2;
-        if ((percept_id)(keys[mid] >> 32) < self)
-            below = mid + 1;
-        else
-            end = mid;
+    /* A call makes fewer than 2^32 changes (one per entity at most), so an
+     * index fits the low half. */
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (uint64_t)items[i].partner_id << 32 | i;
+        below += items[i].partner_id < self;
     }
+    key_sort(keys, scratch, n);
     uint32_t *order = buf->order;
-    size_t k = 0;
-    for (size_t i = split; i < below; i++)
-        order[k++] = (uint32_t)keys[i];
-    for (size_t i = 0; i < split; i++)
-        order[k++] = (uint32_t)keys[i];
-    for (size_t i = below; i < n; i++)
-        order[k++] = (uint32_t)keys[i];
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)keys[i];
+    return below;
 }
 
 void change_buffer_free(const percept_allocator *a, change_buffer *buf)

@@ -1,9 +1,10 @@
 /*
  * change_buffer.h - the pair changes one call computes before it applies
- * them: one record per (observer, target) pair whose senses change (or, with
- * MOVE events on, that keeps perceiving a mover), kept and reused from call
- * to call so the hot path does not allocate, and sorted into the documented
- * delivery order before its events are delivered.
+ * them: one record per pair of the changing entity and a partner whose
+ * senses change in either direction (or, with MOVE events on, where the
+ * partner keeps perceiving a mover), kept and reused from call to call so
+ * the hot path does not allocate, and sorted into the documented delivery
+ * order before its events are delivered.
  */
 #ifndef PERCEPT_CHANGE_BUFFER_H
 #define PERCEPT_CHANGE_BUFFER_H
@@ -14,19 +15,21 @@
 #include "percept.h"
 
 typedef struct pair_change {
-    uint64_t key;              /* observer ID << 32 | target ID: the delivery order */
-    uint32_t observer, target; /* slots */
-    uint32_t index;            /* the entry's place in the changing entity's own list,
-                                  PAIR_NONE for a pair that did not hold before */
-    uint8_t before, after;     /* sense masks */
-    uint8_t moved;             /* MOVE for each sense held before and after */
+    percept_id partner_id; /* the delivery order */
+    uint32_t partner;      /* slot */
+    uint32_t index;        /* the entry's place in the changing entity's list,
+                              PAIR_NONE for a pair that did not hold before */
+    uint8_t before, after; /* masks as the changing entity's list keeps them
+                              (see pair_list.h): both directions */
+    uint8_t moved;         /* MOVE for each sense the partner perceives the
+                              mover in before and after */
 } pair_change;
 
 typedef struct change_buffer {
     pair_change *items;
-    /* Sorting room, grown with items: 2 * cap keys (each run's sort key
+    /* Sorting room, grown with items: 2 * cap keys (the partner's ID
      * beside its record's index, and the radix sort's second buffer) and cap
-     * indices, the delivery order. Records never move; only these do. */
+     * indices, the partners in ID order. Records never move; only these do. */
     uint64_t *keys;
     uint32_t *order;
     size_t len, cap;
@@ -55,16 +58,15 @@ static inline void change_buffer_push(const percept_allocator *a, change_buffer 
     buf->items[buf->len++] = *c;
 }
 /*
- * Fill buf->order with the records' indices in delivery order: by observer
- * ID, then target ID (each pair comes once, so that is the order promised in
- * percept.h once each record's senses are taken in order). A call's changes
- * come in two runs: items[0 .. split) have the changing entity (ID `self`)
- * as observer, the rest have it as target. Each run is sorted on the half of
- * the key that varies in it; the observer run then goes, whole, between the
- * target run's pairs with a lower and a higher observer ID. Never fails and
- * never allocates: push() already grew the sorting room.
+ * Fill buf->order with the records' indices in their partners' ID order,
+ * and return how many partners have an ID below `self`, the changing
+ * entity's. The delivery order promised in percept.h (by observer ID, then
+ * target ID, then sense) is then: the pairs where those partners observe the
+ * entity, every pair where the entity observes its partner, then the pairs
+ * where the partners above observe it. Never fails and never allocates:
+ * push() already grew the sorting room.
  */
-void change_buffer_order(change_buffer *buf, size_t split, percept_id self);
+size_t change_buffer_order(change_buffer *buf, percept_id self);
 void change_buffer_free(const percept_allocator *a, change_buffer *buf);
 /* Bytes the buffer holds from its allocator: records, sort keys, order. */
 static inline size_t change_buffer_bytes(const change_buffer *buf)

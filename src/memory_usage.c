@@ -18,11 +18,11 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
         m.entities = (w->slot_cap + 1) * sizeof *w->ents + w->slot_cap * sizeof *w->free_slots;
     m.entities += id_map_bytes(&w->ids);
 
-    m.pairs = w->slot_cap * (sizeof *w->seen + sizeof *w->seen_by);
+    m.pairs = w->slot_cap * sizeof *w->pairs;
     /* Every slot of the capacity: an add that ran out of memory may have
      * left room in the lists of the slot it was to take. */
     for (size_t i = 0; i < w->slot_cap; i++)
-        m.pairs += pair_list_bytes(&w->seen[i]) + pair_list_bytes(&w->seen_by[i]);
+        m.pairs += pair_list_bytes(&w->pairs[i]);
 
     for (int g = 0; g < w->grid_count; g++)
         m.observer_grids += og_bytes(&w->grids[g]);
@@ -36,7 +36,7 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
             m.world += strlen(bg->plugin.path) + 1;
     }
 
-    m.scratch = change_buffer_bytes(&w->changes) + w->shared_hit_cap * sizeof *w->shared_hits +
+    m.scratch = change_buffer_bytes(&w->changes) +
                 w->batch_cap * (sizeof *w->batch + 2 * sizeof *w->batch_keys);
 
     m.total = m.entities + m.pairs + m.observer_grids + m.backends + m.scratch + m.world;

@@ -1,5 +1,5 @@
 /*
- * pair_list.c - unordered lists of packed (slot, sense mask) entries holding
+ * pair_list.c - unordered lists of packed (slot, sense masks) entries holding
  * the core's pair state.
  */
 #include "pair_list.h"
@@ -14,8 +14,8 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
     uint64_t need = (uint64_t)list->len + extra;
     if (need <= list->cap)
         return 0;
-    /* Grow by half from 4, not double from 8: there are two lists per
-     * entity, and slack is much of an entity's memory. */
+    /* Grow by half from 4, not double from 8: slack is much of an
+     * entity's memory. */
     uint64_t cap = list->cap ? (uint64_t)list->cap + list->cap / 2 + 1 : 4;
     if (cap < need)
         cap = need;
@@ -47,12 +47,12 @@ uint32_t pair_list_find(const pair_list *list, uint32_t slot)
     return PAIR_NONE;
 }
 
-void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side)
+void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *lists)
 {
     list->items[i] = list->items[--list->len];
     if (i < list->len) {
         const pair *moved = &list->items[i];
-        other_side[pair_slot(moved->entry)].items[moved->back].back = i;
+        lists[pair_slot(moved->entry)].items[moved->back].back = i;
     }
 }
 

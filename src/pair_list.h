@@ -1,10 +1,12 @@
 /*
- * pair_list.h - one side of the perception relation for one entity: the
- * slots it perceives, or the slots perceiving it, each with the mask of
- * senses the pair holds in. One list for all senses, because ranges are
- * alike across senses and a move then walks one short list, not three.
- * An entry packs the slot and the mask in 4 bytes, and keeps beside it the
- * index of the same pair in the partner's list of the other side, so that
+ * pair_list.h - one entity's side of the perception relation: every entity
+ * it perceives or is perceived by, each once, with two sense masks: the
+ * senses it perceives the partner in, and those the partner perceives it
+ * in. One list for both directions and all senses, because ranges are
+ * alike across senses and between neighbours: most pairs hold both ways,
+ * and a move then walks one short list and tests each neighbour once, with
+ * one distance. An entry packs the slot and both masks in 4 bytes, and keeps
+ * beside it the index of the same pair in the partner's list, so that
  * updating or removing a pair never searches a list (in a crowd a list holds
  * hundreds). Order is not kept: removal is a swap with the last entry, which
  * then tells its own partner where it went.
@@ -16,14 +18,18 @@
 
 #include "percept.h"
 
-/* The mask takes the low bits of an entry; the slot the rest. */
-#define PAIR_MASK_BITS 3
+/* A pair's mask, as its owner's list keeps it: bit s, the owner perceives
+ * the partner in sense s; bit PAIR_IN_SHIFT + s, the partner perceives the
+ * owner. The partner's list holds the same pair with the halves swapped. */
+#define PAIR_IN_SHIFT 3
+#define PAIR_OUT_MASK ((1u << PAIR_IN_SHIFT) - 1)
+#define PAIR_MASK_BITS (2 * PAIR_IN_SHIFT)
 #define PAIR_MASK ((1u << PAIR_MASK_BITS) - 1)
-/* Slots must fit beside the mask: the world holds at most this many entities. */
+/* Slots must fit beside the masks: the world holds at most this many entities. */
 #define PAIR_SLOT_LIMIT (UINT32_MAX >> PAIR_MASK_BITS)
 #define PAIR_NONE UINT32_MAX
 
-_Static_assert(PERCEPT_SENSE_COUNT <= PAIR_MASK_BITS, "a pair's mask must hold every sense");
+_Static_assert(PERCEPT_SENSE_COUNT <= PAIR_IN_SHIFT, "a pair's mask must hold every sense");
 
 static inline uint32_t pair_entry(uint32_t slot, unsigned mask)
 {
@@ -37,10 +43,24 @@ static inline unsigned pair_mask(uint32_t entry)
 {
     return entry & PAIR_MASK;
 }
+/* The senses the owner perceives the partner in, and the reverse. */
+static inline unsigned pair_out(unsigned mask)
+{
+    return mask & PAIR_OUT_MASK;
+}
+static inline unsigned pair_in(unsigned mask)
+{
+    return mask >> PAIR_IN_SHIFT;
+}
+/* The same pair's mask as the partner's list keeps it. */
+static inline unsigned pair_swap(unsigned mask)
+{
+    return pair_in(mask) | pair_out(mask) << PAIR_IN_SHIFT;
+}
 
 typedef struct pair {
     uint32_t entry; /* pair_entry(partner slot, mask) */
-    uint32_t back;  /* the pair's index in the partner's list of the other side */
+    uint32_t back;  /* the pair's index in the partner's list */
 } pair;
 
 typedef struct pair_list {
@@ -55,10 +75,10 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
 int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry, uint32_t back);
 /* The index of `slot`'s entry, or PAIR_NONE. */
 uint32_t pair_list_find(const pair_list *list, uint32_t slot);
-/* Remove entry i by moving the last entry into its place; `other_side` is
- * the per-slot array of lists of the other side, where the moved entry's
- * partner learns its new index. Never fails. */
-void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *other_side);
+/* Remove entry i by moving the last entry into its place; `lists` is the
+ * per-slot array of lists, where the moved entry's partner learns its new
+ * index. Never fails. */
+void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *lists);
 void pair_list_free(const percept_allocator *a, pair_list *list);
 
 /* Lists with room for this many entries or fewer keep it, even empty: an

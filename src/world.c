@@ -24,7 +24,7 @@
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 
-_Static_assert(PERCEPT_SENSE_COUNT == 3, "perceive_mask() tests three senses");
+_Static_assert(PERCEPT_SENSE_COUNT == 3, "pair_mask_of() tests three senses");
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -63,15 +63,11 @@ static void free_world(percept_world *w)
         og_free(a, &w->grids[g]);
     /* Up to the capacity, not the slots in use: an add that ran out of
      * memory may have left room in the lists of the slot it was to take. */
-    for (size_t i = 0; i < w->slot_cap; i++) {
-        pair_list_free(a, &w->seen[i]);
-        pair_list_free(a, &w->seen_by[i]);
-    }
-    pc_free(a, w->seen);
-    pc_free(a, w->seen_by);
+    for (size_t i = 0; i < w->slot_cap; i++)
+        pair_list_free(a, &w->pairs[i]);
+    pc_free(a, w->pairs);
     id_map_free(a, &w->ids);
     change_buffer_free(a, &w->changes);
-    pc_free(a, w->shared_hits);
     pc_free(a, w->batch);
     pc_free(a, w->batch_keys);
     pc_free(a, w->ents_block);
@@ -281,7 +277,7 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
         }
     }
     /* Short-sighted observers are left to the backend only where its small
-     * queries are cheap; the target pass asks this sense's backend for them. */
+     * queries are cheap; a call asks this sense's backend for them. */
     w->near_backend[w->grid_count] = w->backend_of[s];
     const backend_group *bg = &w->backends[w->backend_of[s]];
     int near = (bg->plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
@@ -490,21 +486,27 @@ const char *percept_errmsg(const percept_world *w)
 /* Computing a call's pair changes                                        */
 
 /*
- * The relation's definition, for the senses in `senses`: the ones in which
- * `o` perceives `t`. One squared distance serves every sense; each compare
- * is the same dx*dx + dy*dy <= r*r as the specification's. A sense o lacks
- * is stored as a NaN range (see entity_range()), which no comparison
+ * The relation's definition between the changing entity `me` and `t`, as
+ * me's pair list keeps it (see pair_list.h): the senses of `out` in which me
+ * perceives t, and those of `in` in which t perceives me. One squared
+ * distance serves every sense and both directions (negating a difference is
+ * exact, so it is the same number either way); each compare is the same
+ * dx*dx + dy*dy <= r*r as the specification's. A sense an entity lacks is
+ * stored as a NaN range (see entity_range()), which no comparison
  * satisfies, so "the range is greater than 0" needs no test of its own.
  */
-static inline unsigned perceive_mask(const entity *o, const entity *t, unsigned senses)
+static inline unsigned pair_mask_of(const entity *me, const entity *t, unsigned out, unsigned in)
 {
-    double dx = t->x - o->x, dy = t->y - o->y, d2 = dx * dx + dy * dy;
-    const double *r = o->range;
+    double dx = t->x - me->x, dy = t->y - me->y, d2 = dx * dx + dy * dy;
+    const double *r = me->range, *q = t->range;
     /* Branch-free: a list walk calls this for every pair, and which senses
      * hold is as good as random to the branch predictor. */
-    unsigned mask = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
+    unsigned sees = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
                     (unsigned)(d2 <= r[2] * r[2]) << 2;
-    return mask & senses & ~(unsigned)t->hidden;
+    unsigned seen = (unsigned)(d2 <= q[0] * q[0]) | (unsigned)(d2 <= q[1] * q[1]) << 1 |
+                    (unsigned)(d2 <= q[2] * q[2]) << 2;
+    return (sees & out & ~(unsigned)t->hidden) | (seen & in & ~(unsigned)me->hidden)
+                                                     << PAIR_IN_SHIFT;
 }
 
 /* A public range as an entity record keeps it: NaN for 0 or -0, a lacking sense. */
@@ -547,31 +549,22 @@ typedef struct change {
     int adding, removing, moved;
 } change;
 
-/* One of a call's two passes: the changing entity as observer, or as target. */
+/* A call's search for the changing entity's pair changes. */
 typedef struct pass {
     percept_world *w;
     const change *ch;
-    unsigned senses;        /* the senses whose relation the call can change */
-    unsigned target_senses; /* those of the target pass, which follows */
+    unsigned out; /* the senses in which its perceiving others can change */
+    unsigned in;  /* those in which its being perceived can change */
     uint32_t epoch;
-    int failed;
-    /* The backend whose forward query kept its candidates in w->shared_hits
-     * (-1: none), and the radius it was asked. */
-    int shared_backend;
-    double shared_radius;
 } pass;
 
-static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t index,
-                        unsigned before, unsigned after, int moved)
+static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned before, unsigned after,
+                        int moved)
 {
     percept_world *w = p->w;
-    const change *ch = p->ch;
-    percept_id observer_id = observer == ch->slot ? ch->next.id : w->ents[observer].id;
-    percept_id target_id = target == ch->slot ? ch->next.id : w->ents[target].id;
     pair_change c = {
-        .key = (uint64_t)observer_id << 32 | target_id,
-        .observer = observer,
-        .target = target,
+        .partner_id = w->ents[partner].id,
+        .partner = partner,
         .index = index,
         .before = (uint8_t)before,
         .after = (uint8_t)after,
@@ -580,98 +573,38 @@ static void push_change(pass *p, uint32_t observer, uint32_t target, uint32_t in
     change_buffer_push(&w->alloc, &w->changes, &c);
 }
 
-/* Whether a slot a backend gave is a live entity other than the changing
- * one: checked so a faulty plugin cannot corrupt us. */
-static inline int other_live(const pass *p, percept_slot s)
+/* A candidate partner from a backend or an observer grid: tested unless the
+ * call met it already, and only if it is a live entity other than the
+ * changing one (checked so a faulty plugin cannot corrupt us). */
+static inline void test_candidate(pass *p, uint32_t t)
+{
+    percept_world *w = p->w;
+    if (t == p->ch->slot || t >= w->slot_count)
+        return;
+    entity *e = &w->ents[t];
+    if (!e->alive || e->mark == p->epoch)
+        return;
+    e->mark = p->epoch;
+    unsigned after = pair_mask_of(&p->ch->next, e, p->out, p->in);
+    if (after)
+        push_change(p, t, PAIR_NONE, 0, after, 0);
+}
+
+static void visit_candidate(void *ctx, percept_slot t)
+{
+    test_candidate(ctx, t);
+}
+
+/* The radius backend g must be asked with for the call's candidates (0:
+ * none): the entity's reach in the backend's senses where its perceiving
+ * can change, and the near radius of each observer grid this backend finds
+ * near observers for, where its being perceived can. One query of the
+ * largest serves all: every candidate is tested both ways. */
+static double query_radius(const pass *p, int g)
 {
     const percept_world *w = p->w;
-    return s != p->ch->slot && s < w->slot_count && w->ents[s].alive;
-}
-
-/* A candidate target, other_live(): tested unless the pass met it already. */
-static inline void test_target(pass *p, uint32_t t)
-{
-    percept_world *w = p->w;
-    if (w->ents[t].mark == p->epoch)
-        return;
-    w->ents[t].mark = p->epoch;
-    unsigned after = perceive_mask(&p->ch->next, &w->ents[t], p->senses);
-    if (after)
-        push_change(p, p->ch->slot, t, PAIR_NONE, 0, after, 0);
-}
-
-/* A candidate observer, other than the changing entity: tested unless the
- * pass met it already. Inline: the target pass calls it for every near
- * candidate. */
-static inline void test_observer(pass *p, uint32_t o)
-{
-    percept_world *w = p->w;
-    if (w->ents[o].mark == p->epoch)
-        return;
-    w->ents[o].mark = p->epoch;
-    unsigned after = perceive_mask(&w->ents[o], &p->ch->next, p->senses);
-    if (after)
-        push_change(p, o, p->ch->slot, PAIR_NONE, 0, after, 0);
-}
-
-/* A candidate target of the changing entity, from a backend. */
-static void visit_target(void *ctx, percept_slot t)
-{
-    pass *p = ctx;
-    if (other_live(p, t))
-        test_target(p, t);
-}
-
-/* As visit_target(), keeping the candidate for the target pass (only live
- * entities other than the changing one, so that pass need not check again). */
-static void visit_target_shared(void *ctx, percept_slot t)
-{
-    pass *p = ctx;
-    percept_world *w = p->w;
-    if (!other_live(p, t))
-        return;
-    if (w->shared_hit_count == w->shared_hit_cap) {
-        size_t cap = w->shared_hit_cap ? w->shared_hit_cap * 2 : 256;
-        uint32_t *hits = cap <= SIZE_MAX / sizeof *hits
-                             ? w->alloc.alloc(w->alloc.user, w->shared_hits, cap * sizeof *hits)
-                             : NULL;
-        if (!hits) {
-            p->failed = 1; /* the call fails whole: nothing is applied yet */
-            return;
-        }
-        w->shared_hits = hits;
-        w->shared_hit_cap = cap;
-    }
-    w->shared_hits[w->shared_hit_count++] = t;
-    test_target(p, t);
-}
-
-/* A candidate observer of the changing entity, from an observer grid. */
-static void visit_observer(void *ctx, uint32_t o)
-{
-    pass *p = ctx;
-    if (o != p->ch->slot)
-        test_observer(p, o);
-}
-
-/* A candidate near observer of the changing entity, from a backend. */
-static void visit_near_observer(void *ctx, percept_slot o)
-{
-    pass *p = ctx;
-    if (other_live(p, o))
-        test_observer(p, o);
-}
-
-/* Radii within this factor of each other share one query (see observer_pass). */
-#define SHARED_QUERY_SLACK 1.25
-
-/* The largest radius the target pass will ask backend g for near observers
- * with (0: none): the same tests target_pass() makes. */
-static double near_radius_of_backend(const pass *p, int g)
-{
-    const percept_world *w = p->w;
-    unsigned visible = p->target_senses & ~(unsigned)p->ch->next.hidden;
-    double radius = 0;
+    double radius = reach_of(&p->ch->next, w->backends[g].senses & p->out);
+    unsigned visible = p->in & ~(unsigned)p->ch->next.hidden;
     for (int i = 0; i < w->grid_count; i++) {
         if (w->near_backend[i] != g || !(w->grids[i].senses & visible))
             continue;
@@ -683,131 +616,51 @@ static double near_radius_of_backend(const pass *p, int g)
 }
 
 /*
- * The changing entity as observer: its pairs re-tested, then each backend
- * asked once for the candidates of its senses. Every entity met is marked,
- * so one met twice (in the list, from two backends) is tested once.
+ * The changing entity's pairs re-tested, then its candidates: from each
+ * backend, those within its reach or that of a near observer; from each
+ * observer grid, the far-sighted observers that may reach it. Every entity
+ * met is marked, so one met twice is tested once, both ways.
  */
-static void observer_pass(pass *p)
-{
-    percept_world *w = p->w;
-    const change *ch = p->ch;
-    const entity *me = &ch->next;
-    const pair_list *seen = &w->seen[ch->slot];
-    p->epoch = next_epoch(w);
-    for (uint32_t i = 0; i < seen->len; i++) {
-        uint32_t t = pair_slot(seen->items[i].entry);
-        unsigned before = pair_mask(seen->items[i].entry);
-        w->ents[t].mark = p->epoch;
-        unsigned after =
-            ch->removing ? 0 : (before & ~p->senses) | perceive_mask(me, &w->ents[t], p->senses);
-        if (after != before)
-            push_change(p, ch->slot, t, i, before, after, 0);
-    }
-    if (ch->removing)
-        return;
-    for (int g = 0; g < w->backend_count; g++) {
-        const backend_group *bg = &w->backends[g];
-        double r = reach_of(me, bg->senses & p->senses);
-        if (r <= 0)
-            continue;
-        /* Where the target pass will ask this backend for near observers
-         * around the same point with a radius close to r, one query of the
-         * larger radius serves both passes: the exact tests drop the extra
-         * candidates, cheaper than reading the cells again. */
-        double near = near_radius_of_backend(p, g);
-        if (near > 0 && near <= r * SHARED_QUERY_SLACK && r <= near * SHARED_QUERY_SLACK &&
-            p->shared_backend < 0) {
-            p->shared_backend = g;
-            p->shared_radius = r > near ? r : near;
-            w->shared_hit_count = 0;
-            bg->plugin.ops.query(bg->backend, me->x, me->y, p->shared_radius, visit_target_shared,
-                                 p);
-        } else {
-            bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_target, p);
-        }
-    }
-}
-
-/* The changing entity as target: who stops, keeps and starts perceiving it. */
-static void target_pass(pass *p)
-{
-    percept_world *w = p->w;
-    const change *ch = p->ch;
-    const entity *me = &ch->next;
-    const pair_list *seen_by = &w->seen_by[ch->slot];
-    /* MOVE notifications are records only a callback reads. */
-    int notify_moves = ch->moved && w->move_events && w->on_event;
-    p->epoch = next_epoch(w);
-    for (uint32_t i = 0; i < seen_by->len; i++) {
-        uint32_t o = pair_slot(seen_by->items[i].entry);
-        unsigned before = pair_mask(seen_by->items[i].entry);
-        w->ents[o].mark = p->epoch;
-        unsigned after =
-            ch->removing ? 0 : (before & ~p->senses) | perceive_mask(&w->ents[o], me, p->senses);
-        int moved = notify_moves && (before & after);
-        if (after != before || moved)
-            push_change(p, o, ch->slot, i, before, after, moved);
-    }
-    unsigned visible = p->senses & ~(unsigned)me->hidden;
-    if (ch->removing || !visible)
-        return;
-    for (int g = 0; g < w->grid_count; g++) {
-        const observer_grid *grid = &w->grids[g];
-        if (!(grid->senses & visible))
-            continue;
-        og_query(grid, me->x, me->y, grid->senses & visible, visit_observer, p);
-        /* The near observers, through a backend (each holds every entity):
-         * that of one of the grid's senses, whose cells the observer pass
-         * has just read around the same point; usually that pass kept the
-         * candidates of a query wide enough, and they are read back. */
-        double near = og_near_radius(grid);
-        if (near > 0 && p->shared_backend == w->near_backend[g] && near <= p->shared_radius) {
-            for (size_t i = 0; i < w->shared_hit_count; i++)
-                test_observer(p, w->shared_hits[i]); /* kept only if other_live() */
-        } else if (near > 0) {
-            const backend_group *bg = &w->backends[w->near_backend[g]];
-            bg->plugin.ops.query(bg->backend, me->x, me->y, near, visit_near_observer, p);
-        }
-    }
-}
-
-static int compute_changes(percept_world *w, const change *ch, unsigned observe_mask,
-                           unsigned target_mask)
+static int compute_changes(percept_world *w, const change *ch, unsigned out, unsigned in)
 {
     w->changes.len = 0;
     w->changes.failed = 0;
-    pass p = {.w = w,
-              .ch = ch,
-              .senses = observe_mask,
-              .target_senses = target_mask,
-              .shared_backend = -1};
-    if (observe_mask)
-        observer_pass(&p);
-    w->observer_changes = w->changes.len;
-    p.senses = target_mask;
-    if (target_mask)
-        target_pass(&p);
-    return p.failed || w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
+    pass p = {.w = w, .ch = ch, .out = out, .in = in, .epoch = next_epoch(w)};
+    const entity *me = &ch->next;
+    const pair_list *pairs = &w->pairs[ch->slot];
+    /* The bits the call cannot change are kept as they were. */
+    unsigned keep = PAIR_MASK & ~(out | in << PAIR_IN_SHIFT);
+    /* MOVE notifications are records only a callback reads. */
+    int notify_moves = ch->moved && w->move_events && w->on_event;
+    for (uint32_t i = 0; i < pairs->len; i++) {
+        uint32_t t = pair_slot(pairs->items[i].entry);
+        unsigned before = pair_mask(pairs->items[i].entry);
+        entity *e = &w->ents[t];
+        e->mark = p.epoch;
+        unsigned after = ch->removing ? 0 : (before & keep) | pair_mask_of(me, e, out, in);
+        int moved = notify_moves && (pair_in(before) & pair_in(after));
+        if (after != before || moved)
+            push_change(&p, t, i, before, after, moved);
+    }
+    if (ch->removing)
+        return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
+    for (int g = 0; g < w->backend_count; g++) {
+        const backend_group *bg = &w->backends[g];
+        double r = query_radius(&p, g);
+        if (r > 0)
+            bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_candidate, &p);
+    }
+    unsigned visible = in & ~(unsigned)me->hidden;
+    for (int g = 0; visible && g < w->grid_count; g++) {
+        const observer_grid *grid = &w->grids[g];
+        if (grid->senses & visible)
+            og_query(grid, me->x, me->y, grid->senses & visible, visit_candidate, &p);
+    }
+    return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
 
 /* ====================================================================== */
 /* Applying a change                                                       */
-
-/* The changing entity's own list a pair is in, and its partner's. */
-static pair_list *own_list(percept_world *w, const change *ch, const pair_change *c)
-{
-    return c->observer == ch->slot ? &w->seen[ch->slot] : &w->seen_by[ch->slot];
-}
-
-static pair_list *partner_list(percept_world *w, const change *ch, const pair_change *c)
-{
-    return c->observer == ch->slot ? &w->seen_by[c->target] : &w->seen[c->observer];
-}
-
-static uint32_t partner_of(const change *ch, const pair_change *c)
-{
-    return c->observer == ch->slot ? c->target : c->observer;
-}
 
 /* Take back the first `done` changes' new pairs (each was appended last). */
 static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
@@ -815,8 +668,8 @@ static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
     while (done-- > 0) {
         const pair_change *c = &w->changes.items[done];
         if (c->before == 0) {
-            own_list(w, ch, c)->len--;
-            partner_list(w, ch, c)->len--;
+            w->pairs[ch->slot].len--;
+            w->pairs[c->partner].len--;
         }
     }
 }
@@ -861,58 +714,52 @@ static int apply_change(percept_world *w, const change *ch)
         if (og_stage(a, g, slot, &reg[staged]))
             goto undo_grid;
     }
-    /* The entity's own lists take all their new pairs at once: one growth, not
-     * one per pair, when an entity arrives in a crowd. */
-    uint32_t new_seen = 0, new_seen_by = 0;
-    for (size_t i = 0; i < w->changes.len; i++) {
-        const pair_change *c = &w->changes.items[i];
-        if (c->before == 0)
-            *(c->observer == slot ? &new_seen : &new_seen_by) += 1;
-    }
-    if (pair_list_reserve(a, &w->seen[slot], new_seen) ||
-        pair_list_reserve(a, &w->seen_by[slot], new_seen_by))
+    /* The entity's own list takes all its new pairs at once: one growth,
+     * not one per pair, when an entity arrives in a crowd. */
+    pair_list *own = &w->pairs[slot];
+    uint32_t new_pairs = 0;
+    for (size_t i = 0; i < w->changes.len; i++)
+        new_pairs += w->changes.items[i].before == 0;
+    if (pair_list_reserve(a, own, new_pairs))
         goto undo_grid;
     size_t pushed = 0;
     for (; pushed < w->changes.len; pushed++) {
         const pair_change *c = &w->changes.items[pushed];
         if (c->before != 0)
             continue;
-        pair_list *own = own_list(w, ch, c), *partner = partner_list(w, ch, c);
+        pair_list *partner = &w->pairs[c->partner];
         uint32_t own_index = own->len, partner_index = partner->len;
-        if (pair_list_push(a, own, pair_entry(partner_of(ch, c), c->after), partner_index))
+        if (pair_list_push(a, own, pair_entry(c->partner, c->after), partner_index))
             goto undo_pairs;
-        if (pair_list_push(a, partner, pair_entry(slot, c->after), own_index)) {
+        if (pair_list_push(a, partner, pair_entry(slot, pair_swap(c->after)), own_index)) {
             own->len--;
             goto undo_pairs;
         }
     }
 
     /*
-     * Phase 2: apply; nothing here can fail. Backwards, so each of the
-     * entity's own lists loses its entries in falling index order: the last
-     * entry, swapped into a removed one's place, is never one still to go.
+     * Phase 2: apply; nothing here can fail. Backwards, so the entity's own
+     * list loses its entries in falling index order: the last entry,
+     * swapped into a removed one's place, is never one still to go.
      */
     for (size_t i = w->changes.len; i-- > 0;) {
         const pair_change *c = &w->changes.items[i];
         if (c->before == 0 || c->before == c->after)
             continue;
-        int forward = c->observer == slot;
-        pair_list *own = own_list(w, ch, c), *partner = partner_list(w, ch, c);
+        pair_list *partner = &w->pairs[c->partner];
         pair *mine = &own->items[c->index];
         uint32_t partner_index = mine->back;
         if (c->after) {
-            mine->entry = pair_entry(partner_of(ch, c), c->after);
-            partner->items[partner_index].entry = pair_entry(slot, c->after);
+            mine->entry = pair_entry(c->partner, c->after);
+            partner->items[partner_index].entry = pair_entry(slot, pair_swap(c->after));
         } else {
-            /* The partner's list holds the other side of its pairs. */
-            pair_list_remove_at(partner, partner_index, forward ? w->seen : w->seen_by);
-            pair_list_remove_at(own, c->index, forward ? w->seen_by : w->seen);
+            pair_list_remove_at(partner, partner_index, w->pairs);
+            pair_list_remove_at(own, c->index, w->pairs);
             /* Each partner list loses at most this one entry in a call. */
             pair_list_shrink(a, partner);
         }
     }
-    pair_list_shrink(a, &w->seen[slot]);
-    pair_list_shrink(a, &w->seen_by[slot]);
+    pair_list_shrink(a, own);
     for (int g = 0; g < w->grid_count; g++)
         og_commit(a, &w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
     for (int g = 0; g < w->backend_count; g++) {
@@ -932,8 +779,7 @@ static int apply_change(percept_world *w, const change *ch)
             w->free_count--; /* the slot was the top of the free stack */
     }
     if (ch->removing) {
-        pair_list_free(a, &w->seen[slot]);
-        pair_list_free(a, &w->seen_by[slot]);
+        pair_list_free(a, own);
         id_map_erase(&w->ids, w->ents[slot].id);
         w->ents[slot].alive = 0;
         w->free_slots[w->free_count++] = slot;
@@ -952,41 +798,63 @@ undo_grid:
     return PERCEPT_ENOMEM;
 }
 
-/* Delivers the call's events, in order; stops early when the callback
- * closes the world (the caller then frees it). */
+/* One pair's events in one direction, in sense order: the senses that
+ * changed, and with MOVE records those held throughout. Returns nonzero
+ * when the callback closed the world. */
+static int deliver_pair(percept_world *w, percept_id observer, percept_id target, const entity *t,
+                        unsigned before, unsigned after, unsigned moved)
+{
+    unsigned changed = before ^ after;
+    unsigned fire = changed | (moved ? before & after : 0);
+    if (!fire)
+        return 0;
+    percept_event out = {.observer = observer, .target = target, .x = t->x, .y = t->y};
+    for (int s = 0; fire; s++, fire >>= 1) {
+        if (!(fire & 1))
+            continue;
+        unsigned bit = PERCEPT_SENSE_BIT(s);
+        out.kind = !(changed & bit) ? PERCEPT_MOVE : (after & bit) ? PERCEPT_ENTER : PERCEPT_LEAVE;
+        out.sense = (percept_sense)s;
+        w->on_event(w->on_event_user, &out);
+        if (w->close_requested)
+            return 1;
+    }
+    return 0;
+}
+
+/* The events where a partner observes the changing entity, for the changes
+ * order[from .. to). After a removal the entity's record is gone: its last
+ * position is taken from ch. */
+static int deliver_observed(percept_world *w, const change *ch, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        const pair_change *c = &w->changes.items[w->changes.order[i]];
+        if (deliver_pair(w, c->partner_id, ch->next.id, &ch->next, pair_in(c->before),
+                         pair_in(c->after), c->moved))
+            return 1;
+    }
+    return 0;
+}
+
+/* Delivers the call's events, in order (by observer ID, target ID, then
+ * sense); stops early when the callback closes the world (the caller then
+ * frees it). */
 static void deliver(percept_world *w, const change *ch)
 {
-    if (!w->on_event || w->changes.len == 0)
+    size_t n = w->changes.len;
+    if (!w->on_event || n == 0)
         return;
-    change_buffer_order(&w->changes, w->observer_changes, ch->next.id);
+    size_t below = change_buffer_order(&w->changes, ch->next.id);
     w->in_callback = 1;
-    for (size_t i = 0; i < w->changes.len; i++) {
+    if (deliver_observed(w, ch, 0, below))
+        goto closed;
+    for (size_t i = 0; i < n; i++) {
         const pair_change *c = &w->changes.items[w->changes.order[i]];
-        /* After a removal the target's record is gone: take the last position from ch. */
-        const entity *t = c->target == ch->slot ? &ch->next : &w->ents[c->target];
-        percept_event out = {
-            .observer = (percept_id)(c->key >> 32),
-            .target = (percept_id)c->key,
-            .x = t->x,
-            .y = t->y,
-        };
-        /* The senses with an event: those that changed, and with MOVE
-         * records those held throughout; visited in sense order. */
-        unsigned changed = (unsigned)(c->before ^ c->after);
-        unsigned fire = changed | (c->moved ? (unsigned)(c->before & c->after) : 0);
-        for (int s = 0; fire; s++, fire >>= 1) {
-            if (!(fire & 1))
-                continue;
-            unsigned bit = PERCEPT_SENSE_BIT(s);
-            out.kind = !(changed & bit)   ? PERCEPT_MOVE
-                       : (c->after & bit) ? PERCEPT_ENTER
-                                          : PERCEPT_LEAVE;
-            out.sense = (percept_sense)s;
-            w->on_event(w->on_event_user, &out);
-            if (w->close_requested)
-                goto closed;
-        }
+        if (deliver_pair(w, ch->next.id, c->partner_id, &w->ents[c->partner], pair_out(c->before),
+                         pair_out(c->after), 0))
+            goto closed;
     }
+    deliver_observed(w, ch, below, n);
 closed:
     w->in_callback = 0;
 }
@@ -1119,9 +987,8 @@ static int reserve_slots(percept_world *w, size_t need)
      * hand: the allocator promises malloc's alignment only. */
     void *block = pc_alloc(a, (cap + 1) * sizeof *w->ents);
     uint32_t *free_slots = pc_alloc(a, cap * sizeof *w->free_slots);
-    pair_list *seen = pc_alloc(a, cap * sizeof *w->seen);
-    pair_list *seen_by = pc_alloc(a, cap * sizeof *w->seen_by);
-    int failed = !block || !free_slots || !seen || !seen_by;
+    pair_list *pairs = pc_alloc(a, cap * sizeof *w->pairs);
+    int failed = !block || !free_slots || !pairs;
     /* An observer grid keeps its own capacity: growing one and not the
      * next leaves nothing to undo. */
     for (int g = 0; g < w->grid_count && !failed; g++)
@@ -1129,8 +996,7 @@ static int reserve_slots(percept_world *w, size_t need)
     if (failed) {
         pc_free(a, block);
         pc_free(a, free_slots);
-        pc_free(a, seen);
-        pc_free(a, seen_by);
+        pc_free(a, pairs);
         return -1;
     }
     entity *ents =
@@ -1139,21 +1005,17 @@ static int reserve_slots(percept_world *w, size_t need)
     if (old) {
         memcpy(ents, w->ents, old * sizeof *ents);
         memcpy(free_slots, w->free_slots, old * sizeof *free_slots);
-        memcpy(seen, w->seen, old * sizeof *seen);
-        memcpy(seen_by, w->seen_by, old * sizeof *seen_by);
+        memcpy(pairs, w->pairs, old * sizeof *pairs);
     }
     memset(ents + old, 0, (cap - old) * sizeof *ents);
-    memset(seen + old, 0, (cap - old) * sizeof *seen);
-    memset(seen_by + old, 0, (cap - old) * sizeof *seen_by);
+    memset(pairs + old, 0, (cap - old) * sizeof *pairs);
     pc_free(a, w->ents_block);
     pc_free(a, w->free_slots);
-    pc_free(a, w->seen);
-    pc_free(a, w->seen_by);
+    pc_free(a, w->pairs);
     w->ents_block = block;
     w->ents = ents;
     w->free_slots = free_slots;
-    w->seen = seen;
-    w->seen_by = seen_by;
+    w->pairs = pairs;
     for (int g = 0; g < w->grid_count; g++)
         for (size_t i = old; i < cap; i++)
             og_clear_slot(&w->grids[g], (uint32_t)i);
@@ -1477,15 +1339,17 @@ int percept_perceives(const percept_world *w, percept_id observer, percept_id ta
         return PERCEPT_EINVAL;
     if (find(w, observer, &o) || find(w, target, &t))
         return PERCEPT_ENOENT;
-    /* Scan the shorter side of the pair state: o's targets or t's observers. */
-    const pair_list *list = &w->seen[o];
+    /* Scan the shorter of the two lists holding the pair. */
+    unsigned bit = PERCEPT_SENSE_BIT(sense);
+    const pair_list *list = &w->pairs[o];
     uint32_t partner = t;
-    if (w->seen_by[t].len < list->len) {
-        list = &w->seen_by[t];
+    if (w->pairs[t].len < list->len) {
+        list = &w->pairs[t];
         partner = o;
+        bit <<= PAIR_IN_SHIFT; /* t's list: o perceiving t is t's "in" half */
     }
     uint32_t i = pair_list_find(list, partner);
-    return i != PAIR_NONE && (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense)) != 0;
+    return i != PAIR_NONE && (pair_mask(list->items[i].entry) & bit) != 0;
 }
 
 /* Heapsort: in place and allocation-free (qsort may call malloc behind the
@@ -1524,16 +1388,17 @@ static int list_ids(const percept_world *w, percept_id id, percept_sense sense, 
         return PERCEPT_EINVAL;
     if (find(w, id, &slot))
         return PERCEPT_ENOENT;
-    const pair_list *list = reverse ? &w->seen_by[slot] : &w->seen[slot];
+    const pair_list *list = &w->pairs[slot];
+    unsigned bit = PERCEPT_SENSE_BIT(sense) << (reverse ? PAIR_IN_SHIFT : 0);
     size_t n = 0;
     for (uint32_t i = 0; i < list->len; i++)
-        n += (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense)) != 0;
+        n += (pair_mask(list->items[i].entry) & bit) != 0;
     *count = n;
     if (capacity < n)
         return PERCEPT_OK;
     n = 0;
     for (uint32_t i = 0; i < list->len; i++)
-        if (pair_mask(list->items[i].entry) & PERCEPT_SENSE_BIT(sense))
+        if (pair_mask(list->items[i].entry) & bit)
             ids[n++] = w->ents[pair_slot(list->items[i].entry)].id;
     sort_ids(ids, n);
     return PERCEPT_OK;

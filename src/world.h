@@ -68,8 +68,7 @@ struct percept_world {
     uint32_t free_count;
     uint32_t epoch;
     id_map ids;
-    pair_list *seen;    /* [slot_cap]: the targets the entity perceives, with their senses */
-    pair_list *seen_by; /* [slot_cap]: the observers that perceive it, with their senses */
+    pair_list *pairs; /* [slot_cap]: whom the entity perceives and is perceived by, with the senses */
     backend_group backends[PERCEPT_SENSE_COUNT];
     int backend_count;
     uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
@@ -78,11 +77,6 @@ struct percept_world {
         near_backend[PERCEPT_SENSE_COUNT]; /* grid -> backends[] that finds its near observers */
     int grid_count;
     change_buffer changes;
-    size_t observer_changes; /* changes[0 .. this): the changing entity as observer */
-    /* The candidates of a call's forward query, kept so the target pass can
-     * take its near observers from them instead of querying again. */
-    uint32_t *shared_hits;
-    size_t shared_hit_count, shared_hit_cap;
     /* percept_move_many()'s room, kept from call to call: the checked moves
      * (a copy, so the callback cannot change one after its check) and
      * 2 * batch_cap sort keys (the second half is the sort's room). */

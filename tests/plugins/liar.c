@@ -6,7 +6,7 @@
  * superset and duplicates; the host must drop the rest. With it the
  * relation must come out exactly as with an honest backend (liar.test). It
  * says its queries are local, so the core also takes near observers from
- * its answers (the shared query of a move).
+ * its answers (one query serves a move's targets and its near observers).
  */
 #include <percept/backend.h>
 
