@@ -220,12 +220,14 @@ static void write_method(FILE *f, const bench_report *r)
 {
     size_t rounds_lo = 0, rounds_hi = 0;
     double max_replay = 0;
+    int budgeted = 0; /* any case's rounds were cut to a time budget */
     replay_limits l = limits_of(r);
     char above[32], full[32], limit[32];
     for (size_t i = 0; i < r->case_count; i++) {
         size_t k = r->cases[i].plan.rounds;
         if (r->cases[i].plan.max_replay > max_replay)
             max_replay = r->cases[i].plan.max_replay;
+        budgeted |= r->cases[i].plan.budget > 0;
         if (!rounds_lo || k < rounds_lo)
             rounds_lo = k;
         if (k > rounds_hi)
@@ -267,12 +269,20 @@ static void write_method(FILE *f, const bench_report *r)
         fprintf(f, "- Every replay runs whole ticks.");
     char secs[32];
     bench_fmt_seconds(secs, sizeof secs, max_replay);
-    fprintf(f,
-            " A replay that runs over %s is stopped: its backend is noted as too slow and "
-            "skipped at the workload's larger sizes. The run has a time budget shared among "
-            "the cases; a case runs fewer rounds (at least one) rather than overrun its share, "
-            "and each table says how many it ran.\n",
-            secs);
+    /* --max-replay 0 and --budget 0 (and --quick's and --full's runs) set no limit. */
+    if (max_replay > 0)
+        fprintf(f,
+                " A replay that runs over %s is stopped: its backend is noted as too slow and "
+                "skipped at the workload's larger sizes.",
+                secs);
+    else
+        fprintf(f, " No replay is stopped for its time.");
+    if (budgeted)
+        fprintf(f, " The run has a time budget shared among the cases; a case runs fewer rounds "
+                   "(at least one) rather than overrun its share, and each table says how many "
+                   "it ran.\n");
+    else
+        fprintf(f, " The run has no time budget: every case runs all its rounds.\n");
     if (!reference_in_run(r)) {
         suite_check s;
         suite_check_summary(r->cases, r->case_count, &s);
