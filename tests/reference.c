@@ -211,12 +211,18 @@ static uint32_t parse_id(const char *s)
     return (uint32_t)v;
 }
 
+/* The format's numbers: sign, digits, fraction and exponent only (strtod
+ * alone would also take hex, "inf" and "nan"), at most 1e15 in magnitude. */
 static double parse_number(const char *s)
 {
     char *end;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || !isfinite(v))
+    if (*s == '\0' || strspn(s, "0123456789+-.eE") != strlen(s))
         die("bad number");
+    double v = strtod(s, &end);
+    if (*end != '\0' || !isfinite(v))
+        die("bad number");
+    if (fabs(v) > 1e15)
+        die("number beyond 1e15");
     return v;
 }
 
@@ -255,6 +261,11 @@ static void run(char **f, size_t n, int full)
             die("world: wrong number of fields");
         if (added)
             die("world: must come before the first add");
+        double b[4];
+        for (int i = 0; i < 4; i++)
+            b[i] = parse_number(f[1 + i]);
+        if (b[0] > b[2] || b[1] > b[3])
+            die("world: a minimum above its maximum");
         return; /* bounds only tune the backends; the relation ignores them */
     }
     if (strcmp(cmd, "add") == 0) {
@@ -369,6 +380,9 @@ int main(int argc, char **argv)
 
         line_no++;
         p[strcspn(p, "\r\n")] = '\0';
+        /* A comment may hold any number of words: skip it before splitting. */
+        if (p[strspn(p, " \t")] == '#')
+            continue;
         for (;;) {
             p += strspn(p, " \t");
             if (*p == '\0')
@@ -380,7 +394,7 @@ int main(int argc, char **argv)
             if (*p != '\0')
                 *p++ = '\0';
         }
-        if (n == 0 || f[0][0] == '#')
+        if (n == 0)
             continue;
         run(f, n, full);
         flush_changes();
