@@ -3,7 +3,6 @@
  */
 #include "backend_util.h"
 
-#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,23 +22,15 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
     snprintf(error->text, sizeof(error->text), "%s", text);
 }
 
-int backend_parse_positive(const char *text, double *out)
-{
-    double v;
-    if (decimal_parse(text, &v) || !(v > 0) || !(1.0 / v <= DBL_MAX))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
-                       double limit, double *value, int *index, percept_backend_error *error)
+                       double min, const char *min_reason, double *value, int *index,
+                       percept_backend_error *error)
 {
     *index = -1;
     for (size_t i = 0; i < setup->param_count; i++) {
         const percept_backend_param *p = &setup->params[i];
+        char text[256];
         if (p->key == NULL || strcmp(p->key, key) != 0) {
-            char text[128];
             snprintf(text, sizeof text, "unknown parameter (%s takes: %s)", backend, key);
             backend_set_error(error, (int)i, text);
             return -1;
@@ -49,13 +40,24 @@ int backend_size_param(const percept_backend_setup *setup, const char *backend, 
             return -1;
         }
         double v;
-        if (p->value == NULL || backend_parse_positive(p->value, &v) != 0 || v > limit ||
-            1.0 / v > limit) {
-            backend_set_error(error, (int)i, "must be a number greater than 0");
-            return -1;
+        int number = p->value != NULL && decimal_parse(p->value, &v) == 0 && v > 0;
+        if (number && v >= min) {
+            *value = v;
+            *index = (int)i;
+            continue;
         }
-        *value = v;
-        *index = (int)i;
+        /* Each reason holds for every value it refuses. */
+        if (min_reason != NULL)
+            snprintf(text, sizeof text, "%s", min_reason);
+        else if (!number)
+            snprintf(text, sizeof text, "must be a number greater than 0");
+        else
+            snprintf(text, sizeof text,
+                     "%s must be at least " BACKEND_SIZE_MIN_TEXT
+                     ", the smallest normal double (cells are found by multiplying by 1 / %s)",
+                     key, key);
+        backend_set_error(error, (int)i, text);
+        return -1;
     }
     return 0;
 }
@@ -72,6 +74,15 @@ static double cells_along(double len, double size)
     return n < 1 ? 1 : n;
 }
 
+/*
+ * A cell count for a message: whole below 1e15, else in three digits, as
+ * a tiny size's 1e303 cells in full would push the rest of the message out.
+ */
+static void count_text(char *buf, size_t size, double n)
+{
+    snprintf(buf, size, n < 1e15 ? "%.0f" : "%.3g", n);
+}
+
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
                         int size_param, const char *key, const char *unit, double max_cells,
                         percept_backend_error *error)
@@ -85,18 +96,20 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
     }
     double nx = cells_along(w, size), ny = cells_along(h, size);
     if (!(nx * ny <= max_cells)) {
-        char text[256];
+        char text[256], cx[32], cy[32];
+        count_text(cx, sizeof cx, nx);
+        count_text(cy, sizeof cy, ny);
         if (size_param >= 0)
             snprintf(text, sizeof(text),
-                     "too small for the world bounds: %.0f x %.0f %s (at most %.0f); set a "
+                     "too small for the world bounds: %s x %s %s (at most %.0f); set a "
                      "larger %s, or use hashgrid, whose cells only exist where entities are",
-                     nx, ny, unit, max_cells, key);
+                     cx, cy, unit, max_cells, key);
         else
             snprintf(text, sizeof(text),
                      "%s %g (the default) is too small for the world bounds: "
-                     "%.0f x %.0f %s (at most %.0f); set a larger %s in the section, or use "
+                     "%s x %s %s (at most %.0f); set a larger %s in the section, or use "
                      "hashgrid, whose cells only exist where entities are",
-                     key, size, nx, ny, unit, max_cells, key);
+                     key, size, cx, cy, unit, max_cells, key);
         backend_set_error(error, size_param, text);
         return -1;
     }

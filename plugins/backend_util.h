@@ -7,6 +7,8 @@
 #ifndef PERCEPT_BACKEND_UTIL_H
 #define PERCEPT_BACKEND_UTIL_H
 
+#include <float.h>
+#include <math.h> /* INFINITY, a constant: nothing of libm is linked */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,22 +21,28 @@ void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t siz
 void backend_set_error(percept_backend_error *error, int param_index, const char *text);
 
 /*
- * A plain decimal number greater than 0, read as decimal_parse() reads the
- * core's numbers (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever
- * the locale), whose inverse is finite too, as cell arithmetic multiplies by
- * it. Returns 0 and sets *out, or -1.
+ * The smallest size any backend takes: the smallest normal double. Cell
+ * arithmetic multiplies by 1 / size, which is finite from here up, and a
+ * subnormal size would have lost precision already.
  */
-int backend_parse_positive(const char *text, double *out);
+#define BACKEND_SIZE_MIN DBL_MIN
+#define BACKEND_SIZE_MIN_TEXT "2.2250738585072014e-308" /* DBL_MIN, as read back exactly */
 
 /*
  * The parameters of a backend that takes one size, `key` (cell_size,
- * tower_size): a positive number no larger than `limit` whose inverse is
- * no larger either. Any other key, a repeat or a bad value fills *error and
- * returns -1. On success *value holds the size (left as the caller's
- * default when the key is absent), *index the parameter's index or -1.
+ * tower_size): a plain decimal number, read as decimal_parse() reads the
+ * core's numbers (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever
+ * the locale), of at least `min`. With min > BACKEND_SIZE_MIN, `min_reason`
+ * is the message for any bad value: it names the key and the limit and
+ * says why (and is written out, as printf's numbers follow the locale);
+ * with BACKEND_SIZE_MIN it is NULL. Any other key, a repeat or a bad value
+ * fills *error and returns -1. On success *value holds the size (left as
+ * the caller's default when the key is absent), *index the parameter's
+ * index or -1.
  */
 int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
-                       double limit, double *value, int *index, percept_backend_error *error);
+                       double min, const char *min_reason, double *value, int *index,
+                       percept_backend_error *error);
 
 /*
  * The capacity to grow an array of `cap` elements to so it holds `need`:
@@ -90,6 +98,55 @@ static inline uint32_t backend_cell_index(const backend_layout *l, double x, dou
 {
     return backend_cell_of(y, l->min_y, l->inv, l->ny) * l->nx +
            backend_cell_of(x, l->min_x, l->inv, l->nx);
+}
+
+/*
+ * What a query of radius r around (x, y) must read, whatever the index:
+ * the host accepts an entity at (px, py) when, rounded, (px - x)^2 +
+ * (py - y)^2 <= r*r, and an index that prunes by a window of coordinates
+ * computed as x - pad and x + pad (rounded too) must hold every such px in
+ * it; a cell or list position that is monotone in the coordinate then holds
+ * the entity too. The margin, with u = 2^-53:
+ *  - the accepted |px - x| is at most r (1 + 2u) beyond its rounding, as
+ *    the squares, r*r and the difference each round by u at most (the
+ *    other axis only adds a term that is not negative);
+ *  - x + pad rounds by u (|x| + pad), and pad by a few u of itself;
+ *  - below about 1e-154 the squares underflow, and any difference whose
+ *    square is below 2^-1074 passes: a few 1e-162 in all;
+ * so pad = r + (|x| + r) * 4e-15 + 1e-150 (4e-15 is about 36u) covers all
+ * with room, for any |x| and r whose square is finite. The same margin
+ * serves every index that compares coordinates with the window's ends
+ * (grid, tower and hashgrid through their cells, crosslist directly).
+ */
+typedef struct backend_window {
+    double pad_x, pad_y; /* half-widths about x and y */
+    /*
+     * A lenient filter's bound on dx*dx + dy*dy: the host's r*r widened by
+     * far more than rounding, and by 1e-300 for r*r's underflow, so that a
+     * filter computing differently than the host still keeps a superset.
+     */
+    double limit;
+} backend_window;
+
+/*
+ * Fills *w for a query with r >= 0 (not NaN) and returns 1. Returns 0 when
+ * x or y is beyond +-1e300 or r*r beyond 1e300, near where it overflows:
+ * once it does, the host accepts any entity whose squared distance
+ * overflows too, however far. Then every entity may qualify, and a query
+ * reports them all: w->limit is infinite, which every entity passes (a
+ * NaN distance too, as the filters test !(d > limit)).
+ */
+static inline int backend_query_window(double x, double y, double r, backend_window *w)
+{
+    if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r * r <= 1e300)) {
+        w->limit = INFINITY;
+        return 0;
+    }
+    double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+    w->pad_x = r + (ax + r) * 4e-15 + 1e-150;
+    w->pad_y = r + (ay + r) * 4e-15 + 1e-150;
+    w->limit = r * r * (1 + 1e-9) + 1e-300;
+    return 1;
 }
 
 #endif

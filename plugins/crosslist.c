@@ -213,7 +213,7 @@ static percept_backend *crosslist_create(const percept_backend_setup *setup,
                                          percept_backend_error *error)
 {
     if (setup->param_count > 0) {
-        backend_set_error(error, 0, "crosslist takes no parameters");
+        backend_set_error(error, 0, "unknown parameter (crosslist takes no parameters)");
         return NULL;
     }
     percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
@@ -351,21 +351,6 @@ static int within(double sx, double sy, double x, double y, double r2)
 }
 
 /*
- * Half-width of an axis window that holds every point passing within():
- * the rounded test may accept a point a few ulps beyond r (or, below about
- * 1e-154 where the squares underflow, any tiny offset), so widen by far more
- * than that. Returns 0 when r*r overflows: then every point passes.
- */
-static int pad_of(double q, double r, double *pad)
-{
-    if (!(r * r <= 1e300) || !(q > -1e300 && q < 1e300))
-        return 0;
-    double aq = q < 0 ? -q : q;
-    *pad = r + (aq + r) * 1e-12 + 1e-150;
-    return 1;
-}
-
-/*
  * Both axis windows start from a skip-list search. To pick the axis with
  * fewer entities in its window (a road along X has a huge Y window), the two
  * windows are first walked in lockstep on a sparse upper level (SAMPLE_LEVEL:
@@ -382,18 +367,26 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
         return; /* NaN compares false with everything: nothing is within it */
     const cl_slot *slots = b->slots;
     double r2 = r * r;
-    double px, py;
+    backend_window w;
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
-    if (!pad_of(x, r, &px) || !pad_of(y, r, &py)) {
+    if (!backend_query_window(x, y, r, &w)) {
         for (uint32_t s = b->head[AXIS_X][0]; s != NONE; s = slots[s].next[AXIS_X])
             block_hits_add(&hits, s, within(slots[s].key[AXIS_X], slots[s].key[AXIS_Y], x, y, r2));
         block_hits_flush(&hits);
         return;
     }
-    double hi[2] = {x + px, y + py};
+    /*
+     * The window's ends bound the keys walked, as they bound grid's cells:
+     * the same margin (backend_util.h), as the lists compare the same
+     * rounded ends with the keys themselves, where a grid maps both through
+     * a monotone cell function first. The finds are filtered by the host's
+     * exact test, not w.limit: a filter computed as the host computes it
+     * keeps every entity the host accepts.
+     */
+    double hi[2] = {x + w.pad_x, y + w.pad_y};
     uint32_t preds[2][MAX_LEVEL];
-    search(b, AXIS_X, x - px, preds[AXIS_X]);
-    search(b, AXIS_Y, y - py, preds[AXIS_Y]);
+    search(b, AXIS_X, x - w.pad_x, preds[AXIS_X]);
+    search(b, AXIS_Y, y - w.pad_y, preds[AXIS_Y]);
     int axis = AXIS_X;
     if (b->top > SAMPLE_LEVEL) {
         uint32_t cx = next_of(b, AXIS_X, SAMPLE_LEVEL, preds[AXIS_X][SAMPLE_LEVEL]);

@@ -64,6 +64,24 @@ uint32_t entry_block_remove(entry_block *block, uint32_t i)
     return block->items[i].slot;
 }
 
+int entry_refs_reserve(const percept_backend_host *host, entry_ref **refs, uint32_t *cap,
+                       uint32_t need)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t grown = backend_grown(*cap, need, 16);
+    if ((uint64_t)grown * sizeof(entry_ref) > SIZE_MAX)
+        return -1;
+    entry_ref *r = backend_host_alloc(host, *refs, (size_t)grown * sizeof(entry_ref));
+    if (r == NULL)
+        return -1;
+    for (uint32_t i = *cap; i < grown; i++)
+        r[i].block = ENTRY_BLOCK_NONE;
+    *refs = r;
+    *cap = grown;
+    return 0;
+}
+
 void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
                     double x, double y)
 {

@@ -82,6 +82,15 @@ typedef struct entry_ref {
     uint32_t index;
 } entry_ref;
 
+/*
+ * Room in *refs, a backend's per-slot array of *cap records, for `need`
+ * slots: doubled from 16 until it holds them, the new records out of the
+ * index. Returns 0, or -1 with *refs and *cap unchanged (a resize that
+ * fails keeps the old block).
+ */
+int entry_refs_reserve(const percept_backend_host *host, entry_ref **refs, uint32_t *cap,
+                       uint32_t need);
+
 /* Appends slot's entry to `block`, number `where`, which has room; records it in refs[slot]. */
 void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
                     double x, double y);

@@ -16,7 +16,6 @@
 #include "backend_util.h"
 #include "entry_block.h"
 
-#include <float.h>
 #include <string.h>
 
 #ifdef GRID_AS_TOWER
@@ -58,8 +57,13 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
     int cell_param;
     backend_layout grid;
 
-    if (backend_size_param(setup, GRID_NAME, GRID_SIZE_KEY, DBL_MAX, &cell_size, &cell_param,
-                           error) != 0 ||
+    /*
+     * Above BACKEND_SIZE_MIN a tiny size needs no limit of its own: the
+     * layout refuses more than MAX_CELLS cells, and over bounds of no area
+     * any size makes one cell (whose edges take everyone).
+     */
+    if (backend_size_param(setup, GRID_NAME, GRID_SIZE_KEY, BACKEND_SIZE_MIN, NULL, &cell_size,
+                           &cell_param, error) != 0 ||
         backend_layout_init(&grid, setup, cell_size, cell_param, GRID_SIZE_KEY, GRID_UNIT,
                             MAX_CELLS, error) != 0)
         return NULL;
@@ -99,23 +103,6 @@ static void grid_destroy(percept_backend *b)
     backend_host_alloc(host, b, 0);
 }
 
-static int grow_slots(percept_backend *b, uint32_t slot_count)
-{
-    if (slot_count <= b->slot_cap)
-        return 0;
-    uint32_t cap = backend_grown(b->slot_cap, slot_count, 16);
-    if ((uint64_t)cap * sizeof(entry_ref) > SIZE_MAX)
-        return -1;
-    entry_ref *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(entry_ref));
-    if (slots == NULL)
-        return -1; /* the old block is still ours and unchanged */
-    for (uint32_t i = b->slot_cap; i < cap; i++)
-        slots[i].block = NONE;
-    b->slots = slots;
-    b->slot_cap = cap;
-    return 0;
-}
-
 /*
  * Room for slot_count slots, and for `slot` in the cell of (x, y) unless it
  * is there already. Each step either succeeds or changes only capacity.
@@ -126,7 +113,7 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     (void)range;
     if (slot >= slot_count)
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
-    if (grow_slots(b, slot_count) != 0)
+    if (entry_refs_reserve(b->host, &b->slots, &b->slot_cap, slot_count) != 0)
         return -1;
     uint32_t cell = backend_cell_index(&b->grid, x, y);
     if (slot < b->slot_cap && b->slots[slot].block == cell)
@@ -185,7 +172,7 @@ static void grid_remove(percept_backend *b, percept_slot slot)
     b->count--;
 }
 
-/* True when (sx, sy) may be within r of (x, y); lenient so rounding never drops a hit. */
+/* Whether (sx, sy) passes the query's lenient limit (backend_window): it never drops a hit. */
 static int maybe_within(double sx, double sy, double x, double y, double limit)
 {
     double dx = sx - x, dy = sy - y;
@@ -199,45 +186,36 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         return; /* NaN: no distance compares <= with it */
     if (r < 0)
         r = -r;
-    /*
-     * The host's test dx*dx + dy*dy <= r*r is rounded; it may accept a point a
-     * few ulps beyond r (or, below 1e-154, where the squares underflow, any
-     * tiny offset). Widening the square and the filter by far more than that
-     * costs nothing measurable and keeps the answer a superset.
-     */
-    double limit = r * r * (1 + 1e-9) + 1e-300;
+    backend_window w;
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
-    int finite = x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r < 1e300;
-    if (finite) {
-        double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
-        double pad_x = r + (ax + r) * 4e-15 + 1e-150;
-        double pad_y = r + (ay + r) * 4e-15 + 1e-150;
+    if (backend_query_window(x, y, r, &w)) {
+        /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
         const backend_layout *g = &b->grid;
-        uint32_t x0 = backend_cell_of(x - pad_x, g->min_x, g->inv, g->nx);
-        uint32_t x1 = backend_cell_of(x + pad_x, g->min_x, g->inv, g->nx);
-        uint32_t y0 = backend_cell_of(y - pad_y, g->min_y, g->inv, g->ny);
-        uint32_t y1 = backend_cell_of(y + pad_y, g->min_y, g->inv, g->ny);
+        uint32_t x0 = backend_cell_of(x - w.pad_x, g->min_x, g->inv, g->nx);
+        uint32_t x1 = backend_cell_of(x + w.pad_x, g->min_x, g->inv, g->nx);
+        uint32_t y0 = backend_cell_of(y - w.pad_y, g->min_y, g->inv, g->ny);
+        uint32_t y1 = backend_cell_of(y + w.pad_y, g->min_y, g->inv, g->ny);
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
             for (uint32_t cy = y0; cy <= y1; cy++) {
                 entry_block *const *row = &b->cells[(size_t)cy * g->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {
                     if (row[cx] != NULL)
-                        entry_block_gather(row[cx], x, y, limit, &hits);
+                        entry_block_gather(row[cx], x, y, w.limit, &hits);
                 }
             }
             block_hits_flush(&hits);
             return;
         }
     }
-    /* More cells than slots (or an infinite query): scanning the slots is cheaper. */
+    /* More cells than slots (or no window): scanning the slots is cheaper. */
     const entry_ref *slots = b->slots;
-    int all = !finite; /* an infinite query takes every entity: a superset is allowed */
     for (uint32_t s = 0; s < b->slot_limit; s++) {
         if (slots[s].block == NONE)
             continue;
         const block_entry *e = &b->cells[slots[s].block]->items[slots[s].index];
-        block_hits_add(&hits, s, all | maybe_within(e->x, e->y, x, y, limit));
+        /* Without a window, the limit is infinite: every entity passes, a superset. */
+        block_hits_add(&hits, s, maybe_within(e->x, e->y, x, y, w.limit));
     }
     block_hits_flush(&hits);
 }

@@ -9,17 +9,30 @@
 #include "backend_util.h"
 #include "entry_block.h"
 
-#include <float.h>
 #include <string.h>
 
 #define NONE ENTRY_BLOCK_NONE
 #define DEFAULT_CELL_SIZE 64.0
 /*
- * Cell coordinates are clamped to +-2^60: far beyond any real position at any
- * sane cell size, and small enough that a rectangle's width fits an int64.
- * Clamping is monotone, so a query still finds every cell it must.
+ * Cell coordinates are clamped to +-2^60: beyond the cell of any position the
+ * core accepts at any cell size taken (MIN_CELL_SIZE), and small enough that
+ * a rectangle's width fits an int64. Clamping is monotone, so a query still
+ * finds every cell it must (a query window may reach past the clamp).
  */
 #define COORD_LIMIT 1152921504606846976.0
+/*
+ * So no entity is clamped: a coordinate within +-PERCEPT_COORD_LIMIT (1e15)
+ * must have a cell number within +-2^60, so cell_size >= 1e15 / 2^60 =
+ * 0.00087, which 0.001 rounds up (1e15 / 0.001 = 1e18 < 2^60 = 1.15e18 with
+ * room for the rounding of 1 / cell_size and of the product). A smaller
+ * size would put every far entity into the few clamped cells, where a
+ * query, promised local, reads them all.
+ */
+#define MIN_CELL_SIZE 0.001
+#define MIN_CELL_SIZE_REASON                                                                       \
+    "cell_size must be a number of at least 0.001: cell numbers stop at +-2^60, and a "            \
+    "coordinate within +-1e15 must get a number of its own, not a clamped one (1e15 / 2^60 = "     \
+    "0.00087)"
 /* The table holds at most half its capacity: short probes, also for misses. */
 #define MIN_TABLE 16u
 #define MAX_TABLE 2147483648u
@@ -149,8 +162,8 @@ static percept_backend *hashgrid_create(const percept_backend_setup *setup,
     double cell_size = DEFAULT_CELL_SIZE;
     int cell_param;
 
-    if (backend_size_param(setup, "hashgrid", "cell_size", DBL_MAX, &cell_size, &cell_param,
-                           error) != 0)
+    if (backend_size_param(setup, "hashgrid", "cell_size", MIN_CELL_SIZE, MIN_CELL_SIZE_REASON,
+                           &cell_size, &cell_param, error) != 0)
         return NULL;
 
     /* The world bounds do not matter: the grid covers every coordinate. */
@@ -215,16 +228,8 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
                             double y, double range)
 {
     (void)range;
-    if (slot_count > b->slot_cap) {
-        uint32_t cap = backend_grown(b->slot_cap, slot_count, 16);
-        entry_ref *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(entry_ref));
-        if (slots == NULL)
-            return -1;
-        for (uint32_t i = b->slot_cap; i < cap; i++)
-            slots[i].block = NONE;
-        b->slots = slots;
-        b->slot_cap = cap;
-    }
+    if (entry_refs_reserve(b->host, &b->slots, &b->slot_cap, slot_count) != 0)
+        return -1;
 
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
     if (slot < b->slot_cap && b->slots[slot].block != NONE) {
@@ -401,7 +406,7 @@ static void hashgrid_remove(percept_backend *b, percept_slot slot)
     unlink_slot(b, slot);
 }
 
-/* Every entity of a cell, unfiltered: for a query with an infinite bound. */
+/* Every entity of a cell, unfiltered: for a query without a window. */
 static void visit_all(const hg_cell *cell, percept_backend_visit visit, void *ctx)
 {
     const entry_block *block = cell->block;
@@ -416,24 +421,16 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
         return; /* NaN: no distance compares <= with it */
     if (r < 0)
         r = -r;
-    if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r < 1e300)) {
-        /* Infinite input: every entity may qualify; a superset is allowed. */
+    backend_window w;
+    if (!backend_query_window(x, y, r, &w)) {
+        /* No window: every entity may qualify; a superset is allowed. */
         for (uint32_t i = 0; i < b->ncells; i++)
             visit_all(&b->cells[b->occupied[i]], visit, ctx);
         return;
     }
-    /*
-     * The host's test dx*dx + dy*dy <= r*r is rounded; it may accept a point a
-     * few ulps beyond r (or, below 1e-154, where the squares underflow, any
-     * tiny offset). Widening the square and the filter by far more than that
-     * costs nothing measurable and keeps the answer a superset.
-     */
-    double limit = r * r * (1 + 1e-9) + 1e-300;
-    double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
-    double pad_x = r + (ax + r) * 4e-15 + 1e-150;
-    double pad_y = r + (ay + r) * 4e-15 + 1e-150;
-    int64_t x0 = coord_of(x - pad_x, b->inv_cell), x1 = coord_of(x + pad_x, b->inv_cell);
-    int64_t y0 = coord_of(y - pad_y, b->inv_cell), y1 = coord_of(y + pad_y, b->inv_cell);
+    /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
+    int64_t x0 = coord_of(x - w.pad_x, b->inv_cell), x1 = coord_of(x + w.pad_x, b->inv_cell);
+    int64_t y0 = coord_of(y - w.pad_y, b->inv_cell), y1 = coord_of(y + w.pad_y, b->inv_cell);
     /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
@@ -442,7 +439,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
                 if (c != NONE)
-                    entry_block_gather(b->cells[c].block, x, y, limit, &hits);
+                    entry_block_gather(b->cells[c].block, x, y, w.limit, &hits);
             }
         }
     } else {
@@ -450,7 +447,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
         for (uint32_t i = 0; i < b->ncells; i++) {
             const hg_cell *cell = &b->cells[b->occupied[i]];
             if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
-                entry_block_gather(cell->block, x, y, limit, &hits);
+                entry_block_gather(cell->block, x, y, w.limit, &hits);
         }
     }
     block_hits_flush(&hits);
