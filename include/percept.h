@@ -15,7 +15,9 @@
  * Every call that changes the world either completes and then reports each
  * change of that relation to the world's event callback before it returns,
  * or fails with a negative status, sets a message (percept_errmsg()) and
- * leaves the world exactly as it was.
+ * leaves the world exactly as it was. The one exception: percept_move_many(),
+ * a batch of moves, can stop part-way when memory runs out, each move made
+ * whole or not at all (see there).
  *
  * Thread safety: a world is not thread-safe; use one world from one thread
  * at a time. Distinct worlds share nothing and may be used from different
@@ -174,7 +176,9 @@ typedef struct percept_options {
     const char *backend;                /* if set: this backend for every sense; a name of
                                            letters, digits, '_' and '-' (else EINVAL) */
     const char *plugin_dir;             /* if set: searched before the config's plugin_dir */
-    const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds */
+    const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds,
+                                           which are still checked: inverted ones in the
+                                           file are refused (PERCEPT_ECONFIG) */
     const percept_allocator *allocator; /* if set: all memory comes from it */
 } percept_options;
 

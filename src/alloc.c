@@ -1,11 +1,14 @@
 /*
- * alloc.c - the default allocator and the growth helper every dynamic array
- * of the core uses.
+ * alloc.c - the default allocator and helpers over the world's allocator.
+ * pc_grow() doubles the observer grids' arrays and the config's parameter
+ * lists; the other arrays grow where they live (pair lists by half; the
+ * per-slot arrays, the change buffer and the ID map double all at once).
  */
 #include "alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *percept_default_alloc(void *user, void *ptr, size_t size)
 {
@@ -15,6 +18,15 @@ void *percept_default_alloc(void *user, void *ptr, size_t size)
         return NULL;
     }
     return realloc(ptr, size);
+}
+
+char *pc_strdup(const percept_allocator *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = pc_alloc(a, n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
 }
 
 void pc_give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,

@@ -24,6 +24,9 @@ static inline void pc_free(const percept_allocator *a, void *ptr)
         a->alloc(a->user, ptr, 0);
 }
 
+/* A copy of s made with the allocator, or NULL when out of memory. */
+char *pc_strdup(const percept_allocator *a, const char *s);
+
 /*
  * Grow *array (of elem bytes each, *cap of them) to hold at least `need`,
  * doubling so appends are amortised O(1). Returns 0, or -1 with *array and

@@ -33,15 +33,6 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
     va_end(ap);
 }
 
-char *pc_strdup(const percept_allocator *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = pc_alloc(a, n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 /* ---------------------------------------------------------------- reading lines */
 
 typedef struct line_source {
@@ -301,15 +292,19 @@ static int parse_bool(const char *value, int *out)
     return -1;
 }
 
-/* Records a key's first line; a second setting is an error (a typo'd copy is likelier than intent).
- */
+/* A key given a second time: an error, since a typo'd copy is likelier than intent. */
+static int set_twice(parse_state *st, const char *section, const char *key, int first_line)
+{
+    char why[64];
+    snprintf(why, sizeof why, "set twice (first on line %d)", first_line);
+    return key_fail(st, section, key, why);
+}
+
+/* Records a key's first line; a second setting is an error (see set_twice()). */
 static int once(parse_state *st, const char *section, const char *key, int *line)
 {
-    if (*line) {
-        char why[64];
-        snprintf(why, sizeof why, "set twice (first on line %d)", *line);
-        return key_fail(st, section, key, why);
-    }
+    if (*line)
+        return set_twice(st, section, key, *line);
     *line = st->src.line;
     return 1;
 }
@@ -380,9 +375,12 @@ static int handle_world(parse_state *st, const char *key, const char *value)
             continue;
         if (!once(st, "world", key, &st->cfg->bound_lines[i]))
             return 0;
-        if (parse_number(value, fields[i]))
-            return value_fail(st, "world", key, value,
-                              "must be a decimal number of magnitude at most 1e15");
+        if (parse_number(value, fields[i])) {
+            char limit[32], why[96];
+            snprintf(why, sizeof why, "must be a decimal number of magnitude at most %s",
+                     decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
+            return value_fail(st, "world", key, value, why);
+        }
         return 1;
     }
     return key_fail(st, "world", key, "unknown key (expected min_x, min_y, max_x, max_y)");
@@ -403,18 +401,19 @@ static int handle_sense(parse_state *st, int s, const char *key, const char *val
         /* Bounded below as the backends' cell sizes are: the grid works
          * with fractions of a cell, which must not underflow to 0. */
         if (parse_number(value, &sc->observer_cell_size) ||
-            !(sc->observer_cell_size >= 1 / PERCEPT_COORD_LIMIT))
-            return value_fail(st, section, key, value, "must be a number from 1e-15 to 1e15");
+            !(sc->observer_cell_size >= 1 / PERCEPT_COORD_LIMIT)) {
+            char low[32], high[32], why[96];
+            snprintf(why, sizeof why, "must be a number from %s to %s",
+                     decimal_limit_text(low, sizeof low, 1 / PERCEPT_COORD_LIMIT),
+                     decimal_limit_text(high, sizeof high, PERCEPT_COORD_LIMIT));
+            return value_fail(st, section, key, value, why);
+        }
         return 1;
     }
     /* Everything else belongs to the backend, which validates it on creation. */
-    for (size_t i = 0; i < sc->param_count; i++) {
-        if (!strcmp(sc->params[i].key, key)) {
-            char why[64];
-            snprintf(why, sizeof why, "set twice (first on line %d)", sc->params[i].line);
-            return key_fail(st, section, key, why);
-        }
-    }
+    for (size_t i = 0; i < sc->param_count; i++)
+        if (!strcmp(sc->params[i].key, key))
+            return set_twice(st, section, key, sc->params[i].line);
     void *params = sc->params;
     if (pc_grow(st->a, &params, sizeof *sc->params, &sc->param_cap, sc->param_count + 1))
         return fail(st, PERCEPT_ENOMEM, "out of memory");

@@ -54,7 +54,4 @@ void pc_describe_value(char *out, size_t size, const char *value);
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* A copy of s made with the world's allocator, or NULL when out of memory. */
-char *pc_strdup(const percept_allocator *a, const char *s);
-
 #endif

@@ -5,7 +5,9 @@
 
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The end of the decimal number starting at p, or NULL if there is none. */
 static const char *decimal_end(const char *p)
@@ -60,4 +62,17 @@ int decimal_parse(const char *text, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+const char *decimal_limit_text(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, "%g", v);
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *digits = e + 1 + (e[1] == '-'), *from = e + 1 + (e[1] == '+' || e[1] == '-');
+        while (from[0] == '0' && from[1] != '\0')
+            from++;
+        memmove(digits, from, strlen(from) + 1);
+    }
+    return buf;
 }

@@ -54,7 +54,7 @@ static int beyond(const og_bound *b, double x, double y)
 }
 
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
-            unsigned senses, int near)
+            unsigned senses)
 {
     memset(g, 0, sizeof *g);
     g->senses = senses;
@@ -75,7 +75,6 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     g->min_y = b->min_y;
     g->cell_size = cell_size;
     g->inv_cell = 1.0 / cell_size;
-    g->near_limit = near ? OG_NEAR_FACTOR * cell_size : 0;
     g->near_top = -1;
     g->cols = (int32_t)cols;
     g->rows = (int32_t)rows;
@@ -86,6 +85,11 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     for (size_t i = 0; i < n; i++)
         g->cells[i] = (og_cell){.bound = EMPTY_BOUND};
     return 0;
+}
+
+void og_set_near(observer_grid *g, int near)
+{
+    g->near_limit = near ? OG_NEAR_FACTOR * g->cell_size : 0;
 }
 
 void og_free(const percept_allocator *a, observer_grid *g)

@@ -121,11 +121,15 @@ typedef struct observer_grid {
 /* Largest number of cells a grid may have. */
 #define OG_MAX_CELLS (1u << 22)
 
-/* cell_size 0 picks one from the bounds. near: whether observers may be near
- * (the core can query a backend for them cheaply); otherwise the grid keeps
- * every observer. Returns 0, -1 out of memory, -2 too many cells. */
+/* cell_size 0 picks one from the bounds. The grid keeps every observer
+ * until og_set_near() says otherwise. Returns 0, -1 out of memory, -2 too
+ * many cells. */
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
-            unsigned senses, int near);
+            unsigned senses);
+/* near: whether observers may be near (the core can query a backend for
+ * them cheaply), or the grid keeps every observer. Set once the senses
+ * sharing the grid are known, before any observer is registered. */
+void og_set_near(observer_grid *g, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
 /* Bytes the grid holds from its allocator: cells, their arrays, the per-slot table. */
 size_t og_bytes(const observer_grid *g);

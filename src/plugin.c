@@ -19,7 +19,7 @@
 #endif
 
 #include "alloc.h"
-#include "config.h"
+#include "config.h" /* pc_backend_name_ok() */
 
 #ifndef PERCEPT_PLUGIN_DIR
 #define PERCEPT_PLUGIN_DIR "/usr/local/lib/percept"

@@ -1,6 +1,7 @@
 /*
- * world.c - the core manager: entity records, pair state, and the one
- * algorithm every change goes through. A call first computes its pair
+ * world.c - the core manager once a world exists (world_open.c creates it):
+ * entity records, pair state, the one algorithm every change goes through,
+ * and the calls that read the world. A call first computes its pair
  * changes from the stored pair state without touching it, then makes every
  * allocation the change needs (each undoable), then applies the change with
  * operations that cannot fail, and only then delivers the events, one per
@@ -15,10 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "alloc.h"
-#include "config.h"
 #include "decimal.h"
 #include "key_sort.h"
 
@@ -38,44 +37,6 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
     return status;
 }
 
-/* ====================================================================== */
-/* Creating and destroying                                                 */
-
-static void *host_alloc(void *user, void *ptr, size_t size)
-{
-    backend_host_state *state = user;
-    void *p = state->alloc->alloc(state->alloc->user, ptr, size);
-    if (p == NULL && size > 0)
-        state->refused = 1;
-    return p;
-}
-
-static void free_world(percept_world *w)
-{
-    const percept_allocator *a = &w->alloc;
-    for (int g = 0; g < w->backend_count; g++) {
-        backend_group *bg = &w->backends[g];
-        if (bg->backend)
-            bg->plugin.ops.destroy(bg->backend);
-        plugin_unload(a, &bg->plugin);
-    }
-    for (int g = 0; g < w->grid_count; g++)
-        og_free(a, &w->grids[g]);
-    /* Up to the capacity, not the slots in use: an add that ran out of
-     * memory may have left room in the lists of the slot it was to take. */
-    for (size_t i = 0; i < w->slot_cap; i++)
-        pair_list_free(a, &w->pairs[i]);
-    pc_free(a, w->pairs);
-    id_map_free(a, &w->ids);
-    change_buffer_free(a, &w->changes);
-    pc_free(a, w->batch);
-    pc_free(a, w->batch_keys);
-    pc_free(a, w->ents_block);
-    pc_free(a, w->free_slots);
-    percept_allocator copy = *a;
-    pc_free(&copy, w);
-}
-
 /* `v` in the fewest digits that read back as `v`, for messages: %g would
  * show a refused 1e15 + 0.125 as the limit itself. */
 static const char *exact_number(char *buf, size_t size, double v)
@@ -90,380 +51,13 @@ static const char *exact_number(char *buf, size_t size, double v)
     return buf;
 }
 
-static int valid_coord(double v)
-{
-    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
-}
-
 static int valid_sense(percept_sense sense)
 {
     return (unsigned)sense < PERCEPT_SENSE_COUNT;
 }
 
-static int valid_bounds(const percept_bounds *b)
-{
-    const double v[4] = {b->min_x, b->min_y, b->max_x, b->max_y};
-    for (int i = 0; i < 4; i++)
-        if (!valid_coord(v[i]))
-            return 0;
-    return b->min_x <= b->max_x && b->min_y <= b->max_y;
-}
-
-/* Where a sense's backend name came from, for messages. `sharing`: the
- * senses the instance will serve (sense s and those configured alike). */
-static void describe_origin(char *out, size_t size, const pc_config *cfg, const char *override,
-                            int s, unsigned sharing, int *line)
-{
-    const sense_config *sc = &cfg->sense[s];
-    *line = 0;
-    if (override) {
-        snprintf(out, size, "%s: backend '%s' for [%s] (from the options)", cfg->source, override,
-                 percept_sense_name((percept_sense)s));
-    } else if (sc->backend) {
-        *line = sc->backend_line;
-        snprintf(out, size, "%s:%d: key 'backend' in [%s]", cfg->source, *line,
-                 percept_sense_name((percept_sense)s));
-    } else {
-        *line = cfg->backend_line;
-        char senses[48] = "";
-        for (int t = 0; t < PERCEPT_SENSE_COUNT; t++)
-            if (sharing & PERCEPT_SENSE_BIT(t))
-                snprintf(senses + strlen(senses), sizeof senses - strlen(senses), "%s[%s]",
-                         senses[0] ? ", " : "", percept_sense_name((percept_sense)t));
-        snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for %s)", cfg->source, *line,
-                 senses);
-    }
-}
-
-/* The backend a sense uses and the parameters it gets. */
-typedef struct sense_backend {
-    const char *name;
-    const percept_backend_param *params;
-    size_t param_count;
-} sense_backend;
-
-static sense_backend backend_of_sense(const pc_config *cfg, const percept_options *opt, int s)
-{
-    const sense_config *sc = &cfg->sense[s];
-    const char *override = opt ? opt->backend : NULL;
-    sense_backend sb = {override ? override : sc->backend ? sc->backend : cfg->backend, NULL, 0};
-    /* The section's parameters belong to the backend it names; with another
-     * backend forced by the options they would only be rejected as unknown. */
-    const char *configured = sc->backend ? sc->backend : cfg->backend;
-    if (!override || (configured && !strcmp(configured, override))) {
-        sb.params = sc->params;
-        sb.param_count = sc->param_count;
-    }
-    return sb;
-}
-
-/* Same backend, same parameters in the same order: one instance serves both. */
-static int same_backend(const sense_backend *a, const sense_backend *b)
-{
-    if (strcmp(a->name, b->name) || a->param_count != b->param_count)
-        return 0;
-    for (size_t i = 0; i < a->param_count; i++)
-        if (strcmp(a->params[i].key, b->params[i].key) ||
-            strcmp(a->params[i].value, b->params[i].value))
-            return 0;
-    return 1;
-}
-
-/* Give sense s a backend: the instance of an earlier sense configured alike, or a new one. */
-static int open_backend(percept_world *w, const pc_config *cfg, const percept_options *opt,
-                        const plugin_search *search, int s, percept_error *err)
-{
-    sense_backend sb = backend_of_sense(cfg, opt, s);
-    if (!sb.name) {
-        pc_error_set(err, PERCEPT_ECONFIG, 0,
-                     "%s: no backend for sense '%s': set 'backend' in [%s] or in [percept]",
-                     cfg->source, percept_sense_name((percept_sense)s),
-                     percept_sense_name((percept_sense)s));
-        return PERCEPT_ECONFIG;
-    }
-    for (int t = 0; t < s; t++) {
-        sense_backend other = backend_of_sense(cfg, opt, t);
-        if (same_backend(&sb, &other)) {
-            w->backend_of[s] = w->backend_of[t];
-            w->backends[w->backend_of[t]].senses |= PERCEPT_SENSE_BIT(s);
-            return PERCEPT_OK;
-        }
-    }
-
-    unsigned sharing = PERCEPT_SENSE_BIT(s);
-    for (int t = s + 1; t < PERCEPT_SENSE_COUNT; t++) {
-        sense_backend later = backend_of_sense(cfg, opt, t);
-        if (later.name && same_backend(&sb, &later))
-            sharing |= PERCEPT_SENSE_BIT(t);
-    }
-    char origin[1024], why[1536]; /* cut to the 511 characters of percept_error.text last */
-    int line;
-    describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, sharing, &line);
-    backend_group *bg = &w->backends[w->backend_count];
-    w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
-    bg->senses = PERCEPT_SENSE_BIT(s);
-    /* The reason gets the room the origin leaves in percept_error.text, so
-     * that the loader can fit what matters (the installed directory, say)
-     * into what the caller will see. */
-    size_t taken = strlen(origin) + 2, room = sizeof err->text;
-    size_t why_size = taken + 128 < room ? room - taken : 128;
-    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, why_size);
-    if (rc) {
-        pc_error_set(err, rc, line, "%s: %s", origin, why);
-        return rc;
-    }
-
-    bg->host_state = (backend_host_state){&w->alloc, 0};
-    bg->host = (percept_backend_host){host_alloc, &bg->host_state};
-    percept_backend_setup setup = {
-        .host = &bg->host,
-        .min_x = w->bounds.min_x,
-        .min_y = w->bounds.min_y,
-        .max_x = w->bounds.max_x,
-        .max_y = w->bounds.max_y,
-        .params = sb.params,
-        .param_count = sb.param_count,
-    };
-    percept_backend_error berr = {.param_index = -1};
-    bg->backend = bg->plugin.ops.create(&setup, &berr);
-    if (!bg->backend) {
-        berr.text[sizeof berr.text - 1] = '\0';
-        if (bg->host_state.refused) {
-            /* Whatever the backend says, the caller's allocator is what failed. */
-            pc_error_set(err, PERCEPT_ENOMEM, line, "%s: backend '%s' (%s): out of memory%s%s",
-                         origin, sb.name, bg->plugin.path, berr.text[0] ? ": " : "", berr.text);
-            return PERCEPT_ENOMEM;
-        }
-        const char *text = berr.text[0] ? berr.text : "creation failed; the backend gave no reason";
-        if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
-            if (!berr.text[0])
-                text = "refused by the backend, which gave no reason";
-            const percept_backend_param *p = &setup.params[berr.param_index];
-            char read[96];
-            pc_describe_value(read, sizeof read, p->value);
-            pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s%s",
-                         cfg->source, p->line, p->key, percept_sense_name((percept_sense)s), text,
-                         read);
-            return PERCEPT_ECONFIG;
-        }
-        /* No parameter to blame and no allocation refused: a setup the
-         * backend refuses as a whole, with its reason (a default size that
-         * does not fit the world bounds), is the configuration's fault. A
-         * refusal without a reason, or naming a parameter past the ones it
-         * was given, is the plugin's own: say so rather than blame a key. */
-        char bad_index[96] = "";
-        if (berr.param_index >= 0)
-            snprintf(bad_index, sizeof bad_index,
-                     " (the plugin blamed parameter %d, but it was given %zu)", berr.param_index,
-                     setup.param_count);
-        rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
-        pc_error_set(err, rc, line, "%s: backend '%s' (%s): %s%s", origin, sb.name, bg->plugin.path,
-                     text, bad_index);
-        return rc;
-    }
-    return PERCEPT_OK;
-}
-
-/* Give sense s an observer grid: that of an earlier sense with the same cell size, or a new one. */
-static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_error *err)
-{
-    const sense_config *sc = &cfg->sense[s];
-    for (int t = 0; t < s; t++) {
-        if (cfg->sense[t].observer_cell_size == sc->observer_cell_size) {
-            for (int g = 0; g < w->grid_count; g++)
-                if (w->grids[g].senses & PERCEPT_SENSE_BIT(t))
-                    w->grids[g].senses |= PERCEPT_SENSE_BIT(s);
-            return PERCEPT_OK;
-        }
-    }
-    /* Short-sighted observers are left to the backend only where its small
-     * queries are cheap; a call asks this sense's backend for them. */
-    w->near_backend[w->grid_count] = w->backend_of[s];
-    const backend_group *bg = &w->backends[w->backend_of[s]];
-    int near = (bg->plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
-    int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
-                     PERCEPT_SENSE_BIT(s), near);
-    if (rc == -2) {
-        pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
-                     "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "
-                     "bounds (more than %u cells)",
-                     cfg->source, sc->observer_cell_size_line, percept_sense_name((percept_sense)s),
-                     sc->observer_cell_size, OG_MAX_CELLS);
-        return PERCEPT_ECONFIG;
-    }
-    if (rc) {
-        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
-        return PERCEPT_ENOMEM;
-    }
-    w->grid_count++;
-    return PERCEPT_OK;
-}
-
-static int open_sense(percept_world *w, const pc_config *cfg, const percept_options *opt,
-                      const plugin_search *search, int s, percept_error *err)
-{
-    int rc = open_backend(w, cfg, opt, search, s, err);
-    return rc ? rc : open_grid(w, cfg, s, err);
-}
-
-/* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
-static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, percept_error *err)
-{
-    struct stat st;
-    if (opt && opt->plugin_dir && (stat(opt->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "the plugin_dir in the options, '%s', is not a directory", opt->plugin_dir);
-        return PERCEPT_EINVAL;
-    }
-    if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error_set(err, PERCEPT_ECONFIG, cfg->plugin_dir_line,
-                     "%s:%d: key 'plugin_dir' in [percept]: '%s' is not a directory", cfg->source,
-                     cfg->plugin_dir_line, cfg->plugin_dir);
-        return PERCEPT_ECONFIG;
-    }
-    return PERCEPT_OK;
-}
-
-/* The size of the first percept_options, which every later one starts with. */
-#define OPTIONS_FIRST_SIZE                                                                         \
-    (offsetof(percept_options, allocator) + sizeof(const percept_allocator *))
-
-/*
- * A program built against an older percept.h passes a smaller struct: its
- * fields are all this library reads. One built against a newer header may
- * pass a larger one: accepted when the fields this library does not know
- * are zero, so an option it cannot honour is never ignored silently.
- */
-static int check_options_size(const percept_options *opt, percept_error *err)
-{
-    if (opt->size < OPTIONS_FIRST_SIZE) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.size is %zu, expected at least %zu: initialise the "
-                     "options with PERCEPT_OPTIONS_INIT",
-                     opt->size, (size_t)OPTIONS_FIRST_SIZE);
-        return PERCEPT_EINVAL;
-    }
-    /* No version will grow the struct past a page: a larger size is garbage
-     * (options not made with PERCEPT_OPTIONS_INIT), not to be read. */
-    if (opt->size > 4096) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.size is %zu, which no version has: initialise the "
-                     "options with PERCEPT_OPTIONS_INIT",
-                     opt->size);
-        return PERCEPT_EINVAL;
-    }
-    const unsigned char *bytes = (const unsigned char *)opt;
-    for (size_t i = sizeof(percept_options); i < opt->size; i++) {
-        if (bytes[i]) {
-            pc_error_set(err, PERCEPT_EINVAL, 0,
-                         "percept_options.size is %zu, and this percept (%s) knows only the "
-                         "first %zu bytes: the program sets options of a newer version",
-                         opt->size, PERCEPT_VERSION, sizeof(percept_options));
-            return PERCEPT_EINVAL;
-        }
-    }
-    return PERCEPT_OK;
-}
-
-static int world_open(percept_world **out, const char *path, const char *text, const char *label,
-                      const percept_options *opt, percept_error *err)
-{
-    int rc;
-    if (err)
-        memset(err, 0, sizeof *err);
-    if (!out) {
-        pc_error_set(err, PERCEPT_EINVAL, 0, "the 'out' argument is NULL");
-        return PERCEPT_EINVAL;
-    }
-    *out = NULL;
-    if (!path && !text) {
-        pc_error_set(err, PERCEPT_EINVAL, 0, "no configuration: the path or text is NULL");
-        return PERCEPT_EINVAL;
-    }
-    if (opt && (rc = check_options_size(opt, err)) != PERCEPT_OK)
-        return rc;
-    percept_allocator a = {percept_default_alloc, NULL};
-    if (opt && opt->allocator) {
-        if (!opt->allocator->alloc) {
-            pc_error_set(err, PERCEPT_EINVAL, 0, "the allocator's alloc function is NULL");
-            return PERCEPT_EINVAL;
-        }
-        a = *opt->allocator;
-    }
-    if (opt && opt->backend && !pc_backend_name_ok(opt->backend)) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.backend '%.200s' is not a backend name: letters, digits, "
-                     "'_' and '-' (the plugin file is NAME.so in the plugin directories)",
-                     opt->backend);
-        return PERCEPT_EINVAL;
-    }
-    if (opt && opt->bounds && !valid_bounds(opt->bounds)) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "the bounds in the options are invalid: they must be finite, within "
-                     "%g, and each min must not exceed its max",
-                     PERCEPT_COORD_LIMIT);
-        return PERCEPT_EINVAL;
-    }
-
-    percept_world *w = pc_alloc(&a, sizeof *w);
-    if (!w) {
-        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
-        return PERCEPT_ENOMEM;
-    }
-    memset(w, 0, sizeof *w);
-    w->alloc = a;
-
-    pc_config cfg;
-    rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
-    if (rc == PERCEPT_OK)
-        rc = check_plugin_dirs(&cfg, opt, err);
-    char *env_copy = NULL;
-    if (rc == PERCEPT_OK) {
-        w->bounds = opt && opt->bounds ? *opt->bounds : cfg.bounds;
-        w->move_events = cfg.move_events;
-        plugin_search search;
-        if (plugin_search_init(&w->alloc, &search, opt ? opt->plugin_dir : NULL, cfg.plugin_dir,
-                               &env_copy)) {
-            pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
-            rc = PERCEPT_ENOMEM;
-        }
-        for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
-            rc = open_sense(w, &cfg, opt, &search, s, err);
-    }
-    pc_free(&w->alloc, env_copy);
-    pc_config_free(&w->alloc, &cfg);
-    if (rc != PERCEPT_OK) {
-        free_world(w);
-        return rc;
-    }
-    *out = w;
-    return PERCEPT_OK;
-}
-
-int percept_world_open(percept_world **out, const char *path, const percept_options *options,
-                       percept_error *error)
-{
-    return world_open(out, path, NULL, NULL, options, error);
-}
-
-int percept_world_open_string(percept_world **out, const char *ini_text, const char *name,
-                              const percept_options *options, percept_error *error)
-{
-    return world_open(out, NULL, ini_text, name, options, error);
-}
-
-void percept_world_close(percept_world *world)
-{
-    if (!world)
-        return;
-    if (world->in_callback) {
-        /* The call delivering events still reads the world: it closes it
-         * when the callback returns. */
-        world->close_requested = 1;
-        return;
-    }
-    free_world(world);
-}
+/* ====================================================================== */
+/* The event callback and the last message                                 */
 
 int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user)
 {
@@ -697,13 +291,16 @@ static int apply_change(percept_world *w, const change *ch)
     /* Phase 1: every allocation, each undoable; nothing observable yet. */
     if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
         return PERCEPT_ENOMEM;
+    /* The slot count after the change, as reserve() is promised: an add
+     * that reuses a freed slot leaves it as it is. */
+    uint32_t slot_count = w->slot_count + (slot == w->slot_count ? 1 : 0);
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
         reach[g] = reach_of(&ch->next, bg->senses);
         touched[g] = backend_touched(w, ch, bg, reach[g]);
         if (!ch->removing && touched[g] &&
-            bg->plugin.ops.reserve(bg->backend, w->slot_count + (ch->adding ? 1 : 0), slot,
-                                   ch->next.x, ch->next.y, reach[g])) {
+            bg->plugin.ops.reserve(bg->backend, slot_count, slot, ch->next.x, ch->next.y,
+                                   reach[g])) {
             w->refused_by = bg;
             return PERCEPT_ENOMEM;
         }
@@ -859,19 +456,26 @@ closed:
     w->in_callback = 0;
 }
 
-/* A change that ran out of memory: the entity, and the backend if it was
- * its reserve() that refused (a plugin author's first question). */
-static int out_of_memory(percept_world *w, const char *fn, const change *ch)
+/* Why a change ran out of memory, for messages: the entity, and the backend
+ * if it was its reserve() that refused (a plugin author's first question). */
+static void out_of_memory_detail(const percept_world *w, const change *ch, char *out, size_t size)
 {
     const backend_group *bg = w->refused_by;
     if (bg)
-        return set_error(w, PERCEPT_ENOMEM,
-                         "%s: entity %" PRIu32 ": out of memory: backend '%s' (%s) could not make "
-                         "room (its reserve() failed); the world is unchanged",
-                         fn, ch->next.id, bg->plugin.ops.name, bg->plugin.path);
-    return set_error(w, PERCEPT_ENOMEM,
-                     "%s: entity %" PRIu32 ": out of memory; the world is unchanged", fn,
-                     ch->next.id);
+        snprintf(out, size,
+                 "entity %" PRIu32 ": out of memory: backend '%s' (%s) could not make room (its "
+                 "reserve() failed)",
+                 ch->next.id, bg->plugin.ops.name, bg->plugin.path);
+    else
+        snprintf(out, size, "entity %" PRIu32 ": out of memory", ch->next.id);
+}
+
+/* A change that ran out of memory: the call's message. */
+static int out_of_memory(percept_world *w, const char *fn, const change *ch)
+{
+    char detail[sizeof w->errmsg];
+    out_of_memory_detail(w, ch, detail, sizeof detail);
+    return set_error(w, PERCEPT_ENOMEM, "%s: %s; the world is unchanged", fn, detail);
 }
 
 /* What run_change() returns when the callback closed the world, which is
@@ -917,20 +521,23 @@ static int valid_range(double r)
 static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
                         double x, double y)
 {
-    char xs[32], ys[32];
+    char xs[32], ys[32], limit[32];
+    decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT);
     return set_error(w, PERCEPT_EINVAL,
                      "%s: %sentity %" PRIu32 ": position (%s, %s) must be finite and within "
-                     "[-1e15, 1e15]",
-                     fn, where, id, exact_number(xs, sizeof xs, x), exact_number(ys, sizeof ys, y));
+                     "[-%s, %s]",
+                     fn, where, id, exact_number(xs, sizeof xs, x), exact_number(ys, sizeof ys, y),
+                     limit, limit);
 }
 
 static int bad_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
                      double range)
 {
-    char rs[32];
+    char rs[32], limit[32];
     return set_error(w, PERCEPT_EINVAL,
-                     "%s: entity %" PRIu32 ": %s range %s must be a number from 0 to 1e15", fn, id,
-                     percept_sense_name(sense), exact_number(rs, sizeof rs, range));
+                     "%s: entity %" PRIu32 ": %s range %s must be a number from 0 to %s", fn, id,
+                     percept_sense_name(sense), exact_number(rs, sizeof rs, range),
+                     decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
 }
 
 static int check_not_in_callback(percept_world *w, const char *fn)
@@ -1066,6 +673,19 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
 }
 
+/* The change moving the entity in `slot` to (x, y), for percept_move() and
+ * each move of a batch; 0 when it is there already: no change, no events. */
+static int move_change(const percept_world *w, uint32_t slot, double x, double y, change *ch)
+{
+    *ch = (change){.slot = slot, .next = w->ents[slot]};
+    if (ch->next.x == x && ch->next.y == y)
+        return 0;
+    ch->next.x = x;
+    ch->next.y = y;
+    ch->moved = 1;
+    return 1;
+}
+
 int percept_move(percept_world *w, percept_id id, double x, double y)
 {
     static const char fn[] = "percept_move";
@@ -1077,12 +697,9 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
         return rc;
     if (!valid_coord(x) || !valid_coord(y))
         return bad_position(w, fn, "", id, x, y);
-    change ch = {.slot = slot, .next = w->ents[slot]};
-    if (ch.next.x == x && ch.next.y == y)
+    change ch;
+    if (!move_change(w, slot, x, y, &ch))
         return PERCEPT_OK;
-    ch.next.x = x;
-    ch.next.y = y;
-    ch.moved = 1;
     return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
 }
 
@@ -1224,23 +841,27 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
     }
     key_sort(keys, keys + count, count);
 
+    /* The moves made: entries whose entity is already there are no move. */
+    size_t made = 0;
     for (size_t k = 0; k < count; k++) {
         const batch_move *m = &batch[(uint32_t)keys[k]];
-        change ch = {.slot = m->slot, .next = w->ents[m->slot]};
-        if (ch.next.x == m->x && ch.next.y == m->y)
+        change ch;
+        if (!move_change(w, m->slot, m->x, m->y, &ch))
             continue;
-        ch.next.x = m->x;
-        ch.next.y = m->y;
-        ch.moved = 1;
         rc = run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
         if (rc == WORLD_CLOSED)
             return PERCEPT_OK; /* the rest of the batch goes with the world */
-        if (rc != PERCEPT_OK)
+        if (rc != PERCEPT_OK) {
+            /* run_change() said which entity and which backend: keep that. */
+            char detail[sizeof w->errmsg];
+            out_of_memory_detail(w, &ch, detail, sizeof detail);
             return set_error(w, PERCEPT_ENOMEM,
-                             "%s: out of memory after %zu of %zu moves: those were made, with "
-                             "their events, and the others were not; call again with the same "
-                             "moves to finish",
-                             fn, k, count);
+                             "%s: out of memory after %zu moves of the batch's %zu entries: "
+                             "those moves were made, with their events, and the others were "
+                             "not; call again with the same moves to finish; %s",
+                             fn, made, count, detail);
+        }
+        made++;
     }
     return PERCEPT_OK;
 }

@@ -9,6 +9,7 @@
 #ifndef PERCEPT_WORLD_H
 #define PERCEPT_WORLD_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,7 +42,6 @@ typedef struct batch_move {
     uint32_t slot;
 } batch_move;
 
-/* One backend instance and the senses it indexes. */
 /* What a backend's host allocator works with: the world's allocator, and
  * whether it has refused a request (so that a create() that fails after a
  * refusal is reported as out of memory, not as a refused setup). */
@@ -50,6 +50,7 @@ typedef struct backend_host_state {
     int refused;
 } backend_host_state;
 
+/* One backend instance and the senses it indexes. */
 typedef struct backend_group {
     plugin plugin;
     percept_backend *backend;
@@ -68,13 +69,14 @@ struct percept_world {
     uint32_t free_count;
     uint32_t epoch;
     id_map ids;
-    pair_list *pairs; /* [slot_cap]: whom the entity perceives and is perceived by, with the senses */
+    /* [slot_cap]: whom the entity perceives and is perceived by, with the senses */
+    pair_list *pairs;
     backend_group backends[PERCEPT_SENSE_COUNT];
     int backend_count;
     uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
     observer_grid grids[PERCEPT_SENSE_COUNT];
-    uint8_t
-        near_backend[PERCEPT_SENSE_COUNT]; /* grid -> backends[] that finds its near observers */
+    /* grid -> backends[] that finds its near observers (see choose_near_backends()) */
+    uint8_t near_backend[PERCEPT_SENSE_COUNT];
     int grid_count;
     change_buffer changes;
     /* percept_move_many()'s room, kept from call to call: the checked moves
@@ -96,5 +98,16 @@ struct percept_world {
     percept_bounds bounds;
     char errmsg[512];
 };
+
+/* A coordinate within what the API accepts: finite, at most
+ * PERCEPT_COORD_LIMIT in magnitude. For creation's bounds and every call. */
+static inline int valid_coord(double v)
+{
+    return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
+}
+
+/* Free the world and everything it holds (world_open.c): for
+ * percept_world_close(), and for a call whose callback closed the world. */
+void free_world(percept_world *w);
 
 #endif

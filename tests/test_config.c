@@ -382,6 +382,25 @@ static const error_case error_cases[] = {
      PERCEPT_ECONFIG,
      "backend = grid",
      {"used for [sight], [hearing], [smell]", "cell_size 64 (the default)", "hashgrid"}},
+    /* ... and so when the backend comes from a sense's own section. */
+    {"grid's default cell size, from [sight] and [hearing]",
+     "[percept]\nbackend = bruteforce\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
+     "[sight]\nbackend = grid\n[hearing]\nbackend = grid\n",
+     PERCEPT_ECONFIG,
+     "backend = grid",
+     {"key 'backend' in [sight] (used for [sight], [hearing]): ", "cell_size 64 (the default)"}},
+    {"grid's default cell size, from [hearing] and [percept]",
+     "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
+     "[hearing]\nbackend=grid\n",
+     PERCEPT_ECONFIG,
+     "backend = grid",
+     {"key 'backend' in [percept] (used for [sight], [hearing], [smell]): "}},
+    {"grid's default cell size, from [sight] and [percept]",
+     "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
+     "[sight]\nbackend=grid\n",
+     PERCEPT_ECONFIG,
+     "backend=grid",
+     {"key 'backend' in [sight] (used for [sight], [hearing], [smell]): "}},
     {"observer_cell_size in [percept]",
      "[percept]\nbackend = bruteforce\nobserver_cell_size = 8\n",
      PERCEPT_ECONFIG,
@@ -742,7 +761,9 @@ static void test_bad_option_bounds(void **state)
         assert_int_equal(status, PERCEPT_EINVAL);
         assert_null(world);
         assert_int_equal(error.status, PERCEPT_EINVAL);
-        assert_true(error.text[0] != '\0');
+        /* The limit written as everywhere else, not as %g's "1e+15". */
+        expect_text(&error, "the bounds in the options are invalid: they must be finite, within "
+                            "1e15,");
     }
 }
 
@@ -833,6 +854,23 @@ static void test_options_backend_alone(void **state)
     percept_world *world = open_ok("", &options);
     expect_working_world(world);
     percept_world_close(world);
+}
+
+/* A backend from the options that refuses its setup: the message names every
+ * sense it was to serve. */
+static void test_options_backend_refused(void **state)
+{
+    (void)state;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.backend = "grid";
+    percept_world *world = (percept_world *)&options; /* must come back NULL */
+    percept_error error;
+    memset(&error, 0, sizeof error);
+    int status = percept_world_open_string(&world, "[world]\nmax_x = 1e9\nmax_y = 1e9\n", NAME,
+                                           &options, &error);
+    assert_int_equal(status, PERCEPT_ECONFIG);
+    assert_null(world);
+    expect_text(&error, NAME ": backend 'grid' for [sight], [hearing], [smell] (from the options)");
 }
 
 /* options.backend is a name, never a path: a bad one is refused before any file is opened. */
@@ -1031,6 +1069,101 @@ static void test_per_sense_backends(void **state)
     percept_world_close(world);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Senses sharing an observer grid                                           */
+
+typedef struct event_tally {
+    size_t count;
+    uint64_t hash; /* FNV-1a over every field, in delivery order */
+} event_tally;
+
+static void tally_event(void *user, const percept_event *e)
+{
+    event_tally *t = user;
+    const uint64_t fields[6] = {(uint64_t)e->kind,
+                                (uint64_t)e->sense,
+                                e->observer,
+                                e->target,
+                                (uint64_t)(int64_t)(e->x * 1024),
+                                (uint64_t)(int64_t)(e->y * 1024)};
+    for (int i = 0; i < 6; i++) {
+        t->hash ^= fields[i];
+        t->hash *= 0x100000001b3ull;
+    }
+    t->count++;
+}
+
+/* A number in [0, 1) from the state *r, the same on every run. */
+static double unit_random(uint64_t *r)
+{
+    *r = *r * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+/* A fixed walk of short- and a few long-sighted entities in a world opened
+ * from `text`: its events go to *tally; returns the observer grids' bytes. */
+static size_t shared_grid_run(const char *text, event_tally *tally)
+{
+    percept_world *world = open_ok(text, NULL);
+    *tally = (event_tally){0, 0xcbf29ce484222325ull};
+    assert_int_equal(percept_set_event_callback(world, tally_event, tally), PERCEPT_OK);
+    uint64_t r = 12345;
+    for (percept_id id = 1; id <= 300; id++) {
+        /* Within 1.25 cells of 64 but every tenth: near observers where the grid allows. */
+        double reach = id % 10 == 0 ? 200 : 20 + 50 * unit_random(&r);
+        percept_entity_desc d = {0, 0, {reach, reach / 2, 0}, 0};
+        d.x = 512 * unit_random(&r);
+        d.y = 512 * unit_random(&r);
+        assert_int_equal(percept_add(world, id, &d), PERCEPT_OK);
+    }
+    for (int round = 0; round < 5; round++) {
+        for (percept_id id = 1; id <= 300; id++) {
+            double x = 512 * unit_random(&r);
+            double y = 512 * unit_random(&r);
+            assert_int_equal(percept_move(world, id, x, y), PERCEPT_OK);
+        }
+    }
+    percept_memory memory;
+    assert_int_equal(percept_memory_usage(world, &memory), PERCEPT_OK);
+    percept_world_close(world);
+    return memory.observer_grids;
+}
+
+/*
+ * [sight] and [hearing] share an observer grid (one cell size) but not a
+ * backend: the grid leaves short-sighted observers to whichever of its
+ * backends answers small queries cheaply (grid), whatever the sense order.
+ * Swapping the two backends between the sections must change nothing: the
+ * same events, the same observer grid bytes, fewer than with no such
+ * backend at all (bruteforce for both, where the grid keeps every observer).
+ */
+static void test_shared_grid_any_order(void **state)
+{
+    (void)state;
+    static const char *const pairs[3][2] = {
+        {"bruteforce", "grid"}, {"grid", "bruteforce"}, {"bruteforce", "bruteforce"}};
+    size_t bytes[3];
+    event_tally tally[3];
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "[percept]\nbackend = bruteforce\n[world]\nmax_x = 512\nmax_y = 512\n"
+                 "[sight]\nbackend = %s\nobserver_cell_size = 64\n"
+                 "[hearing]\nbackend = %s\nobserver_cell_size = 64\n",
+                 pairs[i][0], pairs[i][1]);
+        bytes[i] = shared_grid_run(text, &tally[i]);
+        print_message("      [sight] %s, [hearing] %s: %zu events, observer grids %zu bytes\n",
+                      pairs[i][0], pairs[i][1], tally[i].count, bytes[i]);
+    }
+    assert_true(tally[0].count > 1000);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(tally[i].count, tally[0].count);
+        assert_true(tally[i].hash == tally[0].hash);
+    }
+    assert_int_equal(bytes[0], bytes[1]);
+    assert_true(bytes[0] < bytes[2]);
+}
+
 /* plugin_dir in the config is searched too. */
 static void test_config_plugin_dir(void **state)
 {
@@ -1121,12 +1254,14 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_options_backend_overrides),
     cmocka_unit_test(test_options_backend_alone),
     cmocka_unit_test(test_options_backend_bad_name),
+    cmocka_unit_test(test_options_backend_refused),
     cmocka_unit_test(test_options_bounds),
     cmocka_unit_test(test_options_bounds_size_the_grid),
     cmocka_unit_test(test_decimal_point_in_any_locale),
     cmocka_unit_test(test_move_events_values),
     cmocka_unit_test(test_move_events_default),
     cmocka_unit_test(test_per_sense_backends),
+    cmocka_unit_test(test_shared_grid_any_order),
     cmocka_unit_test(test_config_plugin_dir),
     cmocka_unit_test(test_default_config),
 };

@@ -702,6 +702,46 @@ static void test_allocator_counts(void **state)
     tu_expect_no_leak(&fa, "the allocator's own test");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Reusing a slot allocates nothing                                           */
+
+/*
+ * 64 entities fill the slot arrays of the core and of every shipped backend
+ * exactly; one removed and another added takes the freed slot, so the slot
+ * count stays 64 and no array may grow: reserve() is told the count after
+ * the change, not one more (which doubled a backend's per-slot arrays).
+ * The entities stand apart with no ranges, so the add makes no pair either.
+ */
+static void check_slot_reuse(const char *backend)
+{
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
+    percept_world *w = tu_open_faulty(backend, NULL, NULL, &fa);
+    for (uint32_t i = 0; i < 64; i++)
+        tu_add(w, i + 1, tu_desc(8 + 16 * (i % 8), 8 + 16 * (i / 8), 0, 0, 0, 0));
+    percept_memory before, after;
+    TU_OK(w, percept_memory_usage(w, &before));
+    size_t counted = fa.counted;
+    TU_OK(w, percept_remove(w, 30));
+    tu_add(w, 1000, tu_desc(8 + 16 * (29 % 8), 8 + 16 * (29 / 8), 0, 0, 0, 0));
+    TU_OK(w, percept_memory_usage(w, &after));
+    if (after.backends != before.backends || after.total != before.total || fa.counted != counted) {
+        print_error("%s: one remove and one add at 64 entities: backends %zu -> %zu bytes, "
+                    "total %zu -> %zu bytes, %zu allocations\n",
+                    backend, before.backends, after.backends, before.total, after.total,
+                    fa.counted - counted);
+        fail();
+    }
+    percept_world_close(w);
+    tu_expect_no_leak(&fa, backend);
+}
+
+static void test_slot_reuse(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_slot_reuse);
+}
+
 static int make_tmp_dir(void **state)
 {
     (void)state;
@@ -723,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_allocator_counts), tu_backend_test(test_world_open_string),
         tu_backend_test(test_world_open_file),   tu_backend_test(test_calls_crowd),
         tu_backend_test(test_calls_reach),       tu_backend_test(test_calls_shared_cell),
+        tu_backend_test(test_slot_reuse),
     };
     return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
 }

@@ -1700,6 +1700,129 @@ static void test_out_of_memory(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* 7. The message of a batch stopped part-way                                */
+
+#define MSG_CROWD 24
+
+/* Messages that named the backend whose reserve() refused, over the backends run. */
+static size_t oom_named_backend;
+
+/* The number right after `prefix` in `msg`, or -1 when `prefix` is not there. */
+static long number_after(const char *msg, const char *prefix)
+{
+    const char *at = strstr(msg, prefix);
+    if (at == NULL || at[strlen(prefix)] < '0' || at[strlen(prefix)] > '9')
+        return -1;
+    return strtol(at + strlen(prefix), NULL, 10);
+}
+
+/*
+ * Half the batch names entities already where it sends them: those entries
+ * are no moves, and the count of moves made must not include them. Each
+ * allocation of the batch fails in turn; the message must give the number
+ * of entities that really moved, and keep what run_change() said of the
+ * failed move: its entity, one not moved yet, and the backend that refused
+ * with its path.
+ */
+static void check_oom_message(const char *backend)
+{
+    percept_position batch[2 * MSG_CROWD];
+    percept_entity_desc start[2 * MSG_CROWD];
+    uint64_t r = 77;
+    for (int i = 0; i < 2 * MSG_CROWD; i++) {
+        int crowd = i < MSG_CROWD;
+        start[i] =
+            tu_desc(crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i % 6),
+                    crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i / 6 % 8), 40, 25, 0, 0);
+    }
+    /* Interleaved, so that the curve puts entries in place among the moves. */
+    for (int i = 0; i < MSG_CROWD; i++) {
+        batch[2 * i] = (percept_position){(percept_id)i + 1, start[i].x, start[i].y};
+        batch[2 * i + 1] =
+            (percept_position){(percept_id)(MSG_CROWD + i) + 1, splitmix_between(&r, 80, 120),
+                               splitmix_between(&r, 80, 120)};
+    }
+    size_t count = COUNT_OF(batch), partway = 0, named_before = oom_named_backend, k;
+    for (k = 1;; k++) {
+        tu_fault_alloc fa;
+        tu_fault_init(&fa);
+        percept_world *w =
+            tu_open_faulty(backend, "[world]\nmax_x = 400\nmax_y = 400\n", NULL, &fa);
+        for (int i = 0; i < 2 * MSG_CROWD; i++)
+            tu_add(w, (percept_id)i + 1, start[i]);
+        fa.fail_at = fa.counted + k;
+        int rc = percept_move_many(w, batch, count);
+        if (!fa.hit) {
+            TU_OK(w, rc);
+            percept_world_close(w);
+            tu_expect_no_leak(&fa, backend);
+            break;
+        }
+        assert_int_equal(rc, PERCEPT_ENOMEM);
+        long moved = 0;
+        for (int i = MSG_CROWD; i < 2 * MSG_CROWD; i++) {
+            percept_entity_desc d;
+            TU_OK(w, percept_get_entity(w, (percept_id)i + 1, &d));
+            moved += d.x != start[i].x || d.y != start[i].y;
+        }
+        const char *msg = percept_errmsg(w);
+        if (moved == 0 && strstr(msg, "out of memory; nothing was moved") != NULL) {
+            /* The batch's own room, refused before any move. */
+            percept_world_close(w);
+            tu_expect_no_leak(&fa, backend);
+            continue;
+        }
+        char entries[64];
+        snprintf(entries, sizeof entries, "moves of the batch's %zu entries", count);
+        long named = number_after(msg, "; entity ");
+        int named_ok = named > MSG_CROWD && named <= 2 * MSG_CROWD;
+        if (named_ok) {
+            percept_entity_desc d;
+            TU_OK(w, percept_get_entity(w, (percept_id)named, &d));
+            named_ok = d.x == start[named - 1].x && d.y == start[named - 1].y;
+        }
+        if (number_after(msg, "out of memory after ") != moved || strstr(msg, entries) == NULL ||
+            !named_ok || strstr(msg, ": out of memory") == NULL) {
+            print_error("%s, allocation %zu of the batch failed after %ld moves: the message "
+                        "'%s' should count them, out of %zu entries, and name an entity not "
+                        "moved yet\n",
+                        backend, k, moved, msg, count);
+            fail();
+        }
+        if (strstr(msg, "backend '") != NULL) {
+            char refused[600];
+            snprintf(refused, sizeof refused,
+                     "out of memory: backend '%s' (%s) could not make room", backend,
+                     percept_backend_path(w, S));
+            if (strstr(msg, refused) == NULL) {
+                print_error("%s: the message '%s' should name the backend as '%s'\n", backend, msg,
+                            refused);
+                fail();
+            }
+            oom_named_backend++;
+        }
+        partway += moved > 0;
+        percept_world_close(w);
+        tu_expect_no_leak(&fa, backend);
+    }
+    print_message("      %s: %zu allocations failed in turn: %zu after some moves, %zu in "
+                  "the backend's reserve()\n",
+                  backend, k - 1, partway, oom_named_backend - named_before);
+    assert_true(partway > 0); /* not vacuous: some failure came after some moves */
+}
+
+static void test_out_of_memory_message(void **state)
+{
+    (void)state;
+    oom_named_backend = 0;
+    tu_for_each_backend(check_oom_message);
+    /* grid's cells grow as movers arrive: its reserve() refuses some move. */
+    if (oom_named_backend == 0)
+        check_oom_message("grid");
+    assert_true(oom_named_backend > 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The checkers themselves, on hand-made input, so that a passing run means something */
 
 static void test_checkers(void **state)
@@ -1873,6 +1996,7 @@ int main(void)
         tu_backend_test(test_busy),
         tu_backend_test(test_validation_without_memory),
         tu_backend_test(test_out_of_memory),
+        tu_backend_test(test_out_of_memory_message),
         tu_backend_test(test_parked_outside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
