@@ -398,19 +398,22 @@ undo_grid:
 /* One pair's events in one direction, in sense order: the senses that
  * changed, and with MOVE records those held throughout. Returns nonzero
  * when the callback closed the world. */
-static int deliver_pair(percept_world *w, percept_id observer, percept_id target, const entity *t,
-                        unsigned before, unsigned after, unsigned moved)
+static inline int deliver_pair(percept_world *w, percept_id observer, percept_id target,
+                               const entity *t, unsigned before, unsigned after, unsigned moved)
 {
+    /* A sense's event by (changed, held after): MOVE for a sense held
+     * throughout, else ENTER or LEAVE. Looked up, and the senses with an
+     * event visited lowest first by their bit: which senses fire is as good
+     * as random to the branch predictor. */
+    static const uint8_t kind_of[4] = {PERCEPT_MOVE, PERCEPT_MOVE, PERCEPT_LEAVE, PERCEPT_ENTER};
     unsigned changed = before ^ after;
     unsigned fire = changed | (moved ? before & after : 0);
     if (!fire)
         return 0;
     percept_event out = {.observer = observer, .target = target, .x = t->x, .y = t->y};
-    for (int s = 0; fire; s++, fire >>= 1) {
-        if (!(fire & 1))
-            continue;
-        unsigned bit = PERCEPT_SENSE_BIT(s);
-        out.kind = !(changed & bit) ? PERCEPT_MOVE : (after & bit) ? PERCEPT_ENTER : PERCEPT_LEAVE;
+    for (; fire; fire &= fire - 1) {
+        int s = __builtin_ctz(fire);
+        out.kind = (percept_event_kind)kind_of[(changed >> s & 1) << 1 | (after >> s & 1)];
         out.sense = (percept_sense)s;
         w->on_event(w->on_event_user, &out);
         if (w->close_requested)
