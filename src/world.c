@@ -170,8 +170,9 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
 /* A candidate partner from a backend or an observer grid: tested unless the
  * call met it already, and only if it is a live entity other than the
  * changing one (checked so a faulty plugin cannot corrupt us). */
-static inline void test_candidate(pass *p, uint32_t t)
+static void visit_candidate(void *ctx, percept_slot t)
 {
+    pass *p = ctx;
     percept_world *w = p->w;
     if (t == p->ch->slot || t >= w->slot_count)
         return;
@@ -182,11 +183,6 @@ static inline void test_candidate(pass *p, uint32_t t)
     unsigned after = pair_mask_of(&p->ch->next, e, p->out, p->in);
     if (after)
         push_change(p, t, PAIR_NONE, 0, after, 0);
-}
-
-static void visit_candidate(void *ctx, percept_slot t)
-{
-    test_candidate(ctx, t);
 }
 
 /* The radius backend g must be asked with for the call's candidates (0:
