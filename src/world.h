@@ -106,6 +106,18 @@ static inline int valid_coord(double v)
     return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
 }
 
+static inline int valid_sense(percept_sense sense)
+{
+    return (unsigned)sense < PERCEPT_SENSE_COUNT;
+}
+
+/* A record's range as the public API gives it back: a record keeps a lacking
+ * sense's range as NaN (world.c), the API as 0. */
+static inline double public_range(double range)
+{
+    return isnan(range) ? 0 : range;
+}
+
 /* Free the world and everything it holds (world_open.c): for
  * percept_world_close(), and for a call whose callback closed the world. */
 void free_world(percept_world *w);

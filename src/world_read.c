@@ -1,0 +1,142 @@
+/*
+ * world_read.c - the calls that read a world: its entities, who perceives
+ * whom, and which backends serve it. None writes the world, not even its
+ * message (see find()).
+ */
+#include "world.h"
+
+size_t percept_entity_count(const percept_world *w)
+{
+    return w ? w->ids.count : 0;
+}
+
+int percept_contains(const percept_world *w, percept_id id)
+{
+    return w && id_map_find(&w->ids, id) != ID_MAP_NONE;
+}
+
+/*
+ * The reading calls only return a status: they never write the world, not
+ * even its message, so several threads may read one world at once while
+ * nobody changes it.
+ */
+static int find(const percept_world *w, percept_id id, uint32_t *slot)
+{
+    *slot = id_map_find(&w->ids, id);
+    return *slot == ID_MAP_NONE ? PERCEPT_ENOENT : PERCEPT_OK;
+}
+
+int percept_get_entity(const percept_world *w, percept_id id, percept_entity_desc *out)
+{
+    uint32_t slot;
+    if (!w || !out)
+        return PERCEPT_EINVAL;
+    if (find(w, id, &slot))
+        return PERCEPT_ENOENT;
+    const entity *e = &w->ents[slot];
+    *out = (percept_entity_desc){
+        e->x,
+        e->y,
+        {public_range(e->range[0]), public_range(e->range[1]), public_range(e->range[2])},
+        e->hidden};
+    return PERCEPT_OK;
+}
+
+int percept_perceives(const percept_world *w, percept_id observer, percept_id target,
+                      percept_sense sense)
+{
+    uint32_t o, t;
+    if (!w || !valid_sense(sense))
+        return PERCEPT_EINVAL;
+    if (find(w, observer, &o) || find(w, target, &t))
+        return PERCEPT_ENOENT;
+    /* Scan the shorter of the two lists holding the pair. */
+    unsigned bit = PERCEPT_SENSE_BIT(sense);
+    const pair_list *list = &w->pairs[o];
+    uint32_t partner = t;
+    if (w->pairs[t].len < list->len) {
+        list = &w->pairs[t];
+        partner = o;
+        bit <<= PAIR_IN_SHIFT; /* t's list: o perceiving t is t's "in" half */
+    }
+    uint32_t i = pair_list_find(list, partner);
+    return i != PAIR_NONE && (pair_mask(list->items[i].entry) & bit) != 0;
+}
+
+/* Heapsort: in place and allocation-free (qsort may call malloc behind the
+ * caller's allocator), O(n log n) however large an observer's crowd. */
+static void sort_ids(percept_id *a, size_t n)
+{
+    for (size_t end = n, start = n / 2;;) {
+        size_t root;
+        if (start > 0) {
+            root = --start;
+        } else if (end > 1) {
+            percept_id top = a[0];
+            a[0] = a[--end];
+            a[end] = top;
+            root = 0;
+        } else {
+            return;
+        }
+        for (size_t child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && a[child + 1] > a[child])
+                child++;
+            if (a[root] >= a[child])
+                break;
+            percept_id tmp = a[root];
+            a[root] = a[child];
+            a[child] = tmp;
+        }
+    }
+}
+
+static int list_ids(const percept_world *w, percept_id id, percept_sense sense, int reverse,
+                    percept_id *ids, size_t capacity, size_t *count)
+{
+    uint32_t slot;
+    if (!w || !valid_sense(sense) || !count || (capacity && !ids))
+        return PERCEPT_EINVAL;
+    if (find(w, id, &slot))
+        return PERCEPT_ENOENT;
+    const pair_list *list = &w->pairs[slot];
+    unsigned bit = PERCEPT_SENSE_BIT(sense) << (reverse ? PAIR_IN_SHIFT : 0);
+    size_t n = 0;
+    for (uint32_t i = 0; i < list->len; i++)
+        n += (pair_mask(list->items[i].entry) & bit) != 0;
+    *count = n;
+    if (capacity < n)
+        return PERCEPT_OK;
+    n = 0;
+    for (uint32_t i = 0; i < list->len; i++)
+        if (pair_mask(list->items[i].entry) & bit)
+            ids[n++] = w->ents[pair_slot(list->items[i].entry)].id;
+    sort_ids(ids, n);
+    return PERCEPT_OK;
+}
+
+int percept_perceived(const percept_world *w, percept_id observer, percept_sense sense,
+                      percept_id *ids, size_t capacity, size_t *count)
+{
+    return list_ids(w, observer, sense, 0, ids, capacity, count);
+}
+
+int percept_perceived_by(const percept_world *w, percept_id target, percept_sense sense,
+                         percept_id *ids, size_t capacity, size_t *count)
+{
+    return list_ids(w, target, sense, 1, ids, capacity, count);
+}
+
+const char *percept_backend_name(const percept_world *w, percept_sense sense)
+{
+    if (!w || !valid_sense(sense))
+        return NULL;
+    return w->backends[w->backend_of[sense]].plugin.ops.name;
+}
+
+const char *percept_backend_path(const percept_world *w, percept_sense sense)
+{
+    if (!w || !valid_sense(sense))
+        return NULL;
+    return w->backends[w->backend_of[sense]].plugin.path;
+}
