@@ -316,6 +316,28 @@ PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_
 /* The number of entities in the world; 0 for a NULL world. */
 PERCEPT_API size_t percept_entity_count(const percept_world *world);
 
+/*
+ * Every entity's ID, in ascending order, like percept_perceived(): stores
+ * the total (percept_entity_count()) in *count and, if it fits (capacity >=
+ * *count), writes all of them to `ids`; if it does not fit, `ids` is left
+ * untouched and the call still succeeds. `ids` may be NULL when capacity is
+ * 0. Learning the size takes constant time; writing the IDs walks every
+ * entity record, as many as the world has ever held at once.
+ */
+PERCEPT_API int percept_entities(const percept_world *world, percept_id *ids, size_t capacity,
+                                 size_t *count);
+
+/*
+ * The world's bounds: percept_options.bounds if the world was opened with
+ * them, else the config's [world] section, a bound it does not set taking
+ * its default (0, 0, 1024, 1024). They are the values given, unchanged for
+ * the world's life, each min at most its max. They tune the backends and
+ * observer grids but do not limit positions: entities may stand on them or
+ * outside them, anywhere within PERCEPT_COORD_LIMIT, and perceive and are
+ * perceived there as anywhere else.
+ */
+PERCEPT_API int percept_get_bounds(const percept_world *world, percept_bounds *out);
+
 /* 1 if `id` is in the world, else 0 (also for a NULL world). */
 PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
 

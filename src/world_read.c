@@ -1,7 +1,7 @@
 /*
- * world_read.c - the calls that read a world: its entities, who perceives
- * whom, and which backends serve it. None writes the world, not even its
- * message (see find()).
+ * world_read.c - the calls that read a world: its entities and bounds, who
+ * perceives whom, and which backends serve it. None writes the world, not
+ * even its message (see find()).
  */
 #include "world.h"
 
@@ -13,6 +13,14 @@ size_t percept_entity_count(const percept_world *w)
 int percept_contains(const percept_world *w, percept_id id)
 {
     return w && id_map_find(&w->ids, id) != ID_MAP_NONE;
+}
+
+int percept_get_bounds(const percept_world *w, percept_bounds *out)
+{
+    if (!w || !out)
+        return PERCEPT_EINVAL;
+    *out = w->bounds;
+    return PERCEPT_OK;
 }
 
 /*
@@ -125,6 +133,25 @@ int percept_perceived_by(const percept_world *w, percept_id target, percept_sens
                          percept_id *ids, size_t capacity, size_t *count)
 {
     return list_ids(w, target, sense, 1, ids, capacity, count);
+}
+
+int percept_entities(const percept_world *w, percept_id *ids, size_t capacity, size_t *count)
+{
+    if (!w || !count || (capacity && !ids))
+        return PERCEPT_EINVAL;
+    size_t n = w->ids.count;
+    *count = n;
+    if (capacity < n)
+        return PERCEPT_OK;
+    /* The records by slot: slots past the high-water mark were never used,
+     * and a removed entity's record is marked dead until its slot is
+     * reused. Slot order is not ID order, hence the sort. */
+    size_t k = 0;
+    for (uint32_t slot = 0; slot < w->slot_count && k < n; slot++)
+        if (w->ents[slot].alive)
+            ids[k++] = w->ents[slot].id;
+    sort_ids(ids, k);
+    return PERCEPT_OK;
 }
 
 const char *percept_backend_name(const percept_world *w, percept_sense sense)
