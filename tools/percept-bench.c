@@ -170,7 +170,8 @@ static void print_usage(FILE *out)
     print_workloads(out, "Workloads: ");
     fputs("\n"
           "Environment: PERCEPT_PLUGIN_PATH, colon-separated directories of NAME.so\n"
-          "backends; PERCEPT_BENCH_NO_FORK=1 replays inside this process instead of a\n"
+          "backends (ignored, as by the library, when percept-bench runs set-user-ID or\n"
+          "set-group-ID); PERCEPT_BENCH_NO_FORK=1 replays inside this process instead of a\n"
           "child, for profilers that do not follow fork() (memory figures then cover the\n"
           "whole process).\n"
           "\n"
@@ -449,6 +450,8 @@ static int find_backends(const args *a, const search_path *s, name_list *l)
     list_sort(&all);
     list_describe(s, &all, found, sizeof found);
     search_describe(s, dirs, sizeof dirs);
+    /* A set-ID bench searches what its worlds will: not the caller's directories. */
+    const char *ignored = s->env_ignored ? "; " SEARCH_ENV_IGNORED : "";
     int rc = -1;
     if (a->backends) {
         const char *p = a->backends;
@@ -469,18 +472,18 @@ static int find_backends(const args *a, const search_path *s, name_list *l)
             else if (!(dir = search_find(s, name)))
                 rc = cli_usage_error(PROGRAM,
                                      "--backends: no backend '%s': %s.so is in none of %s "
-                                     "(PERCEPT_PLUGIN_PATH, then the install directory); found: %s",
-                                     name, name, dirs, found);
+                                     "(PERCEPT_PLUGIN_PATH, then the install directory); found: "
+                                     "%s%s",
+                                     name, name, dirs, found, ignored);
             else if (list_add(l, name, dir))
                 rc =
                     cli_usage_error(PROGRAM, "--backends: at most %d backends", BENCH_MAX_BACKENDS);
             p += len + (p[len] == ',');
         }
     } else if (all.count == 0) {
-        fprintf(stderr,
-                PROGRAM ": no backend plugins (NAME.so) in %s; set PERCEPT_PLUGIN_PATH to the "
-                        "directory holding them\n",
-                dirs);
+        fprintf(stderr, PROGRAM ": no backend plugins (NAME.so) in %s; %s\n", dirs,
+                s->env_ignored ? SEARCH_ENV_IGNORED
+                               : "set PERCEPT_PLUGIN_PATH to the directory holding them");
         rc = CLI_EXIT_USAGE;
     } else {
         *l = all; /* takes the names */
@@ -1005,8 +1008,11 @@ static int check_reference(const search_path *s, const name_list *backends, size
             PROGRAM ": %s.so is in none of %s (PERCEPT_PLUGIN_PATH, then the install "
                     "directory): it is the reference that every backend's events are checked "
                     "against up to %d entities, replayed untimed when it is not in --backends; "
-                    "add its directory to PERCEPT_PLUGIN_PATH, or %s\n",
-            BENCH_REFERENCE, dirs, REFERENCE_LIMIT, other);
+                    "%s, or %s\n",
+            BENCH_REFERENCE, dirs, REFERENCE_LIMIT,
+            s->env_ignored ? "install it (" SEARCH_ENV_IGNORED ")"
+                           : "add its directory to PERCEPT_PLUGIN_PATH",
+            other);
     return CLI_EXIT_USAGE;
 }
 
@@ -1065,6 +1071,64 @@ static void describe_date(char *out, size_t size)
     strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+/* What the header of either report (the named workloads' or a trace's) says
+ * about the run: the machine, probed before the first replay and its load
+ * read again after the last, the command line, the date and the time taken. */
+typedef struct run_header {
+    bench_machine machine;
+    double start;
+    char command[1024], date[64];
+} run_header;
+
+static void header_start(run_header *h)
+{
+    bench_machine_probe(&h->machine);
+    h->start = cli_now_seconds();
+}
+
+/* Stops the run's clock and fills in what every report has: the header and
+ * the cases run, with the backends' names. The caller adds its kind's fields. */
+static bench_report header_finish(run_header *h, int argc, char **argv, const case_result *cases,
+                                  size_t done, const name_list *backends, const char *notes)
+{
+    double seconds = cli_now_seconds() - h->start;
+    bench_machine_load(h->machine.load_end);
+    describe_command(argc, argv, h->command, sizeof h->command);
+    describe_date(h->date, sizeof h->date);
+    return (bench_report){
+        .machine = &h->machine,
+        .cases = cases,
+        .case_count = done,
+        .backends = (const char *const *)backends->names,
+        .backend_count = backends->count,
+        .command = h->command,
+        .date = h->date,
+        .seconds = seconds,
+        .notes = notes,
+    };
+}
+
+/*
+ * Prints the verdict on the events, then where the report went, leaving the
+ * line open for what the caller says of charts: a write failure is not a
+ * mismatch, and a report is only said to be somewhere once it is. Returns
+ * `failed`, or 1 when the check found no match to claim.
+ */
+static int print_verdict(const bench_report *r, const name_list *backends, int failed,
+                         int report_error, const outputs *out)
+{
+    char verdict[512];
+    suite_check check;
+    suite_check_summary(r->cases, r->case_count, &check);
+    describe_check(backends, &check, r->case_count, failed, r->seconds, verdict, sizeof verdict);
+    fprintf(stderr, PROGRAM ": %s", verdict);
+    if (report_error)
+        fprintf(stderr, "; the report was NOT written (see above)");
+    else if (out->report)
+        fprintf(stderr, ", report in %s", out->report);
+    return failed | suite_check_failed(&check);
+}
+
 /*
  * --trace: loads the trace (exit 2 at its first fault, before any replay),
  * runs it as one case against every backend and writes its report. Returns
@@ -1117,9 +1181,8 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         .flags = CASE_TRACE,
     };
 
-    bench_machine machine;
-    bench_machine_probe(&machine);
-    double start = cli_now_seconds();
+    run_header header;
+    header_start(&header);
     char found[2048];
     list_describe(search, backends, found, sizeof found);
     fprintf(stderr,
@@ -1138,35 +1201,10 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         failed |= result->b[b].failed;
     if (!done)
         fprintf(stderr, PROGRAM ": cannot replay the trace: out of memory\n");
-    double seconds = cli_now_seconds() - start;
-    bench_machine_load(machine.load_end);
-
-    char command[1024], date[64];
-    describe_command(argc, argv, command, sizeof command);
-    describe_date(date, sizeof date);
-    bench_report report = {
-        .machine = &machine,
-        .cases = result,
-        .case_count = done,
-        .backends = (const char *const *)backends->names,
-        .backend_count = backends->count,
-        .command = command,
-        .date = date,
-        .seconds = seconds,
-        .notes = notes,
-        .trace = &t,
-    };
+    bench_report report = header_finish(&header, argc, argv, result, done, backends, notes);
+    report.trace = &t;
     int report_error = write_report(out, &report) != 0;
-    char verdict[512];
-    suite_check check;
-    suite_check_summary(result, done, &check);
-    describe_check(backends, &check, done, failed, seconds, verdict, sizeof verdict);
-    failed |= suite_check_failed(&check); /* no match to claim */
-    fprintf(stderr, PROGRAM ": %s", verdict);
-    if (report_error)
-        fprintf(stderr, "; the report was NOT written (see above)");
-    else if (out->report)
-        fprintf(stderr, ", report in %s", out->report);
+    failed = print_verdict(&report, backends, failed, report_error, out);
     fprintf(stderr, "; no charts (a trace's report has none)\n");
     free(result);
     bench_trace_free(&t);
@@ -1215,9 +1253,8 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    bench_machine machine;
-    bench_machine_probe(&machine);
-    double start = cli_now_seconds();
+    run_header header;
+    header_start(&header);
     char found[2048];
     list_describe(&search, &backends, found, sizeof found);
     fprintf(stderr, PROGRAM ": %zu cases, backends: %s\n", p.count, found);
@@ -1234,7 +1271,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0, twins; i < p.count; i += twins) {
         twins = i + 1 < p.count && is_twin(&p.cases[i], &p.cases[i + 1]) ? 2 : 1;
-        double elapsed = cli_now_seconds() - start;
+        double elapsed = cli_now_seconds() - header.start;
         fprintf(stderr, "[%4.0fs]", elapsed);
         char notes_buf[SUITE_MAX_TWINS][BENCH_MAX_BACKENDS][256];
         const char *skip[SUITE_MAX_TWINS][BENCH_MAX_BACKENDS];
@@ -1266,27 +1303,11 @@ int main(int argc, char **argv)
             for (size_t b = 0; b < results[done].backend_count; b++)
                 failed |= results[done].b[b].failed;
     }
-    double seconds = cli_now_seconds() - start;
-    bench_machine_load(machine.load_end);
-
-    char command[1024], date[64];
-    describe_command(argc, argv, command, sizeof command);
-    describe_date(date, sizeof date);
-    bench_report report = {
-        .machine = &machine,
-        .cases = results,
-        .case_count = done,
-        .backends = (const char *const *)backends.names,
-        .backend_count = backends.count,
-        .command = command,
-        .date = date,
-        .seed = a.seed,
-        .seconds = seconds,
-        .svg_dir = out.have_svg ? out.svg_dir : NULL,
-        .svg_link = out.svg_link,
-        .notes = notes,
-        .quick = a.quick,
-    };
+    bench_report report = header_finish(&header, argc, argv, results, done, &backends, notes);
+    report.seed = a.seed;
+    report.svg_dir = out.have_svg ? out.svg_dir : NULL;
+    report.svg_link = out.svg_link;
+    report.quick = a.quick;
     int chart_errors = out.have_svg ? report_write_charts(&report, stderr) : 0;
     int report_error = write_report(&out, &report) != 0;
 
@@ -1297,18 +1318,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "  %-*s %s: %s\n", a.quick ? 20 : 12, target_status_label(&t[i], a.quick),
                 t[i].name, t[i].measured);
 
-    /* The verdict on the events, then what was written: a write failure is not a
-     * mismatch, and a report is only said to be somewhere once it is. */
-    char verdict[512];
-    suite_check check;
-    suite_check_summary(results, done, &check);
-    describe_check(&backends, &check, done, failed, report.seconds, verdict, sizeof verdict);
-    failed |= suite_check_failed(&check); /* no match to claim */
-    fprintf(stderr, PROGRAM ": %s", verdict);
-    if (report_error)
-        fprintf(stderr, "; the report was NOT written (see above)");
-    else if (out.report)
-        fprintf(stderr, ", report in %s", out.report);
+    failed = print_verdict(&report, &backends, failed, report_error, &out);
     if (!out.have_svg)
         fprintf(stderr, "; no charts (they are written with --out FILE or --svg-dir DIR)");
     else if (chart_errors)

@@ -15,8 +15,9 @@
  * "Backends"): each directory of PERCEPT_PLUGIN_PATH, then the install
  * directory; the first directory holding the file wins. The library keeps at
  * most 16 directories, the last for the install directory, and drops the
- * variable's entries beyond: the same here, so that the bench lists what the
- * library will load.
+ * variable's entries beyond; and a set-user-ID or set-group-ID program does
+ * not take the variable from its caller at all. The same here, so that the
+ * bench lists what the library will load.
  */
 #define SEARCH_MAX_DIRS 16
 
@@ -24,7 +25,12 @@ typedef struct search_path {
     char *env_copy; /* the directories point into it */
     const char *dirs[SEARCH_MAX_DIRS];
     size_t count;
+    int env_ignored; /* PERCEPT_PLUGIN_PATH was set, in a set-ID program: see SEARCH_ENV_IGNORED */
 } search_path;
+
+/* Why the directories of PERCEPT_PLUGIN_PATH are not searched, in the library's words. */
+#define SEARCH_ENV_IGNORED                                                                         \
+    "PERCEPT_PLUGIN_PATH was ignored: the program runs set-user-ID or set-group-ID"
 
 /* Fills *s from PERCEPT_PLUGIN_PATH; free s->env_copy when done. Returns -1 when out of memory. */
 int search_init(search_path *s);
