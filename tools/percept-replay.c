@@ -10,13 +10,11 @@
 #include <percept.h>
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "trace_syntax.h"
@@ -134,11 +132,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 struct replay {
     const struct args *args;
-    const char *name; /* the trace's name in messages */
-    FILE *in;
+    trace_reader trace; /* its name and line number go into messages and events */
     percept_world *world;
-    unsigned long line;           /* 1-based number of the line being run */
-    unsigned long first_add_line; /* the line of the first add: `world` must come before */
     unsigned long commands, enters, leaves;
 };
 
@@ -150,7 +145,7 @@ static int trace_error(struct replay *r, const char *fmt, ...)
 
     /* Whatever was printed stays a valid prefix of the full output. */
     fflush(stdout);
-    fprintf(stderr, "%s:%lu: ", r->name, r->line);
+    fprintf(stderr, "%s:%lu: ", r->trace.name, r->trace.line);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -203,7 +198,7 @@ static void on_event(void *user, const percept_event *ev)
     else
         return; /* MOVE events are not part of the relation's changes */
 
-    p = append_uint(p, r->line);
+    p = append_uint(p, r->trace.line);
     p = append_uint(p, ev->observer);
     p = append_uint(p, ev->target);
     p = append(p, sense != NULL ? sense : "?");
@@ -262,36 +257,14 @@ static const char *open_error_text(const struct replay *r, const percept_error *
 }
 
 /* ------------------------------------------------------------------------ */
-/* Parsing fields                                                            */
+/* Commands                                                                  */
 
-static int parse_sense(const char *s, percept_sense *out)
-{
-    return trace_parse_sense(s, strlen(s), out);
-}
-
-#define SENSE_EXPECTED "expected sight, hearing or smell"
-#define ID_EXPECTED "must be a decimal integer in 0..4294967295"
-
-static int get_id(struct replay *r, const char *cmd, const char *s, percept_id *id)
-{
-    if (trace_parse_id(s, id) < 0)
-        return trace_error(r, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
-    return 0;
-}
-
-static int get_number(struct replay *r, const char *cmd, const char *what, const char *s, double *v)
-{
-    if (trace_parse_number(s, v) < 0)
-        return trace_error(r, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
-    return 0;
-}
-
-static int get_sense(struct replay *r, const char *cmd, const char *s, percept_sense *sense)
-{
-    if (parse_sense(s, sense) < 0)
-        return trace_error(r, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, s);
-    return 0;
-}
+/*
+ * Each line is run as soon as it is read and checked (trace_syntax.c): the
+ * library itself says whether the entity is in the world and whether a
+ * position or range is within its limits, and the events printed so far
+ * stay a valid prefix of the output when a later line fails.
+ */
 
 /* Reports a failed library call of command `cmd` on entity `id`. */
 static int library_error(struct replay *r, const char *cmd, percept_id id, int status)
@@ -307,247 +280,87 @@ static int library_error(struct replay *r, const char *cmd, percept_id id, int s
     return trace_error(r, "%s: %s (%s)", cmd, msg, percept_status_name(status));
 }
 
-/* ------------------------------------------------------------------------ */
-/* Commands                                                                  */
-
 /* world MINX MINY MAXX MAXY: reopen the still empty world with these bounds. */
-static int cmd_world(struct replay *r, char **f)
+static int cmd_world(struct replay *r, const percept_bounds *b)
 {
-    percept_bounds b;
     percept_error err;
     char text[sizeof err.text + 64];
     int st;
 
-    if (r->first_add_line != 0)
-        return trace_error(r, "world: must come before the first add (line %lu)",
-                           r->first_add_line);
-    if (get_number(r, "world", "MINX", f[1], &b.min_x) < 0 ||
-        get_number(r, "world", "MINY", f[2], &b.min_y) < 0 ||
-        get_number(r, "world", "MAXX", f[3], &b.max_x) < 0 ||
-        get_number(r, "world", "MAXY", f[4], &b.max_y) < 0)
-        return -1;
-    static const char *const name[4] = {"MINX", "MINY", "MAXX", "MAXY"};
-    const double v[4] = {b.min_x, b.min_y, b.max_x, b.max_y};
-    for (int i = 0; i < 4; i++)
-        if (fabs(v[i]) > PERCEPT_COORD_LIMIT)
-            return trace_error(r,
-                               "world: %s %s is beyond the coordinate limit: must be within "
-                               "[-1e15, 1e15]",
-                               name[i], f[i + 1]);
-    if (b.min_x > b.max_x)
-        return trace_error(r, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
-    if (b.min_y > b.max_y)
-        return trace_error(r, "world: MINY %s is greater than MAXY %s", f[2], f[4]);
-
     percept_world_close(r->world);
     memset(&err, 0, sizeof err);
-    st = open_world(r, &b, &err);
+    st = open_world(r, b, &err);
     if (st < 0)
         return trace_error(r, "world: %s", open_error_text(r, &err, st, text, sizeof text));
     return 0;
 }
 
-/* One add option (sight=R, hearing=R, smell=R, hide=SENSE[,SENSE...]). */
-static int add_option(struct replay *r, const char *opt, percept_entity_desc *d, unsigned *seen)
+/* Runs one checked command. Returns 0, or -1 after reporting. */
+static int run_command(struct replay *r, const trace_line *c)
 {
-    const char *eq = strchr(opt, '=');
-    size_t keylen = eq != NULL ? (size_t)(eq - opt) : 0;
-    const char *value = eq != NULL ? eq + 1 : NULL;
-    percept_sense sense;
-    unsigned bit;
+    static const char *const name[] = {
+        [TRACE_ADD] = "add",     [TRACE_MOVE] = "move", [TRACE_REMOVE] = "remove",
+        [TRACE_RANGE] = "range", [TRACE_HIDE] = "hide", [TRACE_SHOW] = "show",
+    };
+    int st = 0;
 
-    if (eq != NULL && keylen == 4 && memcmp(opt, "hide", 4) == 0) {
-        bit = 1u << PERCEPT_SENSE_COUNT;
-    } else if (eq != NULL && trace_parse_sense(opt, keylen, &sense) == 0) {
-        bit = PERCEPT_SENSE_BIT(sense);
-    } else {
-        return trace_error(r,
-                           "add: unknown option '%s': expected sight=R, hearing=R, smell=R "
-                           "or hide=SENSE[,SENSE...]",
-                           opt);
-    }
-    if (*seen & bit)
-        return trace_error(r, "add: option '%.*s' given more than once", (int)keylen, opt);
-    *seen |= bit;
-
-    if (bit != 1u << PERCEPT_SENSE_COUNT) {
-        if (trace_parse_range(value, &d->range[sense]) < 0)
-            return trace_error(r, "add: bad range '%s': must be a number >= 0", opt);
-        return 0;
-    }
-    /* hide=SENSE[,SENSE...]: every element must name a sense. */
-    for (const char *p = value;;) {
-        size_t n = strcspn(p, ",");
-        if (trace_parse_sense(p, n, &sense) < 0)
-            return trace_error(r, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, p,
-                               opt);
-        d->hidden |= PERCEPT_SENSE_BIT(sense);
-        if (p[n] == '\0')
-            return 0;
-        p += n + 1;
-    }
-}
-
-/* add ID X Y [sight=R] [hearing=R] [smell=R] [hide=SENSE[,SENSE...]] */
-static int cmd_add(struct replay *r, char **f, size_t n)
-{
-    percept_entity_desc d;
-    percept_id id;
-    unsigned seen = 0;
-    int st;
-
-    memset(&d, 0, sizeof d);
-    if (get_id(r, "add", f[1], &id) < 0 || get_number(r, "add", "X", f[2], &d.x) < 0 ||
-        get_number(r, "add", "Y", f[3], &d.y) < 0)
-        return -1;
-    for (size_t i = 4; i < n; i++)
-        if (add_option(r, f[i], &d, &seen) < 0)
-            return -1;
-
-    if (r->first_add_line == 0)
-        r->first_add_line = r->line;
-    st = percept_add(r->world, id, &d);
-    return st < 0 ? library_error(r, "add", id, st) : 0;
-}
-
-/* move ID X Y */
-static int cmd_move(struct replay *r, char **f)
-{
-    percept_id id;
-    double x, y;
-    int st;
-
-    if (get_id(r, "move", f[1], &id) < 0 || get_number(r, "move", "X", f[2], &x) < 0 ||
-        get_number(r, "move", "Y", f[3], &y) < 0)
-        return -1;
-    st = percept_move(r->world, id, x, y);
-    return st < 0 ? library_error(r, "move", id, st) : 0;
-}
-
-/* remove ID */
-static int cmd_remove(struct replay *r, char **f)
-{
-    percept_id id;
-    int st;
-
-    if (get_id(r, "remove", f[1], &id) < 0)
-        return -1;
-    st = percept_remove(r->world, id);
-    return st < 0 ? library_error(r, "remove", id, st) : 0;
-}
-
-/* range ID SENSE R */
-static int cmd_range(struct replay *r, char **f)
-{
-    percept_id id;
-    percept_sense sense;
-    double range;
-    int st;
-
-    if (get_id(r, "range", f[1], &id) < 0 || get_sense(r, "range", f[2], &sense) < 0)
-        return -1;
-    if (trace_parse_range(f[3], &range) < 0)
-        return trace_error(r, "range: bad range '%s': must be a number >= 0", f[3]);
-    st = percept_set_range(r->world, id, sense, range);
-    return st < 0 ? library_error(r, "range", id, st) : 0;
-}
-
-/* hide ID SENSE / show ID SENSE */
-static int cmd_hidden(struct replay *r, char **f, int hidden)
-{
-    const char *cmd = hidden ? "hide" : "show";
-    percept_id id;
-    percept_sense sense;
-    int st;
-
-    if (get_id(r, cmd, f[1], &id) < 0 || get_sense(r, cmd, f[2], &sense) < 0)
-        return -1;
-    st = percept_set_hidden(r->world, id, sense, hidden);
-    return st < 0 ? library_error(r, cmd, id, st) : 0;
-}
-
-static int run_command(struct replay *r, trace_command kind, char **f, size_t n)
-{
-    switch (kind) {
+    switch (c->command) {
     case TRACE_WORLD:
-        return cmd_world(r, f);
+        return cmd_world(r, &c->bounds);
     case TRACE_ADD:
-        return cmd_add(r, f, n);
+        st = percept_add(r->world, c->id, &c->desc);
+        break;
     case TRACE_MOVE:
-        return cmd_move(r, f);
+        st = percept_move(r->world, c->id, c->desc.x, c->desc.y);
+        break;
     case TRACE_REMOVE:
-        return cmd_remove(r, f);
+        st = percept_remove(r->world, c->id);
+        break;
     case TRACE_RANGE:
-        return cmd_range(r, f);
+        st = percept_set_range(r->world, c->id, c->sense, c->range);
+        break;
     case TRACE_HIDE:
-        return cmd_hidden(r, f, 1);
     case TRACE_SHOW:
-        return cmd_hidden(r, f, 0);
+        st = percept_set_hidden(r->world, c->id, c->sense, c->command == TRACE_HIDE);
+        break;
     }
-    return -1;
-}
-
-/* Runs one line (without its line end). Returns 0, or -1 after reporting. */
-static int run_line(struct replay *r, char *line)
-{
-    char *f[TRACE_MAX_FIELDS], msg[256];
-    size_t n = trace_split_fields(line, f, TRACE_MAX_FIELDS);
-    trace_command command;
-    int known = trace_command_of(f, n, &command, msg, sizeof msg);
-
-    if (known < 0)
-        return trace_error(r, "%s", msg);
-    if (known == 0)
-        return 0;
-    if (run_command(r, command, f, n) < 0)
-        return -1;
-    r->commands++;
-    return 0;
+    return st < 0 ? library_error(r, name[c->command], c->id, st) : 0;
 }
 
 /* Reads and runs every line of the trace. Returns 0, or -1 after reporting. */
 static int run_trace(struct replay *r)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int st = 0;
+    trace_line command;
+    int st, known;
 
-    errno = 0;
-    while (st == 0 && (len = getline(&buf, &cap, r->in)) > 0 && !ferror(r->in)) {
-        r->line++;
-        /* Only the last line can lack its newline. The format allows it (an
-         * editor may leave it out), and the independent reference runs it,
-         * but a file cut off in "hearing=83" would run as "hearing=8": the
-         * line runs, and the reader is warned. */
-        int cut = buf[len - 1] != '\n';
-        if (!cut)
-            buf[--len] = '\0';
-        if (len > 0 && buf[len - 1] == '\r')
-            buf[--len] = '\0';
-        char msg[64];
-        st = trace_check_bytes(buf, (size_t)len, msg, sizeof msg) < 0 ? trace_error(r, "%s", msg)
-                                                                      : 0;
-        if (st == 0)
-            st = run_line(r, buf);
-        if (st == 0 && cut) {
+    while ((st = trace_read_line(&r->trace)) > 0) {
+        if ((known = trace_parse_line(&r->trace, &command)) < 0)
+            return trace_error(r, "%s", r->trace.msg);
+        if (known > 0) {
+            if (run_command(r, &command) < 0)
+                return -1;
+            r->commands++;
+        }
+        /* The format allows a last line without its newline (an editor may
+         * leave it out), and the independent reference runs it; but the
+         * file may have been cut off there, so the reader is warned. */
+        if (r->trace.cut) {
             fflush(stdout);
             fprintf(stderr,
                     "%s:%lu: warning: the last line has no newline; if the file was cut off, "
                     "this line ran incomplete\n",
-                    r->name, r->line);
+                    r->trace.name, r->trace.line);
         }
-        errno = 0;
     }
-    if (st == 0 && ferror(r->in)) {
+    if (st < 0) {
         /* No line is at fault: name the place, not an invented line. */
         fflush(stdout);
-        fprintf(stderr, PROGRAM ": cannot read trace '%s' after line %lu: %s\n", r->name, r->line,
-                errno != 0 ? strerror(errno) : "read error");
-        st = -1;
+        fprintf(stderr, PROGRAM ": cannot read trace '%s' after line %lu: %s\n", r->trace.name,
+                r->trace.line,
+                r->trace.read_errno != 0 ? strerror(r->trace.read_errno) : "read error");
+        return -1;
     }
-    free(buf);
-    return st;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -558,7 +371,7 @@ static void print_stats(const struct replay *r, double seconds)
     double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
     size_t entities = r->world != NULL ? percept_entity_count(r->world) : 0;
 
-    fprintf(stderr, PROGRAM ": statistics for %s\n", r->name);
+    fprintf(stderr, PROGRAM ": statistics for %s\n", r->trace.name);
     fprintf(stderr, "  commands executed: %lu\n", r->commands);
     fprintf(stderr, "  entities at end:   %zu\n", entities);
     fprintf(stderr, "  events:            %lu enter, %lu leave\n", r->enters, r->leaves);
@@ -574,36 +387,6 @@ static void print_stats(const struct replay *r, double seconds)
 
 /* ------------------------------------------------------------------------ */
 
-/* Reports a trace that cannot be read at all (bad usage); returns its exit status. */
-static int trace_open_error(const char *path, const char *reason)
-{
-    fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", path, reason);
-    return CLI_EXIT_USAGE;
-}
-
-/*
- * Opens the trace: a file, a pipe (a FIFO, "<(cmd)") or standard input. A
- * directory opens, but fails at the first read: refuse it here, like a
- * missing file, rather than report a line it does not have.
- */
-static int open_trace(struct replay *r, const char *path)
-{
-    struct stat sb;
-    int is_stdin = strcmp(path, "-") == 0;
-
-    r->name = is_stdin ? "<stdin>" : path;
-    r->in = is_stdin ? stdin : fopen(path, "r");
-    if (r->in == NULL)
-        return trace_open_error(path, strerror(errno));
-    if (fstat(fileno(r->in), &sb) != 0)
-        return trace_open_error(r->name, strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return trace_open_error(r->name, strerror(EISDIR));
-    if (!is_stdin && !S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))
-        return trace_open_error(r->name, "not a regular file or a pipe");
-    return -1;
-}
-
 /* Opens the trace and the world. Returns -1 when ready, else an exit status. */
 static int setup(struct replay *r, const struct args *a)
 {
@@ -613,8 +396,13 @@ static int setup(struct replay *r, const struct args *a)
 
     memset(r, 0, sizeof *r);
     r->args = a;
-    if ((st = open_trace(r, a->trace)) >= 0)
-        return st;
+    /* A trace that cannot be read at all is bad usage, like a missing file:
+     * not a line it does not have. */
+    const char *why = trace_open(&r->trace, a->trace);
+    if (why != NULL) {
+        fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", r->trace.name, why);
+        return CLI_EXIT_USAGE;
+    }
     memset(&err, 0, sizeof err);
     st = open_world(r, NULL, &err);
     if (st < 0) {
@@ -630,8 +418,7 @@ static int setup(struct replay *r, const struct args *a)
 static void teardown(struct replay *r)
 {
     percept_world_close(r->world);
-    if (r->in != NULL && r->in != stdin)
-        fclose(r->in);
+    trace_close(&r->trace);
 }
 
 int main(int argc, char **argv)

@@ -1,20 +1,16 @@
 /*
- * trace_syntax.h - the syntax of a trace line (docs/trace-format.md): how
- * percept-replay and percept-bench --trace check its bytes, split it, know
- * its command and read its IDs, numbers, ranges and sense names, so that
- * both take and refuse the same lines with the same words.
+ * trace_syntax.h - reading a trace (docs/trace-format.md) line by line and
+ * checking what each line says, for percept-replay and percept-bench
+ * --trace alike, so that both take and refuse the same lines with the same
+ * words.
  */
 #ifndef PERCEPT_TRACE_SYNTAX_H
 #define PERCEPT_TRACE_SYNTAX_H
 
 #include <stddef.h>
-#include <stdint.h>
+#include <stdio.h>
 
 #include <percept.h>
-
-/* The most fields a line can have: add ID X Y plus at most one of each of
- * its four options. */
-#define TRACE_MAX_FIELDS 8
 
 typedef enum trace_command {
     TRACE_WORLD,
@@ -26,33 +22,55 @@ typedef enum trace_command {
     TRACE_SHOW
 } trace_command;
 
-/* 0, or -1 with a message in msg (no "FILE:LINE: " in front) when the
- * line's `len` bytes hold a control character other than tab, which would
- * otherwise end up inside fields and messages (a stray CR, a NUL). */
-int trace_check_bytes(const char *s, size_t len, char *msg, size_t size);
+/*
+ * One command of a trace, checked as far as the line alone can be: its
+ * fields' syntax, a world line's bounds (within PERCEPT_COORD_LIMIT, MIN <=
+ * MAX) and its place before the first add. Whether the entity is in the world,
+ * and whether a position or range is within the library's limits, is left to
+ * the caller: percept-replay asks the library as it runs each line, while
+ * percept-bench checks the whole trace the library's way before timing it.
+ */
+typedef struct trace_line {
+    trace_command command;
+    percept_id id;            /* every command but world */
+    percept_entity_desc desc; /* add: all of it; move: x and y */
+    percept_sense sense;      /* range, hide, show */
+    double range;             /* range: >= 0 (-0 read as 0) */
+    percept_bounds bounds;    /* world */
+} trace_line;
 
-/* The command of a split line (n fields, of which the first
- * TRACE_MAX_FIELDS are in `fields`): 1 with *command set when it is known
- * and has a valid number of fields; 0 for a blank or comment line; -1 with
- * a message in msg otherwise. */
-int trace_command_of(char **fields, size_t n, trace_command *command, char *msg, size_t size);
+/* A trace being read, one line at a time. */
+typedef struct trace_reader {
+    FILE *in;
+    const char *name;             /* the trace in messages: its path, or "<stdin>" for "-" */
+    unsigned long line;           /* 1-based number of the line last read */
+    unsigned long first_add_line; /* the line of the first add: a world line must come before */
+    int cut;                      /* the line last read had no newline (it was the last) */
+    int read_errno;               /* after trace_read_line() returned -1: errno, or 0 */
+    char *text;                   /* the line last read, without its line end */
+    size_t text_len;              /* its length: a NUL byte in it is a fault, not its end */
+    size_t text_cap;
+    char *msg; /* after trace_parse_line() returned -1: what is wrong */
+    size_t msg_cap;
+} trace_reader;
 
-/* Splits s in place at spaces and tabs; returns the field count (may exceed
- * max: only the first max are stored). */
-size_t trace_split_fields(char *s, char **fields, size_t max);
+/* Opens `path` ("-": standard input): a file, a pipe or a character device.
+ * Returns NULL, or why it cannot be read (and nothing is left open). */
+const char *trace_open(trace_reader *r, const char *path);
+void trace_close(trace_reader *r);
 
-/* An ID: decimal digits only, 0 .. 4294967295. 0, or -1. */
-int trace_parse_id(const char *s, uint32_t *out);
+/*
+ * Reads the next line into r->text, counting it in r->line; a CR before the
+ * newline is dropped. Returns 1; 0 at the end of the trace; -1 when it cannot
+ * be read further (r->read_errno; the line is not counted).
+ */
+int trace_read_line(trace_reader *r);
 
-/* A decimal number (integer, fraction, optional exponent), finite. The
- * character check keeps out what strtod would also take: hex, inf, nan.
- * 0, or -1. */
-int trace_parse_number(const char *s, double *out);
-
-/* A range: a finite number >= 0 (-0 is taken as 0). 0, or -1. */
-int trace_parse_range(const char *s, double *out);
-
-/* A sense name, from the n bytes at s. 0, or -1. */
-int trace_parse_sense(const char *s, size_t n, percept_sense *out);
+/*
+ * The command of the line in r->text (which is split in place): 1 with *out
+ * filled; 0 for a blank or comment line; -1 with r->msg saying what is wrong,
+ * without "FILE:LINE: " in front.
+ */
+int trace_parse_line(trace_reader *r, trace_line *out);
 
 #endif

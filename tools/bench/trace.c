@@ -5,7 +5,10 @@
  *
  * The rules are percept-replay's, and so are the messages: a trace that
  * replays there loads here, and a line refused there is refused here with
- * the same words. Nothing is timed while the file is read.
+ * the same words. Both read and check each line with trace_syntax.c; what
+ * percept-replay leaves to the library as it runs a line (an entity in the
+ * world or not, a position or range beyond the limits) is checked here for
+ * the whole trace before anything is timed, so that no replay fails half-way.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,13 +19,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../trace_syntax.h"
 #include "stats.h"
-
-#define SENSE_EXPECTED "expected sight, hearing or smell"
-#define ID_EXPECTED "must be a decimal integer in 0..4294967295"
 
 /* ------------------------------------------------------------------------ */
 /* Trace IDs to dense IDs                                                    */
@@ -93,11 +92,10 @@ static void id_free(id_table *m)
 
 typedef struct loader {
     bench_trace *t;
-    const char *name; /* the trace as messages name it: its path, or "<stdin>" */
+    trace_reader r; /* its name ("<stdin>" for "-") and line go into messages */
     char *err;
     size_t err_size;
     int oom;
-    unsigned long line, first_add_line;
     id_table ids;
     size_t op_cap, profile_cap, alive, peak;
     double *ranges[PERCEPT_SENSE_COUNT]; /* the non-zero ranges given to each sense */
@@ -111,7 +109,7 @@ static int trace_error(loader *l, const char *fmt, ...) __attribute__((format(pr
 /* Notes the trace's fault as "PATH:LINE: message", the form percept-replay uses. */
 static int trace_error(loader *l, const char *fmt, ...)
 {
-    int n = snprintf(l->err, l->err_size, "%s:%lu: ", l->name, l->line);
+    int n = snprintf(l->err, l->err_size, "%s:%lu: ", l->r.name, l->r.line);
     if (n >= 0 && (size_t)n < l->err_size) {
         va_list ap;
         va_start(ap, fmt);
@@ -177,21 +175,7 @@ static void note_position(loader *l, double x, double y)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Fields                                                                    */
-
-static int get_id(loader *l, const char *cmd, const char *s, uint32_t *id)
-{
-    if (trace_parse_id(s, id) < 0)
-        return trace_error(l, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
-    return 0;
-}
-
-static int get_number(loader *l, const char *cmd, const char *what, const char *s, double *v)
-{
-    if (trace_parse_number(s, v) < 0)
-        return trace_error(l, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
-    return 0;
-}
+/* The library's checks                                                      */
 
 /* A number as the library's messages print it: the fewest digits from six
  * up that read back as the same double. */
@@ -234,29 +218,11 @@ static int bad_range(loader *l, const char *cmd, const char *fn, uint32_t id, in
                        exact_number(rs, sizeof rs, r), percept_status_name(PERCEPT_EINVAL));
 }
 
-static int get_position(loader *l, const char *cmd, char **f, double *x, double *y)
+/* The dense ID of trace ID `id`, which must be in the world; *slot (may be
+ * NULL) receives its slot in the table. */
+static int get_alive(loader *l, const char *cmd, uint32_t id, uint32_t *dense, uint32_t **slot)
 {
-    if (get_number(l, cmd, "X", f[0], x) < 0 || get_number(l, cmd, "Y", f[1], y) < 0)
-        return -1;
-    return 0;
-}
-
-static int get_sense(loader *l, const char *cmd, const char *s, int *sense)
-{
-    percept_sense parsed;
-    if (trace_parse_sense(s, strlen(s), &parsed) < 0)
-        return trace_error(l, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, s);
-    *sense = (int)parsed;
-    return 0;
-}
-
-/* The dense ID of the trace ID in field s, which must be in the world; *slot
- * (may be NULL) receives its slot in the table. */
-static int get_alive(loader *l, const char *cmd, const char *s, uint32_t *dense, uint32_t **slot)
-{
-    uint32_t id, *v;
-    if (get_id(l, cmd, s, &id) < 0)
-        return -1;
+    uint32_t *v;
     if (!(v = id_find(&l->ids, id)))
         return out_of_memory(l);
     if (*v < 2)
@@ -268,99 +234,31 @@ static int get_alive(loader *l, const char *cmd, const char *s, uint32_t *dense,
 }
 
 /* ------------------------------------------------------------------------ */
-/* Commands                                                                  */
+/* Commands, each after trace_parse_line() has checked its line               */
 
-static int cmd_world(loader *l, char **f)
-{
-    static const char *const name[4] = {"MINX", "MINY", "MAXX", "MAXY"};
-    double v[4];
-    if (l->first_add_line)
-        return trace_error(l, "world: must come before the first add (line %lu)",
-                           l->first_add_line);
-    for (int i = 0; i < 4; i++)
-        if (get_number(l, "world", name[i], f[i + 1], &v[i]) < 0)
-            return -1;
-    for (int i = 0; i < 4; i++)
-        if (fabs(v[i]) > PERCEPT_COORD_LIMIT)
-            return trace_error(l,
-                               "world: %s %s is beyond the coordinate limit: must be within "
-                               "[-1e15, 1e15]",
-                               name[i], f[i + 1]);
-    if (v[0] > v[2])
-        return trace_error(l, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
-    if (v[1] > v[3])
-        return trace_error(l, "world: MINY %s is greater than MAXY %s", f[2], f[4]);
-    l->world = (percept_bounds){v[0], v[1], v[2], v[3]};
-    l->have_world = 1;
-    return 0;
-}
-
-/* One add option (sight=R, hearing=R, smell=R, hide=SENSE[,SENSE...]). */
-static int add_option(loader *l, const char *opt, bench_profile *p, unsigned *seen)
-{
-    const char *eq = strchr(opt, '=');
-    size_t keylen = eq ? (size_t)(eq - opt) : 0;
-    percept_sense sense = PERCEPT_SIGHT;
-    unsigned bit;
-    if (eq && keylen == 4 && memcmp(opt, "hide", 4) == 0)
-        bit = 1u << PERCEPT_SENSE_COUNT;
-    else if (eq && trace_parse_sense(opt, keylen, &sense) == 0)
-        bit = 1u << sense;
-    else
-        return trace_error(l,
-                           "add: unknown option '%s': expected sight=R, hearing=R, smell=R "
-                           "or hide=SENSE[,SENSE...]",
-                           opt);
-    if (*seen & bit)
-        return trace_error(l, "add: option '%.*s' given more than once", (int)keylen, opt);
-    *seen |= bit;
-    if (bit != 1u << PERCEPT_SENSE_COUNT) {
-        if (trace_parse_range(eq + 1, &p->range[sense]) < 0)
-            return trace_error(l, "add: bad range '%s': must be a number >= 0", opt);
-        return 0; /* its limit is the library's check, made after the line's */
-    }
-    for (const char *s = eq + 1;;) {
-        size_t n = strcspn(s, ",");
-        if (trace_parse_sense(s, n, &sense) < 0)
-            return trace_error(l, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, s,
-                               opt);
-        p->hidden |= PERCEPT_SENSE_BIT(sense);
-        if (s[n] == '\0')
-            return 0;
-        s += n + 1;
-    }
-}
-
-static int cmd_add(loader *l, char **f, size_t n)
+static int cmd_add(loader *l, const trace_line *c)
 {
     bench_workload *wl = &l->t->wl;
     bench_profile p;
-    unsigned seen = 0;
-    uint32_t id, *v;
-    double x, y;
-    memset(&p, 0, sizeof p);
-    /* percept-replay's order: the line's own checks, then percept_add's (the
-     * ID already in the world, the position, each sense's range in turn). */
-    if (get_id(l, "add", f[1], &id) < 0 || get_position(l, "add", f + 2, &x, &y) < 0)
-        return -1;
-    for (size_t i = 4; i < n; i++)
-        if (add_option(l, f[i], &p, &seen) < 0)
-            return -1;
-    if (!(v = id_find(&l->ids, id)))
+    uint32_t *v;
+    /* percept_add's order: the ID already in the world, the position, each
+     * sense's range in turn. */
+    if (!(v = id_find(&l->ids, c->id)))
         return out_of_memory(l);
     if (*v >= 2)
-        return trace_error(l, "add: entity %lu is already in the world", (unsigned long)id);
-    if (bad_position(l, "add", "percept_add", id, x, y) < 0)
+        return trace_error(l, "add: entity %lu is already in the world", (unsigned long)c->id);
+    if (bad_position(l, "add", "percept_add", c->id, c->desc.x, c->desc.y) < 0)
         return -1;
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if (bad_range(l, "add", "percept_add", id, s, p.range[s]) < 0)
+        if (bad_range(l, "add", "percept_add", c->id, s, c->desc.range[s]) < 0)
             return -1;
     if (wl->profile_count == MAX_DENSE)
         return trace_error(l, "add: more than %lu adds in one trace", (unsigned long)MAX_DENSE);
-    if (!l->first_add_line)
-        l->first_add_line = l->line;
     if (reserve((void **)&wl->profiles, &l->profile_cap, wl->profile_count, sizeof p))
         return out_of_memory(l);
+    memset(&p, 0, sizeof p);
+    memcpy(p.range, c->desc.range, sizeof p.range);
+    p.hidden = c->desc.hidden;
     uint32_t dense = (uint32_t)wl->profile_count;
     wl->profiles[wl->profile_count++] = p;
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
@@ -369,128 +267,100 @@ static int cmd_add(loader *l, char **f, size_t n)
     *v = dense + 2;
     if (++l->alive > l->peak)
         l->peak = l->alive;
-    note_position(l, x, y);
-    return push_op(l, OP_ADD, dense, x, y);
+    note_position(l, c->desc.x, c->desc.y);
+    return push_op(l, OP_ADD, dense, c->desc.x, c->desc.y);
 }
 
-static int cmd_move(loader *l, char **f)
+static int cmd_move(loader *l, const trace_line *c)
 {
-    uint32_t dense, id;
-    double x, y;
+    uint32_t dense = 0; /* set when get_alive() succeeds; gcc cannot always tell */
     /* As percept_move: whether the entity is in the world before its new position. */
-    if (get_id(l, "move", f[1], &id) < 0 || get_position(l, "move", f + 2, &x, &y) < 0 ||
-        get_alive(l, "move", f[1], &dense, NULL) < 0 ||
-        bad_position(l, "move", "percept_move", id, x, y) < 0)
+    if (get_alive(l, "move", c->id, &dense, NULL) < 0 ||
+        bad_position(l, "move", "percept_move", c->id, c->desc.x, c->desc.y) < 0)
         return -1;
-    note_position(l, x, y);
-    return push_op(l, OP_MOVE, dense, x, y);
+    note_position(l, c->desc.x, c->desc.y);
+    return push_op(l, OP_MOVE, dense, c->desc.x, c->desc.y);
 }
 
-static int cmd_remove(loader *l, char **f)
+static int cmd_remove(loader *l, const trace_line *c)
 {
-    uint32_t dense, *slot;
-    if (get_alive(l, "remove", f[1], &dense, &slot) < 0)
+    uint32_t dense = 0, *slot = NULL;
+    if (get_alive(l, "remove", c->id, &dense, &slot) < 0)
         return -1;
     *slot = SLOT_GONE; /* the ID may be added again: as a new entity */
     l->alive--;
     return push_op(l, OP_REMOVE, dense, 0, 0);
 }
 
-static int cmd_range(loader *l, char **f)
+static int cmd_range(loader *l, const trace_line *c)
 {
-    uint32_t dense;
-    int sense = 0;
-    double r;
-    uint32_t id;
-    /* percept-replay checks the line first (ID, sense, a number >= 0); then
-     * percept_set_range asks whether the entity is in the world, and only
-     * then whether the range is within the library's limit. */
-    if (get_id(l, "range", f[1], &id) < 0 || get_sense(l, "range", f[2], &sense) < 0)
+    uint32_t dense = 0;
+    /* As percept_set_range: whether the entity is in the world, and only then
+     * whether the range is within the library's limit. */
+    if (get_alive(l, "range", c->id, &dense, NULL) < 0 ||
+        bad_range(l, "range", "percept_set_range", c->id, (int)c->sense, c->range) < 0 ||
+        note_range(l, (int)c->sense, c->range) < 0)
         return -1;
-    if (trace_parse_range(f[3], &r) < 0)
-        return trace_error(l, "range: bad range '%s': must be a number >= 0", f[3]);
-    if (get_alive(l, "range", f[1], &dense, NULL) < 0 ||
-        bad_range(l, "range", "percept_set_range", id, sense, r) < 0 || note_range(l, sense, r) < 0)
-        return -1;
-    return push_op(l, OP_RANGE, dense, r, (double)sense);
+    return push_op(l, OP_RANGE, dense, c->range, (double)c->sense);
 }
 
-static int cmd_hidden(loader *l, char **f, uint32_t kind)
+static int cmd_hidden(loader *l, const trace_line *c)
 {
-    const char *cmd = kind == OP_HIDE ? "hide" : "show";
-    uint32_t dense, id;
-    int sense = 0;
-    if (get_id(l, cmd, f[1], &id) < 0 || get_sense(l, cmd, f[2], &sense) < 0 ||
-        get_alive(l, cmd, f[1], &dense, NULL) < 0)
+    uint32_t kind = c->command == TRACE_HIDE ? OP_HIDE : OP_SHOW;
+    uint32_t dense = 0;
+    if (get_alive(l, kind == OP_HIDE ? "hide" : "show", c->id, &dense, NULL) < 0)
         return -1;
-    return push_op(l, kind, dense, 0, (double)sense);
+    return push_op(l, kind, dense, 0, (double)c->sense);
 }
 
-static int load_line(loader *l, char *line)
+static int load_command(loader *l, const trace_line *c)
 {
-    char *f[TRACE_MAX_FIELDS], msg[256];
-    size_t n = trace_split_fields(line, f, TRACE_MAX_FIELDS);
-    trace_command command;
-    int known = trace_command_of(f, n, &command, msg, sizeof msg);
-    if (known < 0)
-        return trace_error(l, "%s", msg);
-    if (known == 0)
-        return 0;
-    switch (command) {
+    switch (c->command) {
     case TRACE_WORLD:
-        return cmd_world(l, f);
+        l->world = c->bounds;
+        l->have_world = 1;
+        return 0;
     case TRACE_ADD:
-        return cmd_add(l, f, n);
+        return cmd_add(l, c);
     case TRACE_MOVE:
-        return cmd_move(l, f);
+        return cmd_move(l, c);
     case TRACE_REMOVE:
-        return cmd_remove(l, f);
+        return cmd_remove(l, c);
     case TRACE_RANGE:
-        return cmd_range(l, f);
+        return cmd_range(l, c);
     case TRACE_HIDE:
-        return cmd_hidden(l, f, OP_HIDE);
     case TRACE_SHOW:
-        return cmd_hidden(l, f, OP_SHOW);
+        return cmd_hidden(l, c);
     }
     return -1;
 }
 
-static int read_lines(loader *l, FILE *in, FILE *log)
+/* Loads every line: the first fault of the trace ends the load, as it ends
+ * percept-replay's run. */
+static int read_lines(loader *l, FILE *log)
 {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int st = 0;
-    errno = 0;
-    while (st == 0 && (len = getline(&buf, &cap, in)) > 0) {
-        l->line++;
-        int cut = buf[len - 1] != '\n';
-        if (!cut)
-            buf[--len] = '\0';
-        if (len > 0 && buf[len - 1] == '\r')
-            buf[--len] = '\0';
-        char msg[64];
-        st = trace_check_bytes(buf, (size_t)len, msg, sizeof msg) < 0 ? trace_error(l, "%s", msg)
-                                                                      : 0;
-        if (st == 0)
-            st = load_line(l, buf);
+    trace_line c;
+    int st, known;
+    while ((st = trace_read_line(&l->r)) > 0) {
+        if ((known = trace_parse_line(&l->r, &c)) < 0)
+            return trace_error(l, "%s", l->r.msg);
+        if (known > 0 && load_command(l, &c) < 0)
+            return -1;
         /* As percept-replay: a file cut off in "hearing=83" would load as "hearing=8". */
-        if (st == 0 && cut)
+        if (l->r.cut)
             fprintf(log,
                     "percept-bench: %s:%lu: warning: the last line has no newline; if the file "
                     "was cut off, this line was loaded incomplete\n",
-                    l->name, l->line);
-        errno = 0;
+                    l->r.name, l->r.line);
     }
-    if (st == 0 && ferror(in)) {
-        snprintf(l->err, l->err_size, "cannot read trace '%s' after line %lu: %s", l->name, l->line,
-                 errno ? strerror(errno) : "read error");
-        st = -1;
+    if (st < 0 && l->r.read_errno == ENOMEM)
+        return out_of_memory(l);
+    if (st < 0) {
+        snprintf(l->err, l->err_size, "cannot read trace '%s' after line %lu: %s", l->r.name,
+                 l->r.line, l->r.read_errno ? strerror(l->r.read_errno) : "read error");
+        return -1;
     }
-    if (st == 0 && errno == ENOMEM)
-        st = out_of_memory(l);
-    free(buf);
-    return st;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -582,55 +452,33 @@ static int cut_slices(loader *l)
     return 0;
 }
 
-static int open_trace(loader *l, const char *path, FILE **in)
-{
-    struct stat sb;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *why = NULL;
-    *in = is_stdin ? stdin : fopen(path, "r");
-    if (!*in)
-        why = strerror(errno);
-    else if (fstat(fileno(*in), &sb) != 0)
-        why = strerror(errno);
-    else if (S_ISDIR(sb.st_mode))
-        why = strerror(EISDIR); /* it opens, and would fail at the first read */
-    else if (!is_stdin && !S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))
-        why = "not a regular file or a pipe";
-    if (!why)
-        return 0;
-    snprintf(l->err, l->err_size, "cannot open trace '%s': %s", path, why);
-    if (*in && *in != stdin)
-        fclose(*in);
-    *in = NULL;
-    return -1;
-}
-
 int bench_trace_load(bench_trace *t, const char *path, FILE *log, char *err, size_t size)
 {
     loader l;
-    FILE *in;
     memset(t, 0, sizeof *t);
     memset(&l, 0, sizeof l);
     l.t = t;
     l.err = err;
     l.err_size = size;
-    l.name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    const char *base = strrchr(l.name, '/');
-    snprintf(t->name, sizeof t->name, "%s", base && base[1] ? base + 1 : l.name);
-    t->wl.name = t->name;
     if (size)
         err[0] = '\0';
 
-    int st = open_trace(&l, path, &in);
-    if (st == 0) {
-        st = read_lines(&l, in, log);
-        if (in != stdin)
-            fclose(in);
+    int st = 0;
+    const char *why = trace_open(&l.r, path);
+    if (why) {
+        snprintf(err, size, "cannot open trace '%s': %s", path, why);
+        st = -1;
     }
-    t->lines = l.line;
+    const char *base = strrchr(l.r.name, '/');
+    snprintf(t->name, sizeof t->name, "%s", base && base[1] ? base + 1 : l.r.name);
+    t->wl.name = t->name;
+    if (st == 0)
+        st = read_lines(&l, log);
+    trace_close(&l.r);
+    t->lines = l.r.line;
     if (st == 0 && t->wl.profile_count == 0) {
         /* No entity, nothing to time: say where the trace ended without one. */
-        l.line = l.line ? l.line : 1;
+        l.r.line = l.r.line ? l.r.line : 1;
         st = trace_error(&l, "the trace adds no entity: nothing to benchmark");
     }
     if (st == 0) {
