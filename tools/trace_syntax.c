@@ -102,36 +102,61 @@ static int parse_sense(const char *s, size_t n, percept_sense *out)
 
 static int fault(trace_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Notes what is wrong with the line in r->msg, which has room for the
- * longest message (two fields as long as the line); returns -1. */
+/* Notes what is wrong with the line in r->msg; returns -1. Fields of the
+ * line are quoted through shown(), so every message fits. */
 static int fault(trace_reader *r, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(r->msg, r->msg_cap, fmt, ap);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/*
+ * The n bytes at s, as a message quotes a field of the line: whole up to
+ * TRACE_FIELD_SHOWN bytes, else their start and "...", in r->shown[k] (a
+ * message quotes at most two fields, k = 0 and 1). A line may be as long as
+ * memory allows; its message stays short, and both tools print the same.
+ */
+static const char *shown(trace_reader *r, int k, const char *s, size_t n)
+{
+    char *out = r->shown[k];
+    if (n > TRACE_FIELD_SHOWN) {
+        memcpy(out, s, TRACE_FIELD_SHOWN);
+        memcpy(out + TRACE_FIELD_SHOWN, "...", 4);
+    } else {
+        memcpy(out, s, n);
+        out[n] = '\0';
+    }
+    return out;
+}
+
+static const char *field(trace_reader *r, int k, const char *s)
+{
+    return shown(r, k, s, strlen(s));
 }
 
 static int get_id(trace_reader *r, const char *cmd, const char *s, percept_id *id)
 {
     if (parse_id(s, id) < 0)
-        return fault(r, "%s: bad ID '%s': " ID_EXPECTED, cmd, s);
+        return fault(r, "%s: bad ID '%s': " ID_EXPECTED, cmd, field(r, 0, s));
     return 0;
 }
 
 static int get_number(trace_reader *r, const char *cmd, const char *what, const char *s, double *v)
 {
     if (parse_number(s, v) < 0)
-        return fault(r, "%s: bad %s '%s': must be a finite decimal number", cmd, what, s);
+        return fault(r, "%s: bad %s '%s': must be a finite decimal number", cmd, what,
+                     field(r, 0, s));
     return 0;
 }
 
 static int get_sense(trace_reader *r, const char *cmd, const char *s, percept_sense *sense)
 {
     if (parse_sense(s, strlen(s), sense) < 0)
-        return fault(r, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, s);
+        return fault(r, "%s: unknown sense '%s': " SENSE_EXPECTED, cmd, field(r, 0, s));
     return 0;
 }
 
@@ -180,7 +205,7 @@ static int command_of(trace_reader *r, char **f, size_t n, trace_command *comman
         return 1;
     }
     return fault(r, "unknown command '%s': expected world, add, move, remove, range, hide or show",
-                 f[0]);
+                 field(r, 0, f[0]));
 }
 
 /* world MINX MINY MAXX MAXY: only before the first add, within the
@@ -201,11 +226,13 @@ static int parse_world(trace_reader *r, char **f, percept_bounds *b)
             return fault(r,
                          "world: %s %s is beyond the coordinate limit: must be within "
                          "[-1e15, 1e15]",
-                         name[i], f[i + 1]);
+                         name[i], field(r, 0, f[i + 1]));
     if (v[0] > v[2])
-        return fault(r, "world: MINX %s is greater than MAXX %s", f[1], f[3]);
+        return fault(r, "world: MINX %s is greater than MAXX %s", field(r, 0, f[1]),
+                     field(r, 1, f[3]));
     if (v[1] > v[3])
-        return fault(r, "world: MINY %s is greater than MAXY %s", f[2], f[4]);
+        return fault(r, "world: MINY %s is greater than MAXY %s", field(r, 0, f[2]),
+                     field(r, 1, f[4]));
     *b = (percept_bounds){v[0], v[1], v[2], v[3]};
     return 0;
 }
@@ -227,20 +254,21 @@ static int add_option(trace_reader *r, const char *opt, percept_entity_desc *d, 
         return fault(r,
                      "add: unknown option '%s': expected sight=R, hearing=R, smell=R or "
                      "hide=SENSE[,SENSE...]",
-                     opt);
+                     field(r, 0, opt));
     if (*seen & bit)
         return fault(r, "add: option '%.*s' given more than once", (int)keylen, opt);
     *seen |= bit;
     if (bit != 1u << PERCEPT_SENSE_COUNT) {
         if (parse_range(eq + 1, &d->range[sense]) < 0)
-            return fault(r, "add: bad range '%s': must be a number >= 0", opt);
+            return fault(r, "add: bad range '%s': must be a number >= 0", field(r, 0, opt));
         return 0;
     }
     /* hide=SENSE[,SENSE...]: every element must name a sense. */
     for (const char *p = eq + 1;;) {
         size_t n = strcspn(p, ",");
         if (parse_sense(p, n, &sense) < 0)
-            return fault(r, "add: unknown sense '%.*s' in '%s': " SENSE_EXPECTED, (int)n, p, opt);
+            return fault(r, "add: unknown sense '%s' in '%s': " SENSE_EXPECTED, shown(r, 0, p, n),
+                         field(r, 1, opt));
         d->hidden |= PERCEPT_SENSE_BIT(sense);
         if (p[n] == '\0')
             return 0;
@@ -269,7 +297,7 @@ static int parse_range_line(trace_reader *r, char **f, trace_line *out)
     if (get_id(r, "range", f[1], &out->id) < 0 || get_sense(r, "range", f[2], &out->sense) < 0)
         return -1;
     if (parse_range(f[3], &out->range) < 0)
-        return fault(r, "range: bad range '%s': must be a number >= 0", f[3]);
+        return fault(r, "range: bad range '%s': must be a number >= 0", field(r, 0, f[3]));
     return 0;
 }
 
@@ -344,9 +372,8 @@ void trace_close(trace_reader *r)
         fclose(r->in);
     r->in = NULL;
     free(r->text);
-    free(r->msg);
-    r->text = r->msg = NULL;
-    r->text_cap = r->msg_cap = 0;
+    r->text = NULL;
+    r->text_cap = 0;
 }
 
 int trace_read_line(trace_reader *r)
@@ -361,16 +388,6 @@ int trace_read_line(trace_reader *r)
             return 0;
         r->read_errno = errno;
         return -1;
-    }
-    /* Room for a message quoting two fields of the line. */
-    if (r->msg_cap < 2 * (size_t)len + 256) {
-        char *msg = realloc(r->msg, 2 * (size_t)len + 256);
-        if (msg == NULL) {
-            r->read_errno = ENOMEM;
-            return -1;
-        }
-        r->msg = msg;
-        r->msg_cap = 2 * (size_t)len + 256;
     }
     r->line++;
     /* Only the last line can lack its newline: the caller warns that the

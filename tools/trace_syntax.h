@@ -39,6 +39,9 @@ typedef struct trace_line {
     percept_bounds bounds;    /* world */
 } trace_line;
 
+/* The most bytes of one field of the line that a message quotes. */
+#define TRACE_FIELD_SHOWN 200
+
 /* A trace being read, one line at a time. */
 typedef struct trace_reader {
     FILE *in;
@@ -50,12 +53,16 @@ typedef struct trace_reader {
     char *text;                   /* the line last read, without its line end */
     size_t text_len;              /* its length: a NUL byte in it is a fault, not its end */
     size_t text_cap;
-    char *msg; /* after trace_parse_line() returned -1: what is wrong */
-    size_t msg_cap;
+    /* After trace_parse_line() returned -1: what is wrong. Room for the
+     * longest message, which quotes at most two fields, each cut to
+     * TRACE_FIELD_SHOWN bytes and "..." (the line itself may be any length). */
+    char msg[1024];
+    char shown[2][TRACE_FIELD_SHOWN + 4];
 } trace_reader;
 
-/* Opens `path` ("-": standard input): a file, a pipe or a character device.
- * Returns NULL, or why it cannot be read (and nothing is left open). */
+/* Opens `path`: a file, a pipe or a character device, or for "-" standard
+ * input, whatever it is but a directory. Returns NULL, or why it cannot be
+ * read (and nothing is left open). */
 const char *trace_open(trace_reader *r, const char *path);
 void trace_close(trace_reader *r);
 
