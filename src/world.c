@@ -1,7 +1,8 @@
 /*
  * world.c - the core manager once a world exists (world_open.c creates it,
- * world_read.c answers the reading calls): entity records, pair state, and
- * the one algorithm every change goes through. A call first computes its pair
+ * world_read.c answers the calls that read its entities and pairs): entity
+ * records, pair state, the last message, and the one algorithm every change
+ * goes through. A call first computes its pair
  * changes from the stored pair state without touching it, then makes every
  * allocation the change needs (each undoable), then applies the change with
  * operations that cannot fail, and only then delivers the events, one per
