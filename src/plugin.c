@@ -14,12 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/auxv.h>
-#endif
 
 #include "alloc.h"
 #include "config.h" /* pc_backend_name_ok() */
+#include "environment_trust.h"
 
 #ifndef PERCEPT_PLUGIN_DIR
 #define PERCEPT_PLUGIN_DIR "/usr/local/lib/percept"
@@ -36,27 +34,6 @@ static void add_dir(plugin_search *search, const char *dir, int installed)
         search->dirs[search->count++] = dir;
     else
         search->dropped++;
-}
-
-/*
- * Whether the environment may name code to load: not in a set-user-ID or
- * set-group-ID program (or one the kernel marks secure, e.g. for file
- * capabilities), whose caller's environment is not to be trusted with its
- * privileges. The dynamic linker ignores LD_LIBRARY_PATH there for the same
- * reason.
- */
-static int environment_trusted(void)
-{
-#if defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__) || defined(__APPLE__)
-    /* Also true of a set-ID program that has lowered its effective IDs. */
-    if (issetugid())
-        return 0;
-#endif
-#ifdef AT_SECURE
-    if (getauxval(AT_SECURE))
-        return 0;
-#endif
-    return getuid() == geteuid() && getgid() == getegid();
 }
 
 int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,

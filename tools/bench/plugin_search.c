@@ -10,12 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/auxv.h>
-#endif
 
 #include "../cli.h"
+/* The library's own rule, compiled into the bench too (Makefile.am): a
+ * set-ID bench must list exactly the plugins its worlds would load. */
+#include "../../src/environment_trust.h"
 
 #ifndef PERCEPT_BENCH_PLUGIN_DIR
 #define PERCEPT_BENCH_PLUGIN_DIR "/usr/local/lib/percept"
@@ -23,27 +22,6 @@
 
 /* The preferred order of the shipped backends in tables; others follow by name. */
 static const char *const known_order[] = {"bruteforce", "grid", "hashgrid", "tower", "crosslist"};
-
-/*
- * Whether the environment may name code to load: not in a set-user-ID or
- * set-group-ID program, or one the kernel marks secure. The library's own
- * test (environment_trusted() in src/plugin.c), repeated here because it is
- * not part of the public API: the two must stay the same, or a set-ID bench
- * would list plugins its worlds then refuse to load (or miss ones they load).
- */
-static int environment_trusted(void)
-{
-#if defined(__FreeBSD__) || defined(__OpenBSD__) || defined(__NetBSD__) || defined(__APPLE__)
-    /* Also true of a set-ID program that has lowered its effective IDs. */
-    if (issetugid())
-        return 0;
-#endif
-#ifdef AT_SECURE
-    if (getauxval(AT_SECURE))
-        return 0;
-#endif
-    return getuid() == geteuid() && getgid() == getegid();
-}
 
 int search_init(search_path *s)
 {
