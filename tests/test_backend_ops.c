@@ -1291,6 +1291,49 @@ static void test_randomized(void **state)
     for_each_backend("test_randomized", randomized);
 }
 
+/*
+ * A crowd of 4,095 entities a unit apart (a 63 x 65 lattice, a third of them
+ * nudged off it), where a query's square holds thousands: indexes that cut a
+ * long walk into pieces (crosslist walks a window in segments between
+ * sampled nodes, and keeps a bounded number of them) must not lose the
+ * pieces' ends, nor what lies past the last piece they kept.
+ */
+static int crowded_windows(const backend *b)
+{
+    uint64_t rng = 0xc0ffee;
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    percept_slot s = 0;
+    for (int i = 0; i < 63; i++)
+        for (int j = 0; j < 65; j++, s++) {
+            double dx = s % 3 == 0 ? splitmix_unit(&rng) - 0.5 : 0;
+            TRY(do_insert(t, s, 200 + i + dx, 300 + j, 2));
+        }
+    static const double radii[] = {0, 1, 2.5, 7, 16, 31, 40, 100};
+    for (int round = 0; round < 2; round++) {
+        for (size_t k = 0; k < sizeof radii / sizeof radii[0]; k++)
+            for (int q = 0; q < 12; q++) {
+                percept_slot at = (percept_slot)rnd_below(&rng, s);
+                TRY(query_must_see(t, t->x[at], t->y[at], radii[k], at));
+                TRY(query_check(t, 200 + 63 * splitmix_unit(&rng), 300 + 65 * splitmix_unit(&rng),
+                                radii[k]));
+            }
+        /* The whole crowd, from its middle and from a corner. */
+        TRY(query_count(t, 231, 332, 50, s));
+        TRY(query_count(t, 200, 300, 63 * 1.5, s));
+        /* Reorder the lists: every other column steps half a unit across its neighbours. */
+        for (percept_slot m = 0; m < s; m += 2)
+            TRY(do_update(t, m, t->x[m] + 0.5, t->y[m] - 0.5, 2));
+    }
+    return inst_close(t);
+}
+
+static void test_crowded_windows(void **state)
+{
+    (void)state;
+    for_each_backend("test_crowded_windows", crowded_windows);
+}
+
 /* ------------------------------------------------------------------------ */
 /* A failing host allocator                                                  */
 
@@ -1541,6 +1584,7 @@ int main(void)
         cmocka_unit_test_teardown(test_extreme_values, report_crash),
         cmocka_unit_test_teardown(test_slot_reuse, report_crash),
         cmocka_unit_test_teardown(test_randomized, report_crash),
+        cmocka_unit_test_teardown(test_crowded_windows, report_crash),
         cmocka_unit_test_teardown(test_create_oom, report_crash),
         cmocka_unit_test_teardown(test_reserve_oom, report_crash),
         cmocka_unit_test_teardown(test_big_index_reserve_oom, report_crash),
