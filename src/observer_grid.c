@@ -146,6 +146,20 @@ static int32_t clamp_index(double v, double origin, double inv, int32_t n)
     return (int32_t)f;
 }
 
+/*
+ * How far from v, along one axis, an observer of range R must reach. Not R
+ * itself: the relation rounds the difference of the coordinates, and a
+ * target t a few ulps beyond fl(v - R), in the cell before it, can still
+ * give fl(t - v) == -R, which is within range (an observer at y = 128 with
+ * range 64 perceives a target at y = 63.99999999999999). R is widened by the
+ * margin that backend_query_window() (plugins/backend_util.h, where it is
+ * derived) gives every backend's query window, far more than any rounding.
+ */
+static double reach_pad(double v, double range)
+{
+    return range + (fabs(v) + range) * 4e-15 + 1e-150;
+}
+
 og_registration og_registration_for(const observer_grid *g, double x, double y,
                                     const double ranges[PERCEPT_SENSE_COUNT])
 {
@@ -165,13 +179,12 @@ og_registration og_registration_for(const observer_grid *g, double x, double y,
     int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
     int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
     r.cell = (uint32_t)cy * (uint32_t)g->cols + (uint32_t)cx;
-    /* The cells under [x - R, x + R] x [y - R, y + R]. Subtraction, scaling
-     * and floor are all monotone in floating point, so any target within R
-     * falls in a cell of this rectangle even with rounding. */
-    r.x0 = clamp_index(x - range, g->min_x, g->inv_cell, g->cols);
-    r.x1 = clamp_index(x + range, g->min_x, g->inv_cell, g->cols);
-    r.y0 = clamp_index(y - range, g->min_y, g->inv_cell, g->rows);
-    r.y1 = clamp_index(y + range, g->min_y, g->inv_cell, g->rows);
+    /* The cells under [x - px, x + px] x [y - py, y + py]: see reach_pad(). */
+    double px = reach_pad(x, range), py = reach_pad(y, range);
+    r.x0 = clamp_index(x - px, g->min_x, g->inv_cell, g->cols);
+    r.x1 = clamp_index(x + px, g->min_x, g->inv_cell, g->cols);
+    r.y0 = clamp_index(y - py, g->min_y, g->inv_cell, g->rows);
+    r.y1 = clamp_index(y + py, g->min_y, g->inv_cell, g->rows);
     if ((int64_t)(r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) > OG_WIDE_CELLS)
         r = (og_registration){OG_WIDE, 0, 0, -1, -1, -1}; /* an empty rectangle: no reach entries */
     return r;

@@ -275,6 +275,81 @@ static void test_boundary_inside(void **state)
     tu_for_each_backend(check_boundary);
 }
 
+/* v moved by k ulps (k < 0: down). */
+static double ulps(double v, int k)
+{
+    for (; k > 0; k--)
+        v = nextafter(v, INFINITY);
+    for (; k < 0; k++)
+        v = nextafter(v, -INFINITY);
+    return v;
+}
+
+/*
+ * The relation rounds the difference of the coordinates: a target a few
+ * ulps beyond fl(o - R), the edge of the observer's reach as the observer
+ * grid would compute it, can still give fl(t - o) == -R, and be perceived
+ * (an observer at y = 128 with range 64 sees a target at
+ * 63.99999999999999). Observers whose reach ends on a cell edge of the
+ * observer grid (cells of 32, ranges in the grid's middle band: neither
+ * short-sighted nor wide), targets a few ulps either side of that edge on
+ * each side of the observer, arriving by add and by move: percept must
+ * agree with the test computed here, case by case.
+ */
+static void check_rounded_reach(const char *backend)
+{
+    BEGIN(NOMOVE "[sight]\nobserver_cell_size = 32\n");
+    static const double edges[] = {64, 256, 512, 992};
+    static const double ranges[] = {48, 64, 80};
+    int cases = 0, inside = 0, beyond_edge = 0;
+    for (size_t e = 0; e < COUNT_OF(edges); e++)
+        for (size_t r = 0; r < COUNT_OF(ranges); r++)
+            for (int side = 0; side < 4; side++)
+                for (int j = -2; j <= 2; j++)
+                    for (int k = -3; k <= 3; k++) {
+                        double R = ranges[r], sign = side & 1 ? -1 : 1;
+                        /* The observer stands R from the edge, and the target
+                         * near the observer's rounded reach on that side. */
+                        double o = ulps(edges[e] + sign * R, j);
+                        double reach = o - sign * R;
+                        double t = ulps(reach, k);
+                        double ox = side < 2 ? o : 512, oy = side < 2 ? 512 : o;
+                        double tx = side < 2 ? t : 512, ty = side < 2 ? 512 : t;
+                        double dx = tx - ox, dy = ty - oy;
+                        int expect = dx * dx + dy * dy <= R * R;
+                        cases++;
+                        inside += expect;
+                        beyond_edge += expect && (sign > 0 ? t < reach : t > reach);
+                        ADD(1, ox, oy, R, 0, 0, 0);
+                        ADD(2, tx, ty, 0, 0, 0, 0);
+                        tu_recorder_clear(&rec);
+                        if (percept_perceives(w, 1, 2, S) != expect)
+                            fail_msg("%s: observer at (%.17g, %.17g) range %g, target added at "
+                                     "(%.17g, %.17g): perceives %d, the relation says %d",
+                                     backend, ox, oy, R, tx, ty, !expect, expect);
+                        MOVE(2, 5, 5);
+                        MOVE(2, tx, ty);
+                        tu_recorder_clear(&rec);
+                        if (percept_perceives(w, 1, 2, S) != expect)
+                            fail_msg("%s: observer at (%.17g, %.17g) range %g, target moved to "
+                                     "(%.17g, %.17g): perceives %d, the relation says %d",
+                                     backend, ox, oy, R, tx, ty, !expect, expect);
+                        REMOVE(2);
+                        REMOVE(1);
+                        tu_recorder_clear(&rec);
+                    }
+    /* The cases must include the one that matters, and both outcomes. */
+    assert_true(beyond_edge > 0);
+    assert_true(inside > 0 && inside < cases);
+    END();
+}
+
+static void test_rounded_reach(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_rounded_reach);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Asymmetric ranges                                                          */
 
@@ -1235,6 +1310,7 @@ int main(void)
         tu_backend_test(test_range_zero_lacks_sense),
         tu_backend_test(test_hidden_per_sense),
         tu_backend_test(test_boundary_inside),
+        tu_backend_test(test_rounded_reach),
         tu_backend_test(test_asymmetric_ranges),
         tu_backend_test(test_add_remove_both_directions),
         tu_backend_test(test_event_order),
