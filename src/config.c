@@ -159,7 +159,7 @@ static int control_char(const char *line)
 static char *read_line(char *buf, int size, void *stream)
 {
     line_source *src = stream;
-    int n = 0, c;
+    int n = 0, read = 0, c;
     if (src->stopped)
         return NULL;
     for (;;) {
@@ -184,13 +184,15 @@ static char *read_line(char *buf, int size, void *stream)
             return NULL;
         }
         buf[n++] = (char)c;
+        /* A UTF-8 byte order mark opening the file is dropped as it is read,
+         * so that it takes none of the first line's room. */
+        if (++read == 3 && src->line == 0 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+            n = 0;
     }
     src->line++;
     if (n > 0 && buf[n - 1] == '\r')
         n--;
     buf[n] = '\0';
-    if (src->line == 1 && !strncmp(buf, "\xEF\xBB\xBF", 3)) /* a UTF-8 byte order mark */
-        memmove(buf, buf + 3, (size_t)n - 3 + 1);
     int ctl = control_char(buf);
     if (ctl) {
         if (ctl == '\r')

@@ -623,6 +623,26 @@ static void test_line_length_limit(void **state)
                 expect_text(&error, "line too long (at most 198 characters)");
         }
     }
+    /* A byte order mark opening the file takes none of the first line's room. */
+    for (int bom = 0; bom < 2; bom++) {
+        for (int extra = 0; extra < 2; extra++) {
+            char text[512];
+            int n = snprintf(text, sizeof text, "%s;", bom ? "\xEF\xBB\xBF" : "");
+            for (int i = 1; i < limit + extra; i++)
+                text[n++] = 'x';
+            snprintf(text + n, sizeof text - (size_t)n, "\n[percept]\nbackend = bruteforce\n");
+            percept_world *world = NULL;
+            percept_error error;
+            int status = percept_world_open_string(&world, text, NAME, NULL, &error);
+            percept_world_close(world);
+            if (extra == 0 && status != PERCEPT_OK)
+                print_error("a first line of %d characters%s: %s\n", limit,
+                            bom ? " after a byte order mark" : "", error.text);
+            assert_int_equal(status, extra == 0 ? PERCEPT_OK : PERCEPT_ECONFIG);
+            if (extra)
+                expect_text(&error, "line too long (at most 198 characters)");
+        }
+    }
 }
 
 /* What editors write is read as meant: a byte order mark, CRLF line ends,
