@@ -80,7 +80,7 @@ static double cells_along(double len, double size)
  */
 static void count_text(char *buf, size_t size, double n)
 {
-    snprintf(buf, size, n < 1e15 ? "%.0f" : "%.3g", n);
+    decimal_snprintf(buf, size, n < 1e15 ? "%.0f" : "%.3g", n);
 }
 
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
@@ -100,16 +100,17 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
         count_text(cx, sizeof cx, nx);
         count_text(cy, sizeof cy, ny);
         if (size_param >= 0)
-            snprintf(text, sizeof(text),
-                     "too small for the world bounds: %s x %s %s (at most %.0f); set a "
-                     "larger %s, or use hashgrid, whose cells only exist where entities are",
-                     cx, cy, unit, max_cells, key);
+            decimal_snprintf(
+                text, sizeof(text),
+                "too small for the world bounds: %s x %s %s (at most %.0f); set a "
+                "larger %s, or use hashgrid, whose cells only exist where entities are",
+                cx, cy, unit, max_cells, key);
         else
-            snprintf(text, sizeof(text),
-                     "%s %g (the default) is too small for the world bounds: "
-                     "%s x %s %s (at most %.0f); set a larger %s in the section, or use "
-                     "hashgrid, whose cells only exist where entities are",
-                     key, size, cx, cy, unit, max_cells, key);
+            decimal_snprintf(text, sizeof(text),
+                             "%s %g (the default) is too small for the world bounds: "
+                             "%s x %s %s (at most %.0f); set a larger %s in the section, or use "
+                             "hashgrid, whose cells only exist where entities are",
+                             key, size, cx, cy, unit, max_cells, key);
         backend_set_error(error, size_param, text);
         return -1;
     }

@@ -29,7 +29,7 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
     err->line = line;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    decimal_vsnprintf(err->text, sizeof err->text, fmt, ap);
     va_end(ap);
 }
 
@@ -243,7 +243,7 @@ static int fail(parse_state *st, int status, const char *fmt, ...)
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    decimal_vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pc_error_set(st->err, status, st->src.line, "%s:%d: %s", st->cfg->source, st->src.line, msg);
     return 0;
@@ -538,10 +538,10 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         int line = lo_line > hi_line ? lo_line : hi_line;
         char defaults[96] = "";
         if (!lo_line || !hi_line)
-            snprintf(defaults, sizeof defaults,
-                     " (a bound not set takes its default: min %g, max %g)",
-                     lo == 0 ? default_bounds.min_x : default_bounds.min_y,
-                     lo == 0 ? default_bounds.max_x : default_bounds.max_y);
+            decimal_snprintf(defaults, sizeof defaults,
+                             " (a bound not set takes its default: min %g, max %g)",
+                             lo == 0 ? default_bounds.min_x : default_bounds.min_y,
+                             lo == 0 ? default_bounds.max_x : default_bounds.max_y);
         pc_error_set(err, PERCEPT_ECONFIG, line,
                      "%s:%d: [world]: the bounds are inverted (min_x %g, max_x %g, min_y %g, "
                      "max_y %g): each min must not exceed its max%s",

@@ -1,5 +1,6 @@
 /*
- * decimal.c - reading a configuration's numbers (see decimal.h).
+ * decimal.c - reading a configuration's numbers, and writing numbers into
+ * messages, in any locale (see decimal.h).
  */
 #include "decimal.h"
 
@@ -64,9 +65,42 @@ int decimal_parse(const char *text, double *out)
     return 0;
 }
 
+int decimal_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t previous = c_locale != (locale_t)0 ? uselocale(c_locale) : (locale_t)0;
+    int n = vsnprintf(buf, size, fmt, ap);
+    if (c_locale != (locale_t)0) {
+        uselocale(previous);
+        freelocale(c_locale);
+    }
+    return n;
+}
+
+int decimal_snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = decimal_vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+const char *decimal_exact_text(char *buf, size_t size, double v)
+{
+    for (int digits = 6; digits < 17; digits++) {
+        decimal_snprintf(buf, size, "%.*g", digits, v);
+        double back;
+        if (decimal_parse(buf, &back) == 0 && back == v)
+            return buf;
+    }
+    decimal_snprintf(buf, size, "%.17g", v);
+    return buf;
+}
+
 const char *decimal_limit_text(char *buf, size_t size, double v)
 {
-    snprintf(buf, size, "%g", v);
+    decimal_snprintf(buf, size, "%g", v);
     char *e = strchr(buf, 'e');
     if (e) {
         char *digits = e + 1 + (e[1] == '-'), *from = e + 1 + (e[1] == '+' || e[1] == '-');

@@ -1,11 +1,12 @@
 /*
  * decimal.h - the one way numbers are read from a configuration, by the core
  * and by the shipped backends alike, whatever the program's locale; and how
- * messages write a limit.
+ * messages write numbers, with '.' whatever the locale too.
  */
 #ifndef PERCEPT_DECIMAL_H
 #define PERCEPT_DECIMAL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /*
@@ -26,5 +27,24 @@ int decimal_parse(const char *text, double *out);
  * the config keys do. Returns buf.
  */
 const char *decimal_limit_text(char *buf, size_t size, double v);
+
+/*
+ * `v` in the fewest digits that read back as `v` (up to 17), for a message
+ * that quotes a refused value: %g would show 1e15 + 0.125 as 1e15. Returns
+ * buf.
+ */
+const char *decimal_exact_text(char *buf, size_t size, double v);
+
+/*
+ * vsnprintf() and snprintf() with the "C" locale's '.' as the decimal point,
+ * whatever the calling thread's locale: every message the library writes
+ * goes through them, so that "0,5" in a server that set a German locale
+ * cannot be read as two numbers. (Should the "C" locale object be
+ * unavailable, the thread's locale is used.)
+ */
+int decimal_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+int decimal_snprintf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -33,23 +33,9 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    decimal_vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
     va_end(ap);
     return status;
-}
-
-/* `v` in the fewest digits that read back as `v`, for messages: %g would
- * show a refused 1e15 + 0.125 as the limit itself. */
-static const char *exact_number(char *buf, size_t size, double v)
-{
-    for (int digits = 6; digits < 17; digits++) {
-        snprintf(buf, size, "%.*g", digits, v);
-        double back;
-        if (decimal_parse(buf, &back) == 0 && back == v)
-            return buf;
-    }
-    snprintf(buf, size, "%.17g", v);
-    return buf;
 }
 
 /* ====================================================================== */
@@ -515,8 +501,8 @@ static int bad_position(percept_world *w, const char *fn, const char *where, per
     return set_error(w, PERCEPT_EINVAL,
                      "%s: %sentity %" PRIu32 ": position (%s, %s) must be finite and within "
                      "[-%s, %s]",
-                     fn, where, id, exact_number(xs, sizeof xs, x), exact_number(ys, sizeof ys, y),
-                     limit, limit);
+                     fn, where, id, decimal_exact_text(xs, sizeof xs, x),
+                     decimal_exact_text(ys, sizeof ys, y), limit, limit);
 }
 
 static int bad_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
@@ -525,7 +511,7 @@ static int bad_range(percept_world *w, const char *fn, percept_id id, percept_se
     char rs[32], limit[32];
     return set_error(w, PERCEPT_EINVAL,
                      "%s: entity %" PRIu32 ": %s range %s must be a number from 0 to %s", fn, id,
-                     percept_sense_name(sense), exact_number(rs, sizeof rs, range),
+                     percept_sense_name(sense), decimal_exact_text(rs, sizeof rs, range),
                      decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
 }
 

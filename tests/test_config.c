@@ -987,6 +987,53 @@ static void test_decimal_point_in_any_locale(void **state)
     percept_world_close(world);
 }
 
+/* The message of a config refused under the current locale contains `needle`. */
+static void expect_refused_saying(const char *text, const char *needle)
+{
+    percept_world *world = NULL;
+    percept_error error;
+    assert_int_not_equal(percept_world_open_string(&world, text, NAME, NULL, &error), PERCEPT_OK);
+    assert_null(world);
+    expect_text(&error, needle);
+}
+
+/*
+ * Messages write numbers with '.' too, whatever the locale: under ',' a
+ * refused position (0,1, nan) could not be told from two numbers, and
+ * "0,1" would not read back as the value refused. Every kind of message
+ * that quotes a number: the core's argument checks, the config's, and a
+ * backend's (grid's cell counts).
+ */
+static void test_messages_in_any_locale(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_ALL, "de_DE.UTF-8") && !setlocale(LC_ALL, "de_DE.utf8"))
+        skip();
+    if (strcmp(localeconv()->decimal_point, ",") != 0) {
+        setlocale(LC_ALL, "C");
+        skip();
+    }
+    percept_world *world = open_ok("[percept]\nbackend = grid\n", NULL);
+    percept_entity_desc desc = {0.5, 1, {1, 1, 1}, 0};
+    assert_int_equal(percept_add(world, 1, &desc), PERCEPT_OK);
+    assert_int_equal(percept_move(world, 1, 0.1, NAN), PERCEPT_EINVAL);
+    const char *moved = strstr(percept_errmsg(world), "(0.1, nan)");
+    assert_int_equal(percept_set_range(world, 1, PERCEPT_SIGHT, -2.5), PERCEPT_EINVAL);
+    const char *ranged = strstr(percept_errmsg(world), "range -2.5 ");
+    percept_world_close(world);
+    expect_refused_saying("[percept]\nbackend = grid\n[world]\nmax_x = 10.5\n"
+                          "[sight]\nobserver_cell_size = 0.001\n",
+                          "0.001 is too small");
+    expect_refused_saying("[percept]\nbackend = bruteforce\n[world]\nmin_x = 10.5\nmax_x = 2.5\n",
+                          "min_x 10.5, max_x 2.5");
+    expect_refused_saying("[percept]\nbackend = grid\n[world]\nmax_x = 6.25e14\n"
+                          "[sight]\ncell_size = 0.5\n",
+                          "1.25e+15 x");
+    setlocale(LC_ALL, "C");
+    assert_non_null(moved);
+    assert_non_null(ranged);
+}
+
 typedef struct move_counter {
     int enters, moves;
 } move_counter;
@@ -1278,6 +1325,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_options_bounds),
     cmocka_unit_test(test_options_bounds_size_the_grid),
     cmocka_unit_test(test_decimal_point_in_any_locale),
+    cmocka_unit_test(test_messages_in_any_locale),
     cmocka_unit_test(test_move_events_values),
     cmocka_unit_test(test_move_events_default),
     cmocka_unit_test(test_per_sense_backends),
