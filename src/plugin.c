@@ -9,6 +9,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h> /* ElfW(): the ELF types of this build's class */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +260,95 @@ static int not_a_file(const char *path, char *out, size_t size)
     return 1;
 }
 
+/*
+ * Whether the plugin file at `path` is cut short: glibc maps a plugin's
+ * loadable segments straight from the file and touches them, so a file cut
+ * short (an interrupted copy or install) kills the process with SIGBUS inside
+ * dlopen() instead of failing it. 0 when the file holds what its headers
+ * promise, or is no ELF file of this build's class and byte order (dlopen()
+ * then says what it is); -1 with the message in `why` otherwise. The headers
+ * are read with pread(), since a mapping would fault the same way, a few
+ * program headers at a time into the stack: nothing is allocated.
+ */
+static int check_truncated(const char *path, char *why, size_t size)
+{
+    static const unsigned char ours[EI_DATA + 1] = {
+        ELFMAG0,
+        ELFMAG1,
+        ELFMAG2,
+        ELFMAG3,
+        sizeof(ElfW(Ehdr)) == sizeof(Elf64_Ehdr) ? ELFCLASS64 : ELFCLASS32,
+        __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? ELFDATA2MSB : ELFDATA2LSB};
+    /* O_NONBLOCK: a FIFO put in the file's place since stat() does not hang us. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0; /* dlopen() says why */
+    struct stat st;
+    ElfW(Ehdr) eh;
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, &eh, sizeof eh, 0) : -1;
+    uintmax_t have = got < 0 ? 0 : (uintmax_t)st.st_size;
+    uintmax_t table = got < (ssize_t)sizeof eh ? 0 : (uintmax_t)eh.e_phnum * sizeof(ElfW(Phdr));
+    if (got < (ssize_t)sizeof ours || memcmp(eh.e_ident, ours, sizeof ours)) {
+        close(fd);
+        return 0; /* another kind of file, or unreadable: dlopen()'s to judge */
+    }
+    char says[128] = ""; /* what the headers promise, when the file lacks it */
+    int corrupt = 0;
+    if ((size_t)got < sizeof eh) {
+        snprintf(says, sizeof says, "an ELF header is %zu bytes", sizeof eh);
+    } else if (eh.e_phnum > 0 && eh.e_phentsize != sizeof(ElfW(Phdr))) {
+        corrupt = 1;
+        snprintf(says, sizeof says,
+                 "its ELF header says program headers are %u bytes each, not %zu",
+                 (unsigned)eh.e_phentsize, sizeof(ElfW(Phdr)));
+    } else if (eh.e_phoff > UINTMAX_MAX - table) {
+        corrupt = 1;
+        snprintf(says, sizeof says, "its ELF header puts the program headers at byte %ju",
+                 (uintmax_t)eh.e_phoff);
+    } else if (eh.e_phoff + table > have) {
+        snprintf(says, sizeof says,
+                 "its ELF header says %ju bytes (to the end of its program headers)",
+                 (uintmax_t)eh.e_phoff + table);
+    } else {
+        /* The table is all there: each loaded segment's bytes must be too. */
+        uintmax_t need = 0;
+        ElfW(Phdr) ph[16];
+        for (size_t i = 0, n = 0; i < eh.e_phnum && !corrupt; i += n) {
+            n = eh.e_phnum - i < 16 ? eh.e_phnum - i : 16;
+            if (pread(fd, ph, n * sizeof ph[0], (off_t)(eh.e_phoff + i * sizeof ph[0])) !=
+                (ssize_t)(n * sizeof ph[0])) {
+                need = 0; /* the file changed since fstat(): dlopen()'s to judge */
+                break;
+            }
+            for (size_t k = 0; k < n && !corrupt; k++) {
+                uintmax_t off = ph[k].p_offset, len = ph[k].p_filesz;
+                if (ph[k].p_type != PT_LOAD || len == 0)
+                    continue;
+                if (off > UINTMAX_MAX - len) {
+                    corrupt = 1;
+                    snprintf(says, sizeof says, "its program header %zu puts %ju bytes at byte %ju",
+                             i + k, len, off);
+                } else if (off + len > need) {
+                    need = off + len;
+                }
+            }
+        }
+        if (!corrupt && need > have)
+            snprintf(says, sizeof says, "its program headers say %ju bytes", need);
+    }
+    close(fd);
+    if (!*says)
+        return 0;
+    const char *again = ". Copy or build it again (an interrupted copy or install leaves a file "
+                        "cut short)";
+    if (corrupt)
+        snprintf(why, size, "%s: file is truncated or corrupt: %s%s", path, says, again);
+    else
+        snprintf(why, size, "%s: file is truncated: %s, the file has %ju bytes%s", path, says, have,
+                 again);
+    return -1;
+}
+
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
                 plugin *out, char *why, size_t why_size)
 {
@@ -282,6 +374,8 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
                  path, odd, name);
         return PERCEPT_EPLUGIN;
     }
+    if (check_truncated(path, why, why_size))
+        return PERCEPT_EPLUGIN;
 
     dlerror();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h> /* ElfW(): to find where a plugin's segments end */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +586,285 @@ static void test_repeated_failure(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Plugin files cut short                                                    */
+
+/* A working test plugin's bytes, and where its headers and segments end. */
+typedef struct plugin_image {
+    unsigned char *bytes;
+    size_t size;
+    size_t headers_end; /* the end of its program header table */
+    size_t loaded_end;  /* the end of its last loaded segment's bytes in the file */
+} plugin_image;
+
+/* badparam.so, read whole; the test skips without the test plugins. */
+static void read_image(plugin_image *img)
+{
+    if (plugin_dir == NULL)
+        skip();
+    char path[1024];
+    plugin_path(path, sizeof path, plugin_dir, "badparam");
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct stat st;
+    assert_int_equal(fstat(fileno(f), &st), 0);
+    img->size = (size_t)st.st_size;
+    img->bytes = malloc(img->size);
+    assert_non_null(img->bytes);
+    assert_int_equal(fread(img->bytes, 1, img->size, f), img->size);
+    fclose(f);
+    ElfW(Ehdr) eh;
+    assert_true(img->size >= sizeof eh);
+    memcpy(&eh, img->bytes, sizeof eh);
+    assert_int_equal(eh.e_phentsize, sizeof(ElfW(Phdr)));
+    img->headers_end = (size_t)eh.e_phoff + (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
+    img->loaded_end = 0;
+    for (size_t i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, img->bytes + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && (size_t)(ph.p_offset + ph.p_filesz) > img->loaded_end)
+            img->loaded_end = (size_t)(ph.p_offset + ph.p_filesz);
+    }
+    /* Cut anywhere between the two, a segment loses bytes. */
+    assert_true(img->headers_end < img->loaded_end && img->loaded_end <= img->size);
+}
+
+/* tmp_dir/badparam.so holding the first `length` bytes of `bytes`. */
+static void write_copy(const unsigned char *bytes, size_t length, char *path, size_t size)
+{
+    plugin_path(path, size, tmp_dir, "badparam");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, length, f), length);
+    assert_int_equal(fclose(f), 0);
+}
+
+static const char truncated_ini[] =
+    "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\n";
+
+/* The copy at `path` is refused as cut short, before dlopen() could touch it. */
+static void expect_truncated(const char *path, size_t length, percept_error *error)
+{
+    open_fails(truncated_ini, tmp_dir, PERCEPT_EPLUGIN, error);
+    expect_text(error->text, path);
+    expect_text(error->text, ": file is truncated");
+    char has[64];
+    snprintf(has, sizeof has, "the file has %zu bytes", length);
+    if (strstr(error->text, "or corrupt") == NULL)
+        expect_text(error->text, has);
+#ifdef RTLD_NOLOAD
+    void *loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (loaded != NULL)
+        dlclose(loaded);
+    assert_null(loaded);
+#endif
+}
+
+/* The copy at `path` loads and serves [sight]. */
+static void expect_loads(const char *path)
+{
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = tmp_dir;
+    percept_world *world = NULL;
+    percept_error error;
+    memset(&error, 0, sizeof error);
+    int status = percept_world_open_string(&world, truncated_ini, NAME, &options, &error);
+    if (status != PERCEPT_OK)
+        print_error("%s\n", error.text);
+    assert_int_equal(status, PERCEPT_OK);
+    assert_string_equal(percept_backend_path(world, PERCEPT_SIGHT), path);
+    percept_entity_desc a = {0.0, 0.0, {5.0, 0.0, 0.0}, 0u}, b = {3.0, 4.0, {0.0, 0.0, 0.0}, 0u};
+    assert_int_equal(percept_add(world, 1, &a), PERCEPT_OK);
+    assert_int_equal(percept_add(world, 2, &b), PERCEPT_OK);
+    assert_int_equal(percept_perceives(world, 1, 2, PERCEPT_SIGHT), 1);
+    percept_world_close(world);
+}
+
+/*
+ * A plugin cut short (an interrupted copy or install), at each kind of
+ * place: glibc's dlopen() maps the missing bytes and dies of SIGBUS, so the
+ * host must refuse the file first, in this very process, leaving no world
+ * and nothing loaded. The whole copy, and one that ends where its last
+ * segment's bytes do (only section headers and symbols lost), still load.
+ */
+static void test_truncated_plugin(void **state)
+{
+    (void)state;
+    plugin_image img;
+    read_image(&img);
+    const size_t cuts[] = {
+        20,                        /* inside the ELF header */
+        sizeof(ElfW(Ehdr)),        /* the ELF header, no program headers */
+        sizeof(ElfW(Ehdr)) + 1,    /* one byte of them */
+        img.headers_end - 1,       /* all but the table's last byte */
+        img.headers_end,           /* the headers, no segment */
+        img.headers_end + 1,       /* one byte of the first segment */
+        img.loaded_end / 2,        /* half the segments' bytes */
+        img.loaded_end - 4096 - 1, /* a page and a byte short */
+        img.loaded_end - 1,        /* the last segment's last byte short */
+    };
+    char path[1024];
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        percept_error error;
+        write_copy(img.bytes, cuts[i], path, sizeof path);
+        expect_truncated(path, cuts[i], &error);
+        if (cuts[i] < sizeof(ElfW(Ehdr)))
+            expect_text(error.text, "an ELF header is");
+        else if (cuts[i] < img.headers_end)
+            expect_text(error.text, "(to the end of its program headers)");
+        else
+            expect_text(error.text, "its program headers say");
+    }
+    /* Without its section headers, the copy says it has none (valgrind's
+     * reader of debug information fails an assertion on a table past the end). */
+    ElfW(Ehdr) eh, bare;
+    memcpy(&eh, img.bytes, sizeof eh);
+    bare = eh;
+    bare.e_shoff = 0;
+    bare.e_shnum = 0;
+    bare.e_shstrndx = SHN_UNDEF;
+    memcpy(img.bytes, &bare, sizeof bare);
+    write_copy(img.bytes, img.loaded_end, path, sizeof path);
+    memcpy(img.bytes, &eh, sizeof eh);
+    expect_loads(path);
+    write_copy(img.bytes, img.size, path, sizeof path);
+    expect_loads(path);
+    unlink(path);
+    free(img.bytes);
+}
+
+/* Program headers no file could hold: "truncated or corrupt", never a crash. */
+static void test_corrupt_program_headers(void **state)
+{
+    (void)state;
+    plugin_image img;
+    read_image(&img);
+    ElfW(Ehdr) eh;
+    memcpy(&eh, img.bytes, sizeof eh);
+    char path[1024];
+    percept_error error;
+
+    ElfW(Ehdr) odd = eh; /* a program header size that is not this machine's */
+    odd.e_phentsize = (ElfW(Half))(sizeof(ElfW(Phdr)) + 8);
+    memcpy(img.bytes, &odd, sizeof odd);
+    write_copy(img.bytes, img.size, path, sizeof path);
+    expect_truncated(path, img.size, &error);
+    expect_text(error.text, "truncated or corrupt: its ELF header says program headers are");
+
+    odd = eh; /* a table whose offset wraps around */
+    odd.e_phoff = (ElfW(Off)) - 8;
+    memcpy(img.bytes, &odd, sizeof odd);
+    write_copy(img.bytes, img.size, path, sizeof path);
+    expect_truncated(path, img.size, &error);
+    memcpy(img.bytes, &eh, sizeof eh);
+
+    /* A loaded segment past the end of any file: its end wraps around. */
+    for (size_t i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph, far;
+        unsigned char *at = img.bytes + eh.e_phoff + i * sizeof ph;
+        memcpy(&ph, at, sizeof ph);
+        if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
+            continue;
+        far = ph;
+        far.p_offset = (ElfW(Off)) - 8;
+        memcpy(at, &far, sizeof far);
+        write_copy(img.bytes, img.size, path, sizeof path);
+        expect_truncated(path, img.size, &error);
+        memcpy(at, &ph, sizeof ph);
+        break;
+    }
+    write_copy(img.bytes, img.size, path, sizeof path); /* restored: it loads */
+    expect_loads(path);
+    unlink(path);
+    free(img.bytes);
+}
+
+/*
+ * A program header table longer than the few headers the host reads at a
+ * time: 16 empty entries, then the plugin's own, moved to the end of the
+ * file. It loads as it is; when its last loaded segment promises a page and
+ * a byte more than the file holds, it is refused like a file cut short.
+ */
+static void test_long_program_header_table(void **state)
+{
+    (void)state;
+    plugin_image img;
+    read_image(&img);
+    ElfW(Ehdr) eh;
+    memcpy(&eh, img.bytes, sizeof eh);
+    size_t at = (img.size + 7) & ~(size_t)7, count = 16 + (size_t)eh.e_phnum;
+    size_t size = at + count * sizeof(ElfW(Phdr));
+    unsigned char *bytes = calloc(size, 1); /* zeros: PT_NULL entries */
+    assert_non_null(bytes);
+    memcpy(bytes, img.bytes, img.size);
+    memcpy(bytes + at + 16 * sizeof(ElfW(Phdr)), img.bytes + eh.e_phoff,
+           eh.e_phnum * sizeof(ElfW(Phdr)));
+    ElfW(Ehdr) moved = eh;
+    moved.e_phoff = (ElfW(Off))at;
+    moved.e_phnum = (ElfW(Half))count;
+    memcpy(bytes, &moved, sizeof moved);
+    char path[1024];
+    write_copy(bytes, size, path, sizeof path);
+    expect_loads(path);
+
+    size_t last = count;
+    ElfW(Phdr) ph;
+    for (size_t i = 0; i < count; i++) {
+        memcpy(&ph, bytes + at + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD)
+            last = i;
+    }
+    assert_true(last >= 16 && last < count);
+    memcpy(&ph, bytes + at + last * sizeof ph, sizeof ph);
+    size_t more = size - (size_t)(ph.p_offset + ph.p_filesz) + 4097;
+    ph.p_filesz += more;
+    ph.p_memsz += more;
+    memcpy(bytes + at + last * sizeof ph, &ph, sizeof ph);
+    write_copy(bytes, size, path, sizeof path);
+    percept_error error;
+    expect_truncated(path, size, &error);
+    char says[96];
+    snprintf(says, sizeof says, "its program headers say %zu bytes", size + 4097);
+    expect_text(error.text, says);
+    unlink(path);
+    free(bytes);
+    free(img.bytes);
+}
+
+/*
+ * An ELF file of another class or byte order is not this check's to judge,
+ * cut short or not: dlopen() refuses it safely, with its own words and the
+ * hint about a file that is no shared object for this machine.
+ */
+static void test_other_elf_falls_through(void **state)
+{
+    (void)state;
+    plugin_image img;
+    read_image(&img);
+    const int fields[] = {EI_CLASS, EI_DATA};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        unsigned char saved = img.bytes[fields[i]];
+        img.bytes[fields[i]] = fields[i] == EI_CLASS
+                                   ? (saved == ELFCLASS64 ? ELFCLASS32 : ELFCLASS64)
+                                   : (saved == ELFDATA2LSB ? ELFDATA2MSB : ELFDATA2LSB);
+        char path[1024], why[512];
+        write_copy(img.bytes, sizeof(ElfW(Ehdr)), path, sizeof path);
+        img.bytes[fields[i]] = saved;
+        percept_error error;
+        open_fails(truncated_ini, tmp_dir, PERCEPT_EPLUGIN, &error);
+        dlopen_error(path, why, sizeof why);
+        expect_text(error.text, path);
+        expect_text(error.text, ": dlopen failed: ");
+        expect_text(error.text, why);
+        expect_text(error.text, "file(1)");
+        if (strstr(error.text, "truncated") != NULL) {
+            print_error("judged a file of another class or byte order: %s\n", error.text);
+            fail();
+        }
+    }
+    free(img.bytes);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static int setup(void **state)
 {
@@ -642,6 +922,10 @@ int main(void)
         cmocka_unit_test(test_not_found_lists_only_plugins),
         cmocka_unit_test(test_broken_via_options_backend),
         cmocka_unit_test(test_repeated_failure),
+        cmocka_unit_test(test_truncated_plugin),
+        cmocka_unit_test(test_corrupt_program_headers),
+        cmocka_unit_test(test_long_program_header_table),
+        cmocka_unit_test(test_other_elf_falls_through),
     };
     /* The plain test driver reads any nonzero status as failure, and 77 as a skip. */
     if (cmocka_run_group_tests(tests, setup, teardown) != 0)
