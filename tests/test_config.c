@@ -956,6 +956,18 @@ static void test_options_bounds_size_the_grid(void **state)
     assert_int_not_equal(try_open_bounds(small, &huge_bounds), PERCEPT_OK);
 }
 
+/* Sets a German locale, whose decimal point is ',', or skips the test
+ * where none is installed (CI generates de_DE.UTF-8). */
+static void comma_locale_or_skip(void)
+{
+    if (!setlocale(LC_ALL, "de_DE.UTF-8") && !setlocale(LC_ALL, "de_DE.utf8"))
+        skip();
+    if (strcmp(localeconv()->decimal_point, ",") != 0) {
+        setlocale(LC_ALL, "C");
+        skip();
+    }
+}
+
 /*
  * A server may set a locale for its own text; where the decimal point is
  * ',', strtod() would stop at "12.5"'s '.'. Numbers in a configuration are
@@ -966,12 +978,7 @@ static void test_options_bounds_size_the_grid(void **state)
 static void test_decimal_point_in_any_locale(void **state)
 {
     (void)state;
-    if (!setlocale(LC_ALL, "de_DE.UTF-8") && !setlocale(LC_ALL, "de_DE.utf8"))
-        skip();
-    if (strcmp(localeconv()->decimal_point, ",") != 0) {
-        setlocale(LC_ALL, "C");
-        skip();
-    }
+    comma_locale_or_skip();
     percept_world *world = NULL;
     percept_error error;
     int status = percept_world_open_string(&world,
@@ -1007,12 +1014,7 @@ static void expect_refused_saying(const char *text, const char *needle)
 static void test_messages_in_any_locale(void **state)
 {
     (void)state;
-    if (!setlocale(LC_ALL, "de_DE.UTF-8") && !setlocale(LC_ALL, "de_DE.utf8"))
-        skip();
-    if (strcmp(localeconv()->decimal_point, ",") != 0) {
-        setlocale(LC_ALL, "C");
-        skip();
-    }
+    comma_locale_or_skip();
     percept_world *world = open_ok("[percept]\nbackend = grid\n", NULL);
     percept_entity_desc desc = {0.5, 1, {1, 1, 1}, 0};
     assert_int_equal(percept_add(world, 1, &desc), PERCEPT_OK);
