@@ -146,11 +146,11 @@ static void write_garbage(const char *name, char *path, size_t size)
     assert_int_equal(fclose(f), 0);
 }
 
-/* A world from `ini` whose plugins are searched first among the test plugins; it must open. */
-static percept_world *open_with_test_plugins(const char *ini)
+/* A world from `ini` whose plugins are searched first in `dir`; it must open. */
+static percept_world *open_with_plugin_dir(const char *ini, const char *dir)
 {
     percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = plugin_dir;
+    options.plugin_dir = dir;
     percept_world *world = NULL;
     percept_error error;
     memset(&error, 0, sizeof error);
@@ -159,6 +159,12 @@ static percept_world *open_with_test_plugins(const char *ini)
         print_error("%s\n", error.text);
     assert_int_equal(status, PERCEPT_OK);
     return world;
+}
+
+/* The same, searching the test plugins first. */
+static percept_world *open_with_test_plugins(const char *ini)
+{
+    return open_with_plugin_dir(ini, plugin_dir);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -662,15 +668,7 @@ static void expect_truncated(const char *path, size_t length, percept_error *err
 /* The copy at `path` loads and serves [sight]. */
 static void expect_loads(const char *path)
 {
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.plugin_dir = tmp_dir;
-    percept_world *world = NULL;
-    percept_error error;
-    memset(&error, 0, sizeof error);
-    int status = percept_world_open_string(&world, truncated_ini, NAME, &options, &error);
-    if (status != PERCEPT_OK)
-        print_error("%s\n", error.text);
-    assert_int_equal(status, PERCEPT_OK);
+    percept_world *world = open_with_plugin_dir(truncated_ini, tmp_dir);
     assert_string_equal(percept_backend_path(world, PERCEPT_SIGHT), path);
     percept_entity_desc a = {0.0, 0.0, {5.0, 0.0, 0.0}, 0u}, b = {3.0, 4.0, {0.0, 0.0, 0.0}, 0u};
     assert_int_equal(percept_add(world, 1, &a), PERCEPT_OK);
