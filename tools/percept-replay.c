@@ -55,9 +55,10 @@ static void print_usage(FILE *out)
           "The trace format is version 1 (docs/trace-format.md): IDs 0..4294967295,\n"
           "world lines only before the first add. A world line replaces the bounds\n"
           "of the config's [world] (and of an earlier world line); if the config's\n"
-          "backends refuse them, that is an error of the trace at that line. A last\n"
-          "line without a newline still runs, with a warning: the file may have been\n"
-          "cut off.\n"
+          "backends refuse them, that is an error of the trace at that line. A config\n"
+          "refused for its own bounds is tried with a leading world line's before\n"
+          "the refusal counts. A last line without a newline still runs, with a\n"
+          "warning: the file may have been cut off.\n"
           "\n"
           "Options:\n"
           "  --config FILE   create the world from the INI file FILE\n"
@@ -135,6 +136,10 @@ struct replay {
     trace_reader trace; /* its name and line number go into messages and events */
     percept_world *world;
     unsigned long commands, enters, leaves;
+    /* A config refused with the default bounds waits here for the trace's
+     * first command: a world line may give bounds it accepts. */
+    int deferred_status; /* 0: none */
+    percept_error deferred;
 };
 
 /* Reports a trace error as FILE:LINE: message, the form the trace format
@@ -256,6 +261,19 @@ static const char *open_error_text(const struct replay *r, const percept_error *
     return err->text;
 }
 
+/* Reports a failed open of the world as the usage error it is. */
+static void report_open_error(const struct replay *r, const percept_error *err, int status)
+{
+    char text[sizeof err->text + 64];
+    const struct args *a = r->args;
+
+    fflush(stdout);
+    fprintf(stderr, PROGRAM ": %s%s\n", open_error_text(r, err, status, text, sizeof text),
+            a->config == NULL && a->backend == NULL && status == PERCEPT_EIO
+                ? " (the default config: give --config FILE or --backend NAME)"
+                : "");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Commands                                                                  */
 
@@ -327,7 +345,39 @@ static int run_command(struct replay *r, const trace_line *c)
     return st < 0 ? library_error(r, name[c->command], c->id, st) : 0;
 }
 
-/* Reads and runs every line of the trace. Returns 0, or -1 after reporting. */
+/*
+ * The first command of a trace whose world the config refused: a world line
+ * whose bounds the config accepts clears the refusal. Returns 0 to go on, -1
+ * after reporting a refusal of the line's bounds at its line, or -2 after
+ * reporting the config's refusal as a usage error: the first command is not a
+ * world line, or its bounds are refused for the same reason, which then was
+ * never theirs.
+ */
+static int run_deferred(struct replay *r, const trace_line *c)
+{
+    percept_error err;
+    char text[sizeof err.text + 64];
+    int st;
+
+    if (c == NULL || c->command != TRACE_WORLD) {
+        report_open_error(r, &r->deferred, r->deferred_status);
+        return -2;
+    }
+    memset(&err, 0, sizeof err);
+    st = open_world(r, &c->bounds, &err);
+    if (st >= 0) {
+        r->deferred_status = 0;
+        return 0;
+    }
+    if (st == r->deferred_status && strcmp(err.text, r->deferred.text) == 0) {
+        report_open_error(r, &r->deferred, r->deferred_status);
+        return -2;
+    }
+    return trace_error(r, "world: %s", open_error_text(r, &err, st, text, sizeof text));
+}
+
+/* Reads and runs every line of the trace. Returns 0, -1 after reporting a
+ * trace error, or -2 after reporting a usage error (see run_deferred()). */
 static int run_trace(struct replay *r)
 {
     trace_line command;
@@ -337,8 +387,13 @@ static int run_trace(struct replay *r)
         if ((known = trace_parse_line(&r->trace, &command)) < 0)
             return trace_error(r, "%s", r->trace.msg);
         if (known > 0) {
-            if (run_command(r, &command) < 0)
+            if (r->deferred_status != 0) {
+                int rc = run_deferred(r, &command);
+                if (rc < 0)
+                    return rc;
+            } else if (run_command(r, &command) < 0) {
                 return -1;
+            }
             r->commands++;
         }
         /* The format allows a last line without its newline (an editor may
@@ -360,7 +415,7 @@ static int run_trace(struct replay *r)
                 r->trace.read_errno != 0 ? strerror(r->trace.read_errno) : "read error");
         return -1;
     }
-    return 0;
+    return r->deferred_status != 0 ? run_deferred(r, NULL) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -387,11 +442,12 @@ static void print_stats(const struct replay *r, double seconds)
 
 /* ------------------------------------------------------------------------ */
 
-/* Opens the trace and the world. Returns -1 when ready, else an exit status. */
+/* Opens the trace and the world. Returns -1 when ready, else an exit status.
+ * A world the config refuses is opened again by a leading world line, with
+ * its bounds, before the refusal counts (see run_trace()). */
 static int setup(struct replay *r, const struct args *a)
 {
     percept_error err;
-    char text[sizeof err.text + 64];
     int st;
 
     memset(r, 0, sizeof *r);
@@ -406,11 +462,16 @@ static int setup(struct replay *r, const struct args *a)
     memset(&err, 0, sizeof err);
     st = open_world(r, NULL, &err);
     if (st < 0) {
-        fprintf(stderr, PROGRAM ": %s%s\n", open_error_text(r, &err, st, text, sizeof text),
-                a->config == NULL && a->backend == NULL && st == PERCEPT_EIO
-                    ? " (the default config: give --config FILE or --backend NAME)"
-                    : "");
-        return CLI_EXIT_USAGE;
+        /* Only a value the config holds can be refused for the bounds (a
+         * cell size too small for them, say); a plugin that does not load,
+         * a file that cannot be read, fail with any bounds, and are told at
+         * once, before a trace on standard input has said anything. */
+        if (st != PERCEPT_ECONFIG) {
+            report_open_error(r, &err, st);
+            return CLI_EXIT_USAGE;
+        }
+        r->deferred_status = st;
+        r->deferred = err;
     }
     return -1;
 }
@@ -436,8 +497,9 @@ int main(int argc, char **argv)
     status = setup(&r, &a);
     if (status < 0) {
         start = cli_now_seconds();
-        status = run_trace(&r) == 0 ? EXIT_SUCCESS : EXIT_TRACE;
-        if (a.stats)
+        int rc = run_trace(&r);
+        status = rc == 0 ? EXIT_SUCCESS : rc == -1 ? EXIT_TRACE : CLI_EXIT_USAGE;
+        if (a.stats && status != CLI_EXIT_USAGE)
             print_stats(&r, cli_now_seconds() - start);
     }
     teardown(&r);
