@@ -5,8 +5,8 @@
  *
  * Usage: tracegen KIND SEED [N] [OPS]
  *
- * Kinds: walk crowd teleport churn mixed outside boundary road hideshow, and
- * all (every op drawn from one of the others, in one world).
+ * Kinds: walk crowd teleport churn mixed outside boundary road hideshow ulps,
+ * and all (every op drawn from one of the others, in one world).
  *
  * Coordinates and ranges are kept as integers counting 1/den units, where den
  * is 1, 2 or 10 per kind, and printed exactly. Kinds that aim at exact
@@ -14,7 +14,20 @@
  * and "on the boundary" means exactly that for any correct implementation.
  * walk uses tenths, which are rounded when read: its near-boundary pairs fall
  * an ulp or so to either side, and an index must agree with the double test.
+ *
+ * ulps goes further: it puts a target -4..+4 ulps around an observer's
+ * rounded reach fl(o - R) or fl(o + R), on either axis and side, where the
+ * rounded difference fl(t - o) can still be exactly R (an observer at 128
+ * with range 64 perceives a target at 63.99999999999999), then may sweep
+ * the target or the observer across it one ulp at a time (see op_ulps).
+ * Such positions and ranges are no ticks: an entity then holds exact
+ * doubles, printed with "%.17g" so that they read back bit for bit. They
+ * come from single + - * / of doubles, each assigned to a double (correctly
+ * rounded), and from ulp steps on the bits, never from libm, so the bytes
+ * are the same wherever doubles are IEEE binary64 evaluated as such
+ * (FLT_EVAL_METHOD 0, as on every 64-bit target).
  */
+#include <float.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +64,11 @@ static int chance(int pct)
 /* ------------------------------------------------------------------------ */
 /* State                                                                     */
 
+/* Bits of entity.exact: the value is the double, not the ticks. */
+#define EXACT_X 1u
+#define EXACT_Y 2u
+#define EXACT_RANGE(s) (4u << (s))
+
 typedef struct entity {
     uint32_t id;
     int alive;
@@ -59,6 +77,14 @@ typedef struct entity {
     int64_t range[SENSES]; /* in ticks; 0 = lacks the sense */
     int64_t saved[SENSES]; /* the last range > 0, to switch a sense back on */
     unsigned hidden;       /* bit s: imperceptible to sense s */
+    /*
+     * Values that are no ticks (the ulps kind): where a bit of `exact` is
+     * set, the double is what the trace says, and the ticks above hold it
+     * truncated, for the ops that only know ticks (which then put back a
+     * tick value and clear the bit).
+     */
+    unsigned exact;
+    double fx, fy, frange[SENSES];
 } entity;
 
 struct kind;
@@ -121,10 +147,40 @@ static void format_num(char *buf, size_t size, int64_t t)
         snprintf(buf, size, "%s%" PRIu64 ".%" PRIu64, sign, a / d, a % d);
 }
 
+/* Writes v so that it reads back as exactly v. */
+static void format_exact(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, "%.17g", v);
+}
+
+/* An entity's range for sense s, as the trace says it. */
+static void format_range(char *buf, size_t size, const entity *e, int s)
+{
+    if (e->exact & EXACT_RANGE(s))
+        format_exact(buf, size, e->frange[s]);
+    else
+        format_num(buf, size, e->range[s]);
+}
+
 static void put_num(int64_t t)
 {
     char buf[48];
     format_num(buf, sizeof buf, t);
+    printf(" %s", buf);
+}
+
+static void put_pos(const entity *e)
+{
+    char buf[48];
+    if (e->exact & EXACT_X)
+        format_exact(buf, sizeof buf, e->fx);
+    else
+        format_num(buf, sizeof buf, e->x);
+    printf(" %s", buf);
+    if (e->exact & EXACT_Y)
+        format_exact(buf, sizeof buf, e->fy);
+    else
+        format_num(buf, sizeof buf, e->y);
     printf(" %s", buf);
 }
 
@@ -138,7 +194,7 @@ static void emit_add(const entity *e)
         if (e->range[s] == 0 && chance(50))
             continue;
         char num[48];
-        format_num(num, sizeof num, e->range[s]);
+        format_range(num, sizeof num, e, s);
         snprintf(opt[n++], sizeof opt[0], "%s=%s", sense_names[s], num);
     }
     if (e->hidden != 0) {
@@ -162,8 +218,7 @@ static void emit_add(const entity *e)
         }
     }
     printf("add %" PRIu32, e->id);
-    put_num(e->x);
-    put_num(e->y);
+    put_pos(e);
     for (int i = 0; i < n; i++)
         printf(" %s", opt[i]);
     putchar('\n');
@@ -172,16 +227,15 @@ static void emit_add(const entity *e)
 static void emit_move(const entity *e)
 {
     printf("move %" PRIu32, e->id);
-    put_num(e->x);
-    put_num(e->y);
+    put_pos(e);
     putchar('\n');
 }
 
 static void emit_range(const entity *e, int s)
 {
-    printf("range %" PRIu32 " %s", e->id, sense_names[s]);
-    put_num(e->range[s]);
-    putchar('\n');
+    char num[48];
+    format_range(num, sizeof num, e, s);
+    printf("range %" PRIu32 " %s %s\n", e->id, sense_names[s], num);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -197,6 +251,7 @@ enum op {
     OP_BOUNDARY, /* a move to an exact Pythagorean distance from another entity */
     OP_COINCIDE, /* a move onto another entity's position */
     OP_NOOP,     /* a command that changes nothing */
+    OP_ULPS,     /* a target a few ulps around an observer's rounded reach */
     OP_COUNT
 };
 
@@ -388,7 +443,16 @@ static int64_t range_hideshow(int s)
     return chance(20) ? 0 : range_ticks(lo[s], hi[s]);
 }
 
-/*                      STEP JUMP REM ADD RANGE HIDE BOUND COINC NOOP */
+/* The bystanders of ulps: short ranges, which the core finds as near
+ * observers through the backends, and longer ones, which it keeps in its
+ * observer grid (beyond 1.25 of its cells). */
+static int64_t range_ulps(int s)
+{
+    static const int64_t lo[SENSES] = {5, 10, 2}, hi[SENSES] = {70, 50, 30};
+    return chance(10) ? 0 : range_ticks(lo[s], hi[s]);
+}
+
+/*                      STEP JUMP REM ADD RANGE HIDE BOUND COINC NOOP ULPS */
 static const kind kinds[] = {
     {"walk",
      10,
@@ -480,12 +544,22 @@ static const kind kinds[] = {
      10,
      {120, 0, 25, 25, 350, 450, 0, 0, 30},
      0},
+    {"ulps",
+     2,
+     {0, 0, 1024, 1024},
+     100,
+     3000,
+     place_uniform,
+     range_ulps,
+     10,
+     {250, 30, 25, 25, 40, 10, 0, 0, 0, 450},
+     0},
 };
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
 /* `all` draws every op from one of the kinds above, in a shared world. */
-static const kind kind_all = {"all", 2, {0, 0, 1000, 1000},          250, 3000, NULL,
-                              NULL,  0, {0, 0, 0, 0, 0, 0, 0, 0, 0}, 0};
+static const kind kind_all = {
+    "all", 2, {0, 0, 1000, 1000}, 250, 3000, NULL, NULL, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0};
 
 static void place(int64_t *x, int64_t *y)
 {
@@ -535,6 +609,15 @@ static void set_ranges(entity *e)
             e->hidden |= 1u << s;
 }
 
+/* Writes the add of e, which is not alive, as it stands. */
+static void enter_world(entity *e)
+{
+    e->alive = 1;
+    e->live_pos = g.live_count;
+    g.live[g.live_count++] = (size_t)(e - g.ents);
+    emit_add(e);
+}
+
 /* Adds a new ID, or (half the time, when there is one) a removed ID again. */
 static void op_add(void)
 {
@@ -561,10 +644,8 @@ static void op_add(void)
     }
     place(&e->x, &e->y);
     set_ranges(e);
-    e->alive = 1;
-    e->live_pos = g.live_count;
-    g.live[g.live_count++] = (size_t)(e - g.ents);
-    emit_add(e);
+    e->exact = 0;
+    enter_world(e);
 }
 
 static void op_remove(entity *e)
@@ -596,12 +677,15 @@ static void op_step(entity *e)
         e->y = walk(e->y, dy, g.w[1] - my, g.w[3] + my);
     else
         e->y += dy;
+    /* A step from an exact position starts from its ticks: back on them. */
+    e->exact &= ~(EXACT_X | EXACT_Y);
     emit_move(e);
 }
 
 static void op_jump(entity *e)
 {
     place(&e->x, &e->y);
+    e->exact &= ~(EXACT_X | EXACT_Y);
     emit_move(e);
 }
 
@@ -618,6 +702,7 @@ static void op_range(entity *e)
         e->range[s] = e->saved[s];
     else
         e->range[s] = g.cur->range(s);
+    e->exact &= ~EXACT_RANGE(s);
     emit_range(e, s);
 }
 
@@ -665,11 +750,13 @@ static void op_boundary(entity *e)
         b = -b;
     e->x = t->x + a;
     e->y = t->y + b;
+    e->exact &= ~(EXACT_X | EXACT_Y); /* from t's ticks, exact or not */
     emit_move(e);
     if (chance(50)) {
         entity *who = chance(50) ? e : t;
         int s = (int)rnd(SENSES);
         who->range[s] = c;
+        who->exact &= ~EXACT_RANGE(s);
         emit_range(who, s);
     }
 }
@@ -679,8 +766,13 @@ static void op_coincide(entity *e)
 {
     entity *t = pick_live();
     e->x = t->x;
-    if (!g.cur->road)
+    e->fx = t->fx;
+    e->exact = (e->exact & ~EXACT_X) | (t->exact & EXACT_X);
+    if (!g.cur->road) {
         e->y = t->y;
+        e->fy = t->fy;
+        e->exact = (e->exact & ~EXACT_Y) | (t->exact & EXACT_Y);
+    }
     emit_move(e);
 }
 
@@ -692,6 +784,256 @@ static void op_noop(entity *e)
     } else {
         int s = (int)rnd(SENSES);
         emit_range(e, s);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Exact doubles: targets a few ulps around an observer's rounded reach      */
+
+/* The ulp steps below count on the bits of an IEEE binary64 double. */
+_Static_assert(sizeof(double) == sizeof(uint64_t) && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024,
+               "tracegen's ulps kind needs IEEE binary64 doubles");
+
+/*
+ * The next double above v (finite, below DBL_MAX): what nextafter(v,
+ * INFINITY) gives, from the bits, as libm is not linked. The bits of the
+ * doubles of one sign count up with their magnitude.
+ */
+static double next_up(double v)
+{
+    uint64_t b;
+    if (v == 0)
+        return DBL_TRUE_MIN;
+    memcpy(&b, &v, sizeof b);
+    b = v > 0 ? b + 1 : b - 1;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* v moved k ulps: up for k > 0, down for k < 0. */
+static double ulps_from(double v, int64_t k)
+{
+    for (; k > 0; k--)
+        v = next_up(v);
+    for (; k < 0; k++)
+        v = -next_up(-v);
+    return v;
+}
+
+/* Ticks to units, rounded as reading the decimal would round them. */
+static double units_of(int64_t t)
+{
+    return (double)t / (double)g.den;
+}
+
+/* v in ticks, truncated: for the ops that only know ticks. */
+static int64_t ticks_of(double v)
+{
+    double t = v * (double)g.den;
+    return (int64_t)t;
+}
+
+static void set_exact_pos(entity *e, double x, double y)
+{
+    e->fx = x;
+    e->fy = y;
+    e->x = ticks_of(x);
+    e->y = ticks_of(y);
+    e->exact |= EXACT_X | EXACT_Y;
+}
+
+static void set_exact_range(entity *e, int s, double r)
+{
+    int64_t t = ticks_of(r);
+    e->frange[s] = r;
+    e->range[s] = t > 0 ? t : 1; /* the sense is on: its ticks say so too */
+    e->exact |= EXACT_RANGE(s);
+}
+
+/* The longest range of e, in ticks. */
+static int64_t longest_range(const entity *e)
+{
+    int64_t m = 0;
+    for (int s = 0; s < SENSES; s++)
+        if (e->range[s] > m)
+            m = e->range[s];
+    return m;
+}
+
+/*
+ * e or one of two other living entities, whichever has the shortest longest
+ * range. The core looks for a changing entity's pairs both ways with one
+ * query as wide as its own reach: a target that sees as far as its observer
+ * finds it by its own query and would hide a lost cell of the observer, and
+ * so would an observer whose other senses reach further than the one set.
+ */
+static entity *shorter_sighted(entity *e)
+{
+    for (int i = 0; i < 2; i++) {
+        entity *c = pick_live();
+        if (longest_range(c) < longest_range(e))
+            e = c;
+    }
+    return e;
+}
+
+/* Puts the target at (x, y): by a move, or removed and added there. */
+static void ulps_place_target(entity *t, double x, double y)
+{
+    if (chance(35)) {
+        op_remove(t);
+        set_exact_pos(t, x, y);
+        enter_world(t);
+    } else {
+        set_exact_pos(t, x, y);
+        emit_move(t);
+    }
+}
+
+/*
+ * Gives the observer range r for sense s at (x, y): a move then a range, a
+ * range then a move (each on its own is a change the index must follow),
+ * or removed and added with both.
+ */
+static void ulps_place_observer(entity *o, int s, double r, double x, double y)
+{
+    int64_t how = rnd(3);
+    if (how == 2) {
+        op_remove(o);
+        set_exact_pos(o, x, y);
+        set_exact_range(o, s, r);
+        enter_world(o);
+        return;
+    }
+    if (how == 1) {
+        set_exact_range(o, s, r);
+        emit_range(o, s);
+    }
+    set_exact_pos(o, x, y);
+    emit_move(o);
+    if (how == 0) {
+        set_exact_range(o, s, r);
+        emit_range(o, s);
+    }
+}
+
+/*
+ * Observer o gets a range r for one sense and a position where its reach
+ * along one axis, fl(o - r) or fl(o + r), falls on a cell edge or an ulp or
+ * two from one (an edge of the core's observer grid, by its default of 32
+ * cells along the world's longer side, or of the backends' default 64-unit
+ * cells), far out where an ulp is large, or at an awkward coordinate.
+ * Another entity t goes -4..+4 ulps around that rounded reach, level with o
+ * on the other axis (or a few ulps off it): there fl(t - o) is r, just
+ * beyond it or just within it, and a cell or window computed from fl(o - r)
+ * or with too small a margin misses the target in the next cell out. Target
+ * first or observer first, by add or by move (and the observer's range
+ * before or after); then up to three times the target or the observer's
+ * reach sweeps toward the other one ulp at a time, or the observer moves a
+ * cell away and back, so that its rectangle of cells shifts and returns.
+ */
+static void op_ulps(entity *o)
+{
+    /* In ulps's world, ranges within 1.25 observer cells (40) are near
+     * (found through the backends); 41.3 .. 100 are kept in the observer
+     * grid; 127.9 and 1000.3 span too many cells: wide, scanned. */
+    static const double ranges[] = {64, 0.1, 13.7, 41.3,  100,   0.5,
+                                    96, 72,  50.1, 45.75, 127.9, 1000.3};
+    static const double spots[] = {128, -128, 1000.3, 333.3, -500.1, 0.3, -0.7, 77.7, 64.05, 511.9};
+    o = shorter_sighted(o);
+    entity *t = shorter_sighted(pick_live());
+    if (t == o) {
+        op_step(o);
+        return;
+    }
+    int axis = (int)rnd(2); /* 0: x, 1: y */
+    int low = chance(50);   /* the reach o - r; else o + r */
+    int s = (int)rnd(SENSES);
+    double r = ranges[rnd(sizeof ranges / sizeof ranges[0])];
+    int64_t longer = world_w() > world_h() ? world_w() : world_h();
+    double grid_cell = units_of(longer) / 32;
+    double cell = chance(50) ? grid_cell : 64;
+    double oa; /* the observer's coordinate on the axis */
+    int64_t k = rnd(100);
+    if (k < 85) {
+        double edge;
+        if (k < 50) {
+            /*
+             * A cell edge between 0 and r (now and then below 0). Only
+             * where |t| is within about r are the target's ulps finer than
+             * those of t - o, so that fl(t - o) rounds and a target beyond
+             * the rounded reach can still be within r; and only near the
+             * origin of a grid (the world's minimum, 0 for hashgrid) does
+             * the cell of t keep those ulps.
+             */
+            int64_t m = (int64_t)(r / cell);
+            int64_t j = m > 0 && chance(80) ? rnd_in(1, m) : rnd_in(0, m);
+            edge = cell * (double)(chance(25) ? -j : j);
+        } else if (k < 75) { /* a cell edge of the world, or one beyond it */
+            double lo = units_of(g.w[axis]), span = units_of(g.w[axis + 2] - g.w[axis]);
+            double steps = span / cell;
+            double step = cell * (double)rnd_in(-1, (int64_t)steps + 1);
+            edge = lo + step;
+        } else { /* far out, where an ulp is 2^-32 */
+            double step = 64.0 * (double)rnd_in(-4, 4);
+            edge = (chance(50) ? 1048576.0 : -1048576.0) + step;
+        }
+        /* Half the time the reach ends an ulp or two off the edge: on the
+         * o + r side a reach exactly on an edge keeps the target's ulps in
+         * its own cell, one just before it puts them across the edge. */
+        if (chance(50))
+            edge = ulps_from(edge, rnd_in(-2, 2));
+        oa = low ? edge + r : edge - r;
+    } else {
+        oa = spots[rnd(sizeof spots / sizeof spots[0])];
+    }
+    double reach = low ? oa - r : oa + r;
+    double ta = ulps_from(reach, rnd_in(-4, 4));
+    double other = units_of(rnd_in(g.w[1 - axis], g.w[3 - axis]));
+    double to = chance(70) ? other : ulps_from(other, rnd_in(-2, 2));
+    double ox = axis == 0 ? oa : other, oy = axis == 0 ? other : oa;
+    double tx = axis == 0 ? ta : to, ty = axis == 0 ? to : ta;
+
+    if (t->hidden & (1u << s)) { /* hidden, it would test nothing */
+        t->hidden &= ~(1u << s);
+        printf("show %" PRIu32 " %s\n", t->id, sense_names[s]);
+    }
+    int target_first = chance(50);
+    if (target_first)
+        ulps_place_target(t, tx, ty);
+    ulps_place_observer(o, s, r, ox, oy);
+    if (!target_first)
+        ulps_place_target(t, tx, ty);
+
+    for (int64_t n = rnd(4); n > 0; n--) {
+        int64_t what = rnd(100);
+        double now = low ? oa - r : oa + r; /* the reach, rounded */
+        int64_t dir = chance(50) ? 1 : -1;
+        if (what < 70) {
+            /* One ulp at a time, the observer's reach sweeps across the
+             * target or the target across the reach (mostly toward the
+             * other: through every ulp where a cell could be lost), each
+             * step a change to follow. */
+            if (chance(80))
+                dir = (ta < now) == (what < 35) ? -1 : 1;
+            for (int64_t steps = rnd_in(1, 8); steps > 0; steps--) {
+                if (what < 35) {
+                    oa = ulps_from(oa, dir);
+                    set_exact_pos(o, axis == 0 ? oa : ox, axis == 0 ? oy : oa);
+                    emit_move(o);
+                } else {
+                    ta = ulps_from(ta, dir);
+                    set_exact_pos(t, axis == 0 ? ta : tx, axis == 0 ? ty : ta);
+                    emit_move(t);
+                }
+            }
+        } else { /* a cell away and back: the rectangle shifts, then returns */
+            double away = oa + (dir > 0 ? cell : -cell);
+            set_exact_pos(o, axis == 0 ? away : ox, axis == 0 ? oy : away);
+            emit_move(o);
+            set_exact_pos(o, axis == 0 ? oa : ox, axis == 0 ? oy : oa);
+            emit_move(o);
+        }
     }
 }
 
@@ -740,6 +1082,9 @@ static void run_op(void)
         break;
     case OP_COINCIDE:
         op_coincide(e);
+        break;
+    case OP_ULPS:
+        op_ulps(e);
         break;
     case OP_NOOP:
     case OP_COUNT:
