@@ -147,19 +147,20 @@ static void format_num(char *buf, size_t size, int64_t t)
         snprintf(buf, size, "%s%" PRIu64 ".%" PRIu64, sign, a / d, a % d);
 }
 
-/* Writes v so that it reads back as exactly v. */
-static void format_exact(char *buf, size_t size, double v)
+/* One value of an entity: the double v when exact (written so that it
+ * reads back as exactly v), else its ticks t. */
+static void format_value(char *buf, size_t size, unsigned exact, double v, int64_t t)
 {
-    snprintf(buf, size, "%.17g", v);
+    if (exact)
+        snprintf(buf, size, "%.17g", v);
+    else
+        format_num(buf, size, t);
 }
 
 /* An entity's range for sense s, as the trace says it. */
 static void format_range(char *buf, size_t size, const entity *e, int s)
 {
-    if (e->exact & EXACT_RANGE(s))
-        format_exact(buf, size, e->frange[s]);
-    else
-        format_num(buf, size, e->range[s]);
+    format_value(buf, size, e->exact & EXACT_RANGE(s), e->frange[s], e->range[s]);
 }
 
 static void put_num(int64_t t)
@@ -171,17 +172,10 @@ static void put_num(int64_t t)
 
 static void put_pos(const entity *e)
 {
-    char buf[48];
-    if (e->exact & EXACT_X)
-        format_exact(buf, sizeof buf, e->fx);
-    else
-        format_num(buf, sizeof buf, e->x);
-    printf(" %s", buf);
-    if (e->exact & EXACT_Y)
-        format_exact(buf, sizeof buf, e->fy);
-    else
-        format_num(buf, sizeof buf, e->y);
-    printf(" %s", buf);
+    char x[48], y[48];
+    format_value(x, sizeof x, e->exact & EXACT_X, e->fx, e->x);
+    format_value(y, sizeof y, e->exact & EXACT_Y, e->fy, e->y);
+    printf(" %s %s", x, y);
 }
 
 static void emit_add(const entity *e)
