@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sort keys[0 .. n) ascending, using scratch[0 .. n) as room. Never fails. */
+/* Sort keys[0 .. n) ascending, using scratch[0 .. n) as room. Never fails.
+ * The low halves must be the indices 0 .. n - 1 in order: the radix sort
+ * orders the high halves only, and keeps keys whose high halves are equal
+ * in the order they came. */
 void key_sort(uint64_t *keys, uint64_t *scratch, size_t n);
 
 #endif
