@@ -31,29 +31,12 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
     return 0;
 }
 
-int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry, uint32_t back)
-{
-    if (list->len == list->cap && pair_list_reserve(a, list, 1))
-        return -1;
-    list->items[list->len++] = (pair){entry, back};
-    return 0;
-}
-
 uint32_t pair_list_find(const pair_list *list, uint32_t slot)
 {
     for (uint32_t i = 0; i < list->len; i++)
         if (pair_slot(list->items[i].entry) == slot)
             return i;
     return PAIR_NONE;
-}
-
-void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *lists)
-{
-    list->items[i] = list->items[--list->len];
-    if (i < list->len) {
-        const pair *moved = &list->items[i];
-        lists[pair_slot(moved->entry)].items[moved->back].back = i;
-    }
 }
 
 void pair_list_give_back(const percept_allocator *a, pair_list *list)

@@ -71,14 +71,31 @@ typedef struct pair_list {
 /* Make room for `extra` more entries at once (spare room is invisible);
  * fails (-1) only when out of memory, leaving the list as it was. */
 int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra);
-/* Append; fails (-1) only when out of memory, leaving the list as it was. */
-int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry, uint32_t back);
+/* Append; fails (-1) only when out of memory, leaving the list as it was.
+ * Inline, like the removal below: a teleport or an arrival in a crowd
+ * makes two of each per pair it gains or loses, and the growth is rare
+ * (a call of its own). */
+static inline int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry,
+                                 uint32_t back)
+{
+    if (list->len == list->cap && pair_list_reserve(a, list, 1))
+        return -1;
+    list->items[list->len++] = (pair){entry, back};
+    return 0;
+}
 /* The index of `slot`'s entry, or PAIR_NONE. */
 uint32_t pair_list_find(const pair_list *list, uint32_t slot);
 /* Remove entry i by moving the last entry into its place; `lists` is the
  * per-slot array of lists, where the moved entry's partner learns its new
  * index. Never fails. */
-void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *lists);
+static inline void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *lists)
+{
+    list->items[i] = list->items[--list->len];
+    if (i < list->len) {
+        const pair *moved = &list->items[i];
+        lists[pair_slot(moved->entry)].items[moved->back].back = i;
+    }
+}
 void pair_list_free(const percept_allocator *a, pair_list *list);
 
 /* Lists with room for this many entries or fewer keep it, even empty: an
