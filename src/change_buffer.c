@@ -14,22 +14,18 @@ int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
     size_t cap = buf->cap ? buf->cap * 2 : 64;
     if (cap > SIZE_MAX / (2 * sizeof *buf->keys))
         return -1;
-    /* All three grow or none does, so cap tells what is held (memory
-     * reports count on it). The keys and the order are filled afresh by
-     * each ordering: new blocks, nothing to copy. */
+    /* Both grow or neither does, so cap tells what is held (memory reports
+     * count on it). The keys are filled afresh by each ordering: a new
+     * block, nothing to copy. */
     uint64_t *keys = pc_alloc(a, 2 * cap * sizeof *keys);
-    uint32_t *order = pc_alloc(a, cap * sizeof *order);
-    pair_change *items = keys && order ? a->alloc(a->user, buf->items, cap * sizeof *items) : NULL;
+    pair_change *items = keys ? a->alloc(a->user, buf->items, cap * sizeof *items) : NULL;
     if (!items) {
         pc_free(a, keys);
-        pc_free(a, order);
         return -1;
     }
     pc_free(a, buf->keys);
-    pc_free(a, buf->order);
     buf->items = items;
     buf->keys = keys;
-    buf->order = order;
     buf->cap = cap;
     return 0;
 }
@@ -55,9 +51,6 @@ size_t change_buffer_order(change_buffer *buf, percept_id self)
         below += items[i].partner_id < self;
     }
     key_sort(keys, scratch, n);
-    uint32_t *order = buf->order;
-    for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)keys[i];
     return below;
 }
 
@@ -65,9 +58,7 @@ void change_buffer_free(const percept_allocator *a, change_buffer *buf)
 {
     pc_free(a, buf->items);
     pc_free(a, buf->keys);
-    pc_free(a, buf->order);
     buf->items = NULL;
     buf->keys = NULL;
-    buf->order = NULL;
     buf->len = buf->cap = 0;
 }

@@ -28,10 +28,10 @@ typedef struct pair_change {
 typedef struct change_buffer {
     pair_change *items;
     /* Sorting room, grown with items: 2 * cap keys (the partner's ID
-     * beside its record's index, and the radix sort's second buffer) and cap
-     * indices, the partners in ID order. Records never move; only these do. */
+     * beside its record's index, and the sorts' second buffer). Once
+     * ordered, the first len keys name the records in their partners' ID
+     * order (change_buffer_nth()). Records never move; only keys do. */
     uint64_t *keys;
-    uint32_t *order;
     size_t len, cap;
     /* Set when a push could not grow the buffer: the call that computes
      * the changes fails whole. Its owner clears it. */
@@ -58,8 +58,8 @@ static inline void change_buffer_push(const percept_allocator *a, change_buffer 
     buf->items[buf->len++] = *c;
 }
 /*
- * Fill buf->order with the records' indices in their partners' ID order,
- * and return how many partners have an ID below `self`, the changing
+ * Sort the keys so that change_buffer_nth() walks the records in their
+ * partners' ID order, and return how many partners have an ID below `self`, the changing
  * entity's. The delivery order promised in percept.h (by observer ID, then
  * target ID, then sense) is then: the pairs where those partners observe the
  * entity, every pair where the entity observes its partner, then the pairs
@@ -67,11 +67,16 @@ static inline void change_buffer_push(const percept_allocator *a, change_buffer 
  * push() already grew the sorting room.
  */
 size_t change_buffer_order(change_buffer *buf, percept_id self);
+/* The record with the i-th smallest partner ID, after change_buffer_order(). */
+static inline const pair_change *change_buffer_nth(const change_buffer *buf, size_t i)
+{
+    return &buf->items[(uint32_t)buf->keys[i]];
+}
 void change_buffer_free(const percept_allocator *a, change_buffer *buf);
-/* Bytes the buffer holds from its allocator: records, sort keys, order. */
+/* Bytes the buffer holds from its allocator: records and sort keys. */
 static inline size_t change_buffer_bytes(const change_buffer *buf)
 {
-    return buf->cap * (sizeof *buf->items + 2 * sizeof *buf->keys + sizeof *buf->order);
+    return buf->cap * (sizeof *buf->items + 2 * sizeof *buf->keys);
 }
 
 #endif

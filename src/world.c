@@ -395,12 +395,12 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
 }
 
 /* The events where a partner observes the changing entity, for the changes
- * order[from .. to). After a removal the entity's record is gone: its last
- * position is taken from ch. */
+ * at places [from, to) of the partner ID order. After a removal the
+ * entity's record is gone: its last position is taken from ch. */
 static int deliver_observed(percept_world *w, const change *ch, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++) {
-        const pair_change *c = &w->changes.items[w->changes.order[i]];
+        const pair_change *c = change_buffer_nth(&w->changes, i);
         if (deliver_pair(w, c->partner_id, ch->next.id, &ch->next, pair_in(c->before),
                          pair_in(c->after), c->moved))
             return 1;
@@ -421,7 +421,7 @@ static void deliver(percept_world *w, const change *ch)
     if (deliver_observed(w, ch, 0, below))
         goto closed;
     for (size_t i = 0; i < n; i++) {
-        const pair_change *c = &w->changes.items[w->changes.order[i]];
+        const pair_change *c = change_buffer_nth(&w->changes, i);
         if (deliver_pair(w, ch->next.id, c->partner_id, &w->ents[c->partner], pair_out(c->before),
                          pair_out(c->after), 0))
             goto closed;
