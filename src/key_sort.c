@@ -65,8 +65,7 @@ static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
  * Keys whose high halves spread evenly over their range, as the partner IDs
  * of a call's changes do: each key goes to one of n buckets by where its
  * high half falls between the smallest and the largest, and an insertion
- * sort, copying back, finishes the job, each key moving within its bucket
- * only. Three passes over the keys (bounds, counts, placing) and one over
+ * sort finishes the job, each key moving within its bucket only. Three passes over the keys (bounds, counts, placing) and one over
  * the n buckets, where the radix sort makes two passes over the keys and
  * two over up to 256 buckets for IDs above 255 (callgrind, 10k teleports:
  * see docs/BENCHMARKS.md). Returns 0, having sorted nothing, when a bucket
@@ -105,15 +104,8 @@ static int bucket_sort(uint64_t *keys, uint64_t *scratch, size_t n)
     for (size_t i = 0; i < n; i++)
         scratch[start[BUCKET_OF(keys[i])]++] = keys[i];
 #undef BUCKET_OF
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = scratch[i];
-        size_t j = i;
-        while (j > 0 && k < keys[j - 1]) {
-            keys[j] = keys[j - 1];
-            j--;
-        }
-        keys[j] = k;
-    }
+    memcpy(keys, scratch, n * sizeof *keys);
+    insertion_sort(keys, n);
     return 1;
 }
 
