@@ -65,13 +65,14 @@ static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
  * Keys whose high halves spread evenly over their range, as the partner IDs
  * of a call's changes do: each key goes to one of n buckets by where its
  * high half falls between the smallest and the largest, and an insertion
- * sort finishes the job, each key moving within its bucket only. Three passes over the keys (bounds, counts, placing) and one over
- * the n buckets, where the radix sort makes two passes over the keys and
- * two over up to 256 buckets for IDs above 255 (callgrind, 10k teleports:
- * see docs/BENCHMARKS.md). Returns 0, having sorted nothing, when a bucket
- * got more than BUCKET_FULL keys: the keys are clustered, and the insertion
- * sort could take the square of their number. The bucket starts take up to
- * 4 KiB of stack.
+ * sort finishes the job, each key moving within its bucket only. Three
+ * passes over the keys (bounds, counts, placing) and one over the n
+ * buckets, where the radix sort makes two passes over the keys and two over
+ * up to 256 buckets for IDs above 255 (callgrind, 10k teleports: see
+ * docs/BENCHMARKS.md). Returns 0, having sorted nothing, when a bucket got
+ * more than BUCKET_FULL keys: the keys are clustered, and the insertion sort
+ * could take the square of their number. The bucket starts take up to 4 KiB
+ * of stack.
  */
 #define BUCKET_SORT_MAX 1024
 #define BUCKET_FULL 16
