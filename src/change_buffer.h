@@ -59,11 +59,11 @@ static inline void change_buffer_push(const percept_allocator *a, change_buffer 
 }
 /*
  * Sort the keys so that change_buffer_nth() walks the records in their
- * partners' ID order, and return how many partners have an ID below `self`, the changing
- * entity's. The delivery order promised in percept.h (by observer ID, then
- * target ID, then sense) is then: the pairs where those partners observe the
- * entity, every pair where the entity observes its partner, then the pairs
- * where the partners above observe it. Never fails and never allocates:
+ * partners' ID order, and return how many partners have an ID below `self`,
+ * the changing entity's. The delivery order promised in percept.h (by
+ * observer ID, then target ID, then sense) is then: the pairs where those
+ * partners observe the entity, every pair where the entity observes its
+ * partner, then the pairs where the partners above observe it. Never fails and never allocates:
  * push() already grew the sorting room.
  */
 size_t change_buffer_order(change_buffer *buf, percept_id self);
