@@ -187,12 +187,29 @@ typedef struct percept_options {
         sizeof(percept_options), NULL, NULL, NULL, NULL                                            \
     }
 
-/* Why creating a world failed: the status, and a message naming file, line, key or path. */
+/*
+ * Why creating a world failed. `text` is the message for people, naming the
+ * file, line, key, option or path at fault. The other fields say the same
+ * for programs: an editor that marks the bad key, a tool that names its own
+ * command-line option rather than a config it generated. Each holds what
+ * the message names, and is empty (0, "") where it names nothing of the
+ * kind. For "percept.ini:12: key 'cel_size' in [sight]: unknown parameter
+ * (grid takes: cell_size) (read '64')": line 12, section "sight", key
+ * "cel_size", option "", senses PERCEPT_SENSE_BIT(PERCEPT_SIGHT) (with any
+ * other sense sharing that backend), text + reason "unknown parameter ...".
+ */
 typedef struct percept_error {
-    int status;
-    int line;       /* the config line concerned, or 0 */
-    char text[512]; /* e.g. "percept.ini:12: key 'cel_size' in [sight]:
-                       unknown parameter (grid takes: cell_size) (read '64')" */
+    int status;       /* the status returned */
+    int line;         /* the config line concerned, or 0 */
+    int reason;       /* text + reason: the message after the place it starts by naming
+                         ("FILE:LINE: key 'K' in [S]: ", "FILE: backend 'B' for [S] (from
+                         the options): "); 0, the whole message, where it names none */
+    unsigned senses;  /* PERCEPT_SENSE_BIT()s of the senses whose section is concerned,
+                         or whose backend: all those it serves */
+    char section[64]; /* the config section concerned, without brackets ("sight"), or "" */
+    char key[64];     /* the config key concerned ("cel_size"), or ""; cut to 63 bytes */
+    char option[16];  /* the percept_options field concerned ("backend", "bounds"), or "" */
+    char text[512];   /* the message, cut to 511 bytes */
 } percept_error;
 
 /*

@@ -21,16 +21,69 @@
 #include "alloc.h"
 #include "decimal.h"
 
+/* The fields for programs, cleared: a message names nothing until told. */
+static void error_clear_about(percept_error *err)
+{
+    err->reason = 0;
+    err->senses = 0;
+    err->section[0] = err->key[0] = err->option[0] = '\0';
+}
+
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
 {
     if (!err)
         return;
     err->status = status;
     err->line = line;
+    error_clear_about(err);
     va_list ap;
     va_start(ap, fmt);
     decimal_vsnprintf(err->text, sizeof err->text, fmt, ap);
     va_end(ap);
+}
+
+void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,
+                     ...)
+{
+    if (!err)
+        return;
+    err->status = status;
+    err->line = line;
+    error_clear_about(err);
+    int n = snprintf(err->text, sizeof err->text, "%s: ", place);
+    /* A place too long for the text (a path of thousands of bytes) leaves
+     * the reason no room: it is then the empty end of the text. */
+    size_t at = n < 0 ? 0 : (size_t)n < sizeof err->text ? (size_t)n : sizeof err->text - 1;
+    va_list ap;
+    va_start(ap, fmt);
+    decimal_vsnprintf(err->text + at, sizeof err->text - at, fmt, ap);
+    va_end(ap);
+    err->reason = (int)at;
+}
+
+/* Copies what fits, always ending the field. */
+static void copy_field(char *out, size_t size, const char *s)
+{
+    snprintf(out, size, "%s", s ? s : "");
+}
+
+void pc_error_about(percept_error *err, const char *section, const char *key, const char *option,
+                    unsigned senses)
+{
+    if (!err)
+        return;
+    copy_field(err->section, sizeof err->section, section);
+    copy_field(err->key, sizeof err->key, key);
+    copy_field(err->option, sizeof err->option, option);
+    err->senses = senses;
+}
+
+unsigned pc_section_senses(const char *section)
+{
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (section && !strcmp(section, percept_sense_name((percept_sense)s)))
+            return PERCEPT_SENSE_BIT(s);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- reading lines */
@@ -53,6 +106,9 @@ typedef struct line_source {
 
 /* The sections besides the senses' own. */
 static const char *const known_sections[] = {"percept", "world"};
+
+/* [world]'s keys, in the order of cfg->bound_lines. */
+static const char *const bound_keys[4] = {"min_x", "min_y", "max_x", "max_y"};
 
 /* [world] when the file leaves a bound out. */
 static const percept_bounds default_bounds = {0, 0, 1024, 1024};
@@ -230,28 +286,74 @@ typedef struct parse_state {
     int fail_status;
 } parse_state;
 
-static int fail(parse_state *st, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(parse_state *st, int status, const char *fmt, ...)
+/*
+ * Records the first failure (later ones are consequences). `section` and
+ * `key` say what it is about, either may be NULL. With `named`, the message
+ * names both as its place, "SRC:LINE: key 'K' in [S]: REASON"; else its
+ * place is "SRC:LINE" and the reason names them if it needs to.
+ */
+static int vfail(parse_state *st, int status, const char *section, const char *key, int named,
+                 const char *fmt, va_list ap)
 {
     if (st->failed)
         return 0;
     st->failed = 1;
     st->fail_line = st->src.line;
     st->fail_status = status;
-    char msg[400];
+    char msg[400], place[1024];
+    decimal_vsnprintf(msg, sizeof msg, fmt, ap);
+    if (named)
+        snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", st->cfg->source, st->src.line, key,
+                 section);
+    else
+        snprintf(place, sizeof place, "%s:%d", st->cfg->source, st->src.line);
+    pc_error_set_at(st->err, status, st->src.line, place, "%s", msg);
+    pc_error_about(st->err, section, key, NULL, pc_section_senses(section));
+    return 0;
+}
+
+/* A failure of the line as a whole (or of memory while reading it). */
+static int fail(parse_state *st, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(parse_state *st, int status, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail(st, status, NULL, NULL, 0, fmt, ap);
     va_end(ap);
-    pc_error_set(st->err, status, st->src.line, "%s:%d: %s", st->cfg->source, st->src.line, msg);
+    return 0;
+}
+
+/* A failure about a section or a key, which the reason names. */
+static int fail_about(parse_state *st, const char *section, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail_about(parse_state *st, const char *section, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(st, PERCEPT_ECONFIG, section, key, 0, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* A failure of a key: "SRC:LINE: key 'K' in [S]: REASON". */
+static int key_fail_fmt(parse_state *st, const char *section, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int key_fail_fmt(parse_state *st, const char *section, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(st, PERCEPT_ECONFIG, section, key, 1, fmt, ap);
+    va_end(ap);
     return 0;
 }
 
 static int key_fail(parse_state *st, const char *section, const char *key, const char *why)
 {
-    return fail(st, PERCEPT_ECONFIG, "key '%s' in [%s]: %s", key, section, why);
+    return key_fail_fmt(st, section, key, "%s", why);
 }
 
 /* A bad value: the message quotes what was read, where a stray comment shows. */
@@ -260,7 +362,7 @@ static int value_fail(parse_state *st, const char *section, const char *key, con
 {
     char read[96];
     pc_describe_value(read, sizeof read, value);
-    return fail(st, PERCEPT_ECONFIG, "key '%s' in [%s]: %s%s", key, section, why, read);
+    return key_fail_fmt(st, section, key, "%s%s", why, read);
 }
 
 void pc_describe_value(char *out, size_t size, const char *value)
@@ -369,11 +471,10 @@ static int handle_percept(parse_state *st, const char *key, const char *value)
 
 static int handle_world(parse_state *st, const char *key, const char *value)
 {
-    static const char *const names[4] = {"min_x", "min_y", "max_x", "max_y"};
     double *fields[4] = {&st->cfg->bounds.min_x, &st->cfg->bounds.min_y, &st->cfg->bounds.max_x,
                          &st->cfg->bounds.max_y};
     for (int i = 0; i < 4; i++) {
-        if (strcmp(key, names[i]))
+        if (strcmp(key, bound_keys[i]))
             continue;
         if (!once(st, "world", key, &st->cfg->bound_lines[i]))
             return 0;
@@ -436,7 +537,7 @@ static int handle(void *user, const char *section, const char *key, const char *
     if (st->failed)
         return 0;
     if (!*section)
-        return fail(st, PERCEPT_ECONFIG, "key '%s' before any [section]", key);
+        return fail_about(st, NULL, key, "key '%s' before any [section]", key);
     if (!strcmp(section, "percept"))
         return handle_percept(st, key, value);
     if (!strcmp(section, "world"))
@@ -444,9 +545,10 @@ static int handle(void *user, const char *section, const char *key, const char *
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         if (!strcmp(section, percept_sense_name((percept_sense)s)))
             return handle_sense(st, s, key, value);
-    return fail(st, PERCEPT_ECONFIG,
-                "unknown section [%s] (expected [percept], [world], [sight], [hearing] or [smell])",
-                section);
+    return fail_about(st, section, NULL,
+                      "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
+                      "[smell])",
+                      section);
 }
 
 /* ---------------------------------------------------------------- entry point */
@@ -514,14 +616,14 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         if (first_bad == st.src.bad_line)
             fail(&st, PERCEPT_ECONFIG, "%s", st.src.bad_why);
         else if (first_bad == st.src.bad_section_line)
-            fail(&st, PERCEPT_ECONFIG,
-                 "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
-                 "[smell])",
-                 st.src.bad_section);
+            fail_about(&st, st.src.bad_section, NULL,
+                       "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
+                       "[smell])",
+                       st.src.bad_section);
         else if (first_bad == st.src.repeat_line)
-            fail(&st, PERCEPT_ECONFIG,
-                 "section [%s] given again (first on line %d): put its keys in one section",
-                 st.src.repeat_name, st.src.repeat_first);
+            fail_about(&st, st.src.repeat_name, NULL,
+                       "section [%s] given again (first on line %d): put its keys in one section",
+                       st.src.repeat_name, st.src.repeat_first);
         else
             fail(&st, PERCEPT_ECONFIG,
                  "syntax error: expected '[section]', 'key = value' or a comment");
@@ -542,10 +644,13 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
                              " (a bound not set takes its default: min %g, max %g)",
                              lo == 0 ? default_bounds.min_x : default_bounds.min_y,
                              lo == 0 ? default_bounds.max_x : default_bounds.max_y);
-        pc_error_set(err, PERCEPT_ECONFIG, line,
-                     "%s:%d: [world]: the bounds are inverted (min_x %g, max_x %g, min_y %g, "
-                     "max_y %g): each min must not exceed its max%s",
-                     cfg->source, line, b->min_x, b->max_x, b->min_y, b->max_y, defaults);
+        char place[1024];
+        snprintf(place, sizeof place, "%s:%d: [world]", cfg->source, line);
+        pc_error_set_at(err, PERCEPT_ECONFIG, line, place,
+                        "the bounds are inverted (min_x %g, max_x %g, min_y %g, max_y %g): each "
+                        "min must not exceed its max%s",
+                        b->min_x, b->max_x, b->min_y, b->max_y, defaults);
+        pc_error_about(err, "world", bound_keys[lo_line > hi_line ? lo : hi], NULL, 0);
         return PERCEPT_ECONFIG;
     }
     if (resolve_plugin_dir(a, cfg, path)) {

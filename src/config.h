@@ -50,8 +50,22 @@ int pc_backend_name_ok(const char *name);
  * hint when a '#' suggests a comment inih took as part of the value. */
 void pc_describe_value(char *out, size_t size, const char *value);
 
-/* Store a formatted message in *err (no-op when err is NULL). */
+/* Store a formatted message in *err (no-op when err is NULL), which names
+ * no place: reason 0, and section, key, option and senses empty. */
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The same for a message that starts by naming a place ("FILE:LINE: key 'K'
+ * in [S]"): the text is PLACE ": " REASON, and err->reason points at REASON. */
+void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
+
+/* What the message in *err is about, for programs (see percept_error):
+ * each of section, key and option may be NULL for none. */
+void pc_error_about(percept_error *err, const char *section, const char *key, const char *option,
+                    unsigned senses);
+
+/* PERCEPT_SENSE_BIT() of the sense a section is named after, or 0. */
+unsigned pc_section_senses(const char *section);
 
 #endif

@@ -57,12 +57,21 @@ static int valid_bounds(const percept_bounds *b)
     return b->min_x <= b->max_x && b->min_y <= b->max_y;
 }
 
-/* Where a sense's backend name came from, for messages, naming every sense
- * the instance will serve when it serves more than one (`sharing`: sense s
- * and those configured alike), wherever the name came from: a backend that
- * refuses its setup refuses it for all of them. */
-static void describe_origin(char *out, size_t size, const pc_config *cfg, const char *override,
-                            int s, unsigned sharing, int *line)
+/* Where a sense's backend name came from: the place its messages start by
+ * naming, and what they are about (see percept_error). */
+typedef struct origin {
+    char place[1024];
+    int line;            /* the config line of the key 'backend', or 0 */
+    const char *section; /* that key's section, or NULL */
+    const char *option;  /* "backend" when the name came from the options, or NULL */
+    unsigned senses;     /* the senses the instance serves */
+} origin;
+
+/* The place names every sense the instance will serve when it serves more
+ * than one (`sharing`: sense s and those configured alike), wherever the
+ * name came from: a backend that refuses its setup refuses it for all. */
+static void describe_origin(origin *o, const pc_config *cfg, const char *override, int s,
+                            unsigned sharing)
 {
     const sense_config *sc = &cfg->sense[s];
     char senses[48] = "", used_for[64] = "";
@@ -72,20 +81,29 @@ static void describe_origin(char *out, size_t size, const pc_config *cfg, const 
                      senses[0] ? ", " : "", percept_sense_name((percept_sense)t));
     if (sharing & (sharing - 1)) /* more than one sense */
         snprintf(used_for, sizeof used_for, " (used for %s)", senses);
-    *line = 0;
+    *o = (origin){.line = 0, .section = NULL, .option = NULL, .senses = sharing};
     if (override) {
-        snprintf(out, size, "%s: backend '%s' for %s (from the options)", cfg->source, override,
-                 senses);
+        o->option = "backend";
+        snprintf(o->place, sizeof o->place, "%s: backend '%s' for %s (from the options)",
+                 cfg->source, override, senses);
     } else if (sc->backend) {
-        *line = sc->backend_line;
-        snprintf(out, size, "%s:%d: key 'backend' in [%s]%s", cfg->source, *line,
-                 percept_sense_name((percept_sense)s), used_for);
+        o->line = sc->backend_line;
+        o->section = percept_sense_name((percept_sense)s);
+        snprintf(o->place, sizeof o->place, "%s:%d: key 'backend' in [%s]%s", cfg->source, o->line,
+                 o->section, used_for);
     } else {
         /* The [percept] key speaks for every sense: say which it served here. */
-        *line = cfg->backend_line;
-        snprintf(out, size, "%s:%d: key 'backend' in [percept] (used for %s)", cfg->source, *line,
-                 senses);
+        o->line = cfg->backend_line;
+        o->section = "percept";
+        snprintf(o->place, sizeof o->place, "%s:%d: key 'backend' in [percept] (used for %s)",
+                 cfg->source, o->line, senses);
     }
+}
+
+/* Says in *err what a message placed at `o` is about. */
+static void error_about_origin(percept_error *err, const origin *o)
+{
+    pc_error_about(err, o->section, o->section ? "backend" : NULL, o->option, o->senses);
 }
 
 /* The backend a sense uses and the parameters it gets. */
@@ -127,11 +145,12 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
                         const plugin_search *search, int s, percept_error *err)
 {
     sense_backend sb = backend_of_sense(cfg, opt, s);
+    const char *sense_name = percept_sense_name((percept_sense)s);
     if (!sb.name) {
-        pc_error_set(err, PERCEPT_ECONFIG, 0,
-                     "%s: no backend for sense '%s': set 'backend' in [%s] or in [percept]",
-                     cfg->source, percept_sense_name((percept_sense)s),
-                     percept_sense_name((percept_sense)s));
+        pc_error_set_at(err, PERCEPT_ECONFIG, 0, cfg->source,
+                        "no backend for sense '%s': set 'backend' in [%s] or in [percept]",
+                        sense_name, sense_name);
+        pc_error_about(err, sense_name, "backend", NULL, PERCEPT_SENSE_BIT(s));
         return PERCEPT_ECONFIG;
     }
     for (int t = 0; t < s; t++) {
@@ -149,20 +168,21 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         if (later.name && same_backend(&sb, &later))
             sharing |= PERCEPT_SENSE_BIT(t);
     }
-    char origin[1024], why[1536]; /* cut to the 511 characters of percept_error.text last */
-    int line;
-    describe_origin(origin, sizeof origin, cfg, opt ? opt->backend : NULL, s, sharing, &line);
+    origin from;
+    char why[1536]; /* cut to the 511 characters of percept_error.text last */
+    describe_origin(&from, cfg, opt ? opt->backend : NULL, s, sharing);
     backend_group *bg = &w->backends[w->backend_count];
     w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
     bg->senses = PERCEPT_SENSE_BIT(s);
     /* The reason gets the room the origin leaves in percept_error.text, so
      * that the loader can fit what matters (the installed directory, say)
      * into what the caller will see. */
-    size_t taken = strlen(origin) + 2, room = sizeof err->text;
+    size_t taken = strlen(from.place) + 2, room = sizeof err->text;
     size_t why_size = taken + 128 < room ? room - taken : 128;
     int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, why_size);
     if (rc) {
-        pc_error_set(err, rc, line, "%s: %s", origin, why);
+        pc_error_set_at(err, rc, from.line, from.place, "%s", why);
+        error_about_origin(err, &from);
         return rc;
     }
 
@@ -183,8 +203,10 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         berr.text[sizeof berr.text - 1] = '\0';
         if (bg->host_state.refused) {
             /* Whatever the backend says, the caller's allocator is what failed. */
-            pc_error_set(err, PERCEPT_ENOMEM, line, "%s: backend '%s' (%s): out of memory%s%s",
-                         origin, sb.name, bg->plugin.path, berr.text[0] ? ": " : "", berr.text);
+            pc_error_set_at(err, PERCEPT_ENOMEM, from.line, from.place,
+                            "backend '%s' (%s): out of memory%s%s", sb.name, bg->plugin.path,
+                            berr.text[0] ? ": " : "", berr.text);
+            error_about_origin(err, &from);
             return PERCEPT_ENOMEM;
         }
         const char *text = berr.text[0] ? berr.text : "creation failed; the backend gave no reason";
@@ -192,11 +214,12 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
             if (!berr.text[0])
                 text = "refused by the backend, which gave no reason";
             const percept_backend_param *p = &setup.params[berr.param_index];
-            char read[96];
+            char read[96], place[1024];
             pc_describe_value(read, sizeof read, p->value);
-            pc_error_set(err, PERCEPT_ECONFIG, p->line, "%s:%d: key '%s' in [%s]: %s%s",
-                         cfg->source, p->line, p->key, percept_sense_name((percept_sense)s), text,
-                         read);
+            snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", cfg->source, p->line, p->key,
+                     sense_name);
+            pc_error_set_at(err, PERCEPT_ECONFIG, p->line, place, "%s%s", text, read);
+            pc_error_about(err, sense_name, p->key, NULL, sharing);
             return PERCEPT_ECONFIG;
         }
         /* No parameter to blame and no allocation refused: a setup the
@@ -210,8 +233,9 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
                      " (the plugin blamed parameter %d, but it was given %zu)", berr.param_index,
                      setup.param_count);
         rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
-        pc_error_set(err, rc, line, "%s: backend '%s' (%s): %s%s", origin, sb.name, bg->plugin.path,
-                     text, bad_index);
+        pc_error_set_at(err, rc, from.line, from.place, "backend '%s' (%s): %s%s", sb.name,
+                        bg->plugin.path, text, bad_index);
+        error_about_origin(err, &from);
         return rc;
     }
     return PERCEPT_OK;
@@ -232,11 +256,14 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
                      PERCEPT_SENSE_BIT(s));
     if (rc == -2) {
-        pc_error_set(err, PERCEPT_ECONFIG, sc->observer_cell_size_line,
-                     "%s:%d: key 'observer_cell_size' in [%s]: %g is too small for the world "
-                     "bounds (more than %u cells)",
-                     cfg->source, sc->observer_cell_size_line, percept_sense_name((percept_sense)s),
-                     sc->observer_cell_size, OG_MAX_CELLS);
+        const char *sense_name = percept_sense_name((percept_sense)s);
+        char place[1024];
+        snprintf(place, sizeof place, "%s:%d: key 'observer_cell_size' in [%s]", cfg->source,
+                 sc->observer_cell_size_line, sense_name);
+        pc_error_set_at(err, PERCEPT_ECONFIG, sc->observer_cell_size_line, place,
+                        "%g is too small for the world bounds (more than %u cells)",
+                        sc->observer_cell_size, OG_MAX_CELLS);
+        pc_error_about(err, sense_name, "observer_cell_size", NULL, PERCEPT_SENSE_BIT(s));
         return PERCEPT_ECONFIG;
     }
     if (rc) {
@@ -289,12 +316,16 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
     if (opt && opt->plugin_dir && (stat(opt->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
         pc_error_set(err, PERCEPT_EINVAL, 0,
                      "the plugin_dir in the options, '%s', is not a directory", opt->plugin_dir);
+        pc_error_about(err, NULL, NULL, "plugin_dir", 0);
         return PERCEPT_EINVAL;
     }
     if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error_set(err, PERCEPT_ECONFIG, cfg->plugin_dir_line,
-                     "%s:%d: key 'plugin_dir' in [percept]: '%s' is not a directory", cfg->source,
-                     cfg->plugin_dir_line, cfg->plugin_dir);
+        char place[1024];
+        snprintf(place, sizeof place, "%s:%d: key 'plugin_dir' in [percept]", cfg->source,
+                 cfg->plugin_dir_line);
+        pc_error_set_at(err, PERCEPT_ECONFIG, cfg->plugin_dir_line, place,
+                        "'%s' is not a directory", cfg->plugin_dir);
+        pc_error_about(err, "percept", "plugin_dir", NULL, 0);
         return PERCEPT_ECONFIG;
     }
     return PERCEPT_OK;
@@ -317,6 +348,7 @@ static int check_options_size(const percept_options *opt, percept_error *err)
                      "percept_options.size is %zu, expected at least %zu: initialise the "
                      "options with PERCEPT_OPTIONS_INIT",
                      opt->size, (size_t)OPTIONS_FIRST_SIZE);
+        pc_error_about(err, NULL, NULL, "size", 0);
         return PERCEPT_EINVAL;
     }
     /* No version will grow the struct past a page: a larger size is garbage
@@ -326,6 +358,7 @@ static int check_options_size(const percept_options *opt, percept_error *err)
                      "percept_options.size is %zu, which no version has: initialise the "
                      "options with PERCEPT_OPTIONS_INIT",
                      opt->size);
+        pc_error_about(err, NULL, NULL, "size", 0);
         return PERCEPT_EINVAL;
     }
     const unsigned char *bytes = (const unsigned char *)opt;
@@ -335,6 +368,7 @@ static int check_options_size(const percept_options *opt, percept_error *err)
                          "percept_options.size is %zu, and this percept (%s) knows only the "
                          "first %zu bytes: the program sets options of a newer version",
                          opt->size, PERCEPT_VERSION, sizeof(percept_options));
+            pc_error_about(err, NULL, NULL, "size", 0);
             return PERCEPT_EINVAL;
         }
     }
@@ -362,6 +396,7 @@ static int world_open(percept_world **out, const char *path, const char *text, c
     if (opt && opt->allocator) {
         if (!opt->allocator->alloc) {
             pc_error_set(err, PERCEPT_EINVAL, 0, "the allocator's alloc function is NULL");
+            pc_error_about(err, NULL, NULL, "allocator", 0);
             return PERCEPT_EINVAL;
         }
         a = *opt->allocator;
@@ -371,6 +406,7 @@ static int world_open(percept_world **out, const char *path, const char *text, c
                      "percept_options.backend '%.200s' is not a backend name: letters, digits, "
                      "'_' and '-' (the plugin file is NAME.so in the plugin directories)",
                      opt->backend);
+        pc_error_about(err, NULL, NULL, "backend", 0);
         return PERCEPT_EINVAL;
     }
     if (opt && opt->bounds && !valid_bounds(opt->bounds)) {
@@ -379,6 +415,7 @@ static int world_open(percept_world **out, const char *path, const char *text, c
                      "the bounds in the options are invalid: they must be finite, within "
                      "%s, and each min must not exceed its max",
                      decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
+        pc_error_about(err, NULL, NULL, "bounds", 0);
         return PERCEPT_EINVAL;
     }
 

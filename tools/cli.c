@@ -60,51 +60,22 @@ int cli_backend_name_ok(const char *name)
     return 1;
 }
 
-static int starts_with(const char *s, const char *prefix)
+const char *cli_backend_reason(const percept_error *err, int generated, int *sense)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-const char *cli_backend_reason(const char *text, const char *source, int generated, int *sense)
-{
-    const char *p;
-
-    if (!starts_with(text, source))
-        return NULL;
-    p = text + strlen(source);
-    if (*p++ != ':')
-        return NULL;
-    if (*p >= '0' && *p <= '9') { /* SOURCE:LINE: for a key of the INI text */
-        p += strspn(p, "0123456789");
-        if (*p++ != ':')
-            return NULL;
-    }
     /* A key of a file the user wrote is theirs to fix there: only the text
      * the tool generated stands for its options. */
-    if (!starts_with(p, " backend '") && !(generated && starts_with(p, " key 'backend' in [")))
+    int from_tool = strcmp(err->option, "backend") == 0 ||
+                    (generated && strcmp(err->key, "backend") == 0 && err->section[0] != '\0');
+    if (!from_tool || err->senses == 0)
         return NULL;
-    /* The account ends at the first ']' of a sense followed by one of these
-     * (backend names cannot hold ']', and the reason comes after). */
-    static const char *const ends[] = {": ", " (from the options): ", "): "};
-    for (const char *close = strchr(p, ']'); close != NULL; close = strchr(close + 1, ']')) {
-        for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
-            if (!starts_with(close + 1, ends[e]))
-                continue;
-            const char *open = close;
-            while (open > p && *open != '[')
-                open--;
-            for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
-                const char *name = percept_sense_name((percept_sense)k);
-                if (strlen(name) == (size_t)(close - open - 1) &&
-                    strncmp(open + 1, name, strlen(name)) == 0) {
-                    *sense = k;
-                    return close + 1 + strlen(ends[e]);
-                }
-            }
-            return NULL;
+    /* The last sense its instance serves, as the message lists them. */
+    for (int k = PERCEPT_SENSE_COUNT - 1; k >= 0; k--) {
+        if (err->senses & PERCEPT_SENSE_BIT(k)) {
+            *sense = k;
+            break;
         }
     }
-    return NULL;
+    return err->text + err->reason;
 }
 
 int cli_version(const char *program, const char *arg)

@@ -43,19 +43,16 @@ int cli_once(const char *program, unsigned *seen, unsigned bit, const char *opt)
 int cli_backend_name_ok(const char *name);
 
 /*
- * For an error from opening a world (percept_error.text) about the backend
- * of one sense, returns the reason, the text after the library's account of
- * where the backend's name came from, and sets *sense. That account is
- * "SOURCE: backend 'NAME' for [SENSE] (from the options): " when the name
- * came from percept_options.backend; when the tool generated the INI text
- * labelled SOURCE (`generated`), also "SOURCE:LINE: key 'backend' in
- * [SENSE]: " or "SOURCE:LINE: key 'backend' in [percept] (used for [S1],
- * [S2]...): ", where *sense is the last sense listed. A tool that took the
- * name from its command line names its own option instead of a file or a
- * line the user never wrote; a key of the user's own config keeps its file
- * and line. Returns NULL when `text` is not such an error from `source`.
+ * For an error from opening a world about the backend of one sense, a name
+ * the tool gave, returns the reason (the message after the place it names)
+ * and sets *sense to the last sense that backend serves: the name came from
+ * percept_options.backend, or, when the tool generated the INI text
+ * (`generated`), from a key 'backend' in it. A tool that took the name from
+ * its command line names its own option instead of a file or a line the
+ * user never wrote; a key of the user's own config keeps its file and line.
+ * Returns NULL for any other error.
  */
-const char *cli_backend_reason(const char *text, const char *source, int generated, int *sense);
+const char *cli_backend_reason(const percept_error *err, int generated, int *sense);
 
 /*
  * Whether argv[i] is "--version"; if so, prints "PROGRAM (percept) VERSION"

@@ -253,8 +253,7 @@ static const char *open_error_text(const struct replay *r, const percept_error *
     if (err->text[0] == '\0')
         return percept_strerror(status);
     if (a->backend != NULL &&
-        (reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE,
-                                     a->config == NULL, &sense)) != NULL) {
+        (reason = cli_backend_reason(err, a->config == NULL, &sense)) != NULL) {
         snprintf(buf, size, "--backend %s: %s", a->backend, reason);
         return buf;
     }

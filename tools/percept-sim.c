@@ -400,12 +400,11 @@ static void report_open_error(const struct args *a, const percept_error *err, in
         return;
     }
     if (per_sense(a) || a->backend != NULL)
-        reason = cli_backend_reason(err->text, a->config != NULL ? a->config : BACKEND_SOURCE,
-                                    a->config == NULL, &k);
+        reason = cli_backend_reason(err, a->config == NULL, &k);
     if (reason != NULL && a->sense_backend[k] != NULL)
         fprintf(stderr, PROGRAM ": --backend %s=%s: %s\n", percept_sense_name((percept_sense)k),
                 a->sense_backend[k], reason);
-    else if (reason != NULL)
+    else if (reason != NULL && a->backend != NULL)
         fprintf(stderr, PROGRAM ": --backend %s: %s\n", a->backend, reason);
     else
         fprintf(stderr, PROGRAM ": %s%s\n", err->text,
