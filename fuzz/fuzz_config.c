@@ -1,7 +1,8 @@
 /*
  * fuzz_config.c - libFuzzer target for the INI configuration: any text given
  * to percept_world_open_string() yields a world, or a clean error (negative
- * status, the same status in the error, a non-empty message, no world).
+ * status, the same status in the error, a non-empty message, no world, and
+ * structured fields that agree with the message).
  * A world that opens is then given a small fixed scene whose relation is
  * checked by brute force, so fuzzed backend parameters (cell sizes, bounds)
  * must still give exact answers.
@@ -9,6 +10,7 @@
 #include <percept.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,74 @@ static void check_status(int st)
         return;
     default:
         fuzz_fail("percept_world_open_string failed with unexpected status %d", st);
+    }
+}
+
+/* A char array of percept_error: NUL-terminated within its size. */
+static void check_terminated(const char *name, const char *field, size_t size)
+{
+    if (memchr(field, '\0', size) == NULL)
+        fuzz_fail("error.%s is not NUL-terminated", name);
+}
+
+/* Whether `name` is one of the senses' section names. */
+static int is_sense(const char *name)
+{
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        if (!strcmp(name, percept_sense_name((percept_sense)s)))
+            return 1;
+    return 0;
+}
+
+/*
+ * percept_error's fields for programs agree with its text, whatever the
+ * input: each names what the message names and no more. Only what holds for
+ * every message with these arguments (a short label, no options).
+ */
+static void check_error_fields(const percept_error *err)
+{
+    check_terminated("section", err->section, sizeof err->section);
+    check_terminated("key", err->key, sizeof err->key);
+    check_terminated("option", err->option, sizeof err->option);
+    size_t len = strlen(err->text);
+    if (err->reason < 0 || (size_t)err->reason > len)
+        fuzz_fail("error.reason %d outside the message of %zu characters: %s", err->reason, len,
+                  err->text);
+    /* The place, when there is one, is the label's and ends in ": ". */
+    if (err->reason > 0 && (err->reason < 2 || memcmp(err->text + err->reason - 2, ": ", 2) != 0 ||
+                            strncmp(err->text, "fuzz.ini", 8) != 0))
+        fuzz_fail("error.reason %d does not follow a place \"fuzz.ini...: \": %s", err->reason,
+                  err->text);
+    if (err->senses & ~(unsigned)((1u << PERCEPT_SENSE_COUNT) - 1))
+        fuzz_fail("error.senses 0x%x has bits beyond the senses: %s", err->senses, err->text);
+    if (err->option[0] != '\0')
+        fuzz_fail("error.option '%s' without options: %s", err->option, err->text);
+    /* Nothing is named without a place to name it in. */
+    if (err->reason == 0 && (err->section[0] || err->key[0] || err->senses))
+        fuzz_fail("error names section '%s', key '%s', senses 0x%x, but no place: %s", err->section,
+                  err->key, err->senses, err->text);
+    /* The message names the section ("[NAME", its start if cut) and the key. */
+    if (err->section[0]) {
+        char bracketed[sizeof err->section + 1];
+        snprintf(bracketed, sizeof bracketed, "[%s", err->section);
+        if (strstr(err->text, bracketed) == NULL)
+            fuzz_fail("error.section '%s' is not named in the message: %s", err->section,
+                      err->text);
+    }
+    if (err->key[0] && strstr(err->text, err->key) == NULL)
+        fuzz_fail("error.key '%s' is not named in the message: %s", err->key, err->text);
+    /* A sense's section concerns that sense; only a backend named in
+     * [percept] speaks for senses from elsewhere. */
+    if (is_sense(err->section)) {
+        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+            if (!strcmp(err->section, percept_sense_name((percept_sense)s)) &&
+                !(err->senses & PERCEPT_SENSE_BIT(s)))
+                fuzz_fail("error.section '%s' without its sense in senses 0x%x: %s", err->section,
+                          err->senses, err->text);
+    } else if (err->senses &&
+               (strcmp(err->section, "percept") != 0 || strcmp(err->key, "backend") != 0)) {
+        fuzz_fail("senses 0x%x for section '%s', key '%s': %s", err->senses, err->section, err->key,
+                  err->text);
     }
 }
 
@@ -131,5 +201,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("error.line %d is negative", err.line);
     if (err.text[0] == '\0')
         fuzz_fail("status %d (%s) with an empty error text", st, percept_status_name(st));
+    check_error_fields(&err);
     return 0;
 }

@@ -203,13 +203,15 @@ typedef struct percept_error {
     int line;         /* the config line concerned, or 0 */
     int reason;       /* text + reason: the message after the place it starts by naming
                          ("FILE:LINE: key 'K' in [S]: ", "FILE: backend 'B' for [S] (from
-                         the options): "); 0, the whole message, where it names none */
+                         the options): "); 0, the whole message, where it names none; the
+                         empty end of the text when the place fills it (a very long path) */
     unsigned senses;  /* PERCEPT_SENSE_BIT()s of the senses whose section is concerned,
                          or whose backend: all those it serves */
     char section[64]; /* the config section concerned, without brackets ("sight"), or "" */
-    char key[64];     /* the config key concerned ("cel_size"), or ""; cut to 63 bytes */
+    char key[64];     /* the config key concerned ("cel_size"), or "" */
     char option[16];  /* the percept_options field concerned ("backend", "bounds"), or "" */
-    char text[512];   /* the message, cut to 511 bytes */
+    char text[512];   /* the message, cut to 511 bytes; names too long for their fields
+                         are cut there, on a whole UTF-8 character */
 } percept_error;
 
 /*

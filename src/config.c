@@ -61,10 +61,13 @@ void pc_error_set_at(percept_error *err, int status, int line, const char *place
     err->reason = (int)at;
 }
 
-/* Copies what fits, always ending the field. */
+static int quote_len(const char *s, size_t len, size_t max);
+
+/* Copies what fits, cut on a whole UTF-8 character, always ending the field. */
 static void copy_field(char *out, size_t size, const char *s)
 {
-    snprintf(out, size, "%s", s ? s : "");
+    s = s ? s : "";
+    snprintf(out, size, "%.*s", quote_len(s, strlen(s), size - 1), s);
 }
 
 void pc_error_about(percept_error *err, const char *section, const char *key, const char *option,
@@ -95,6 +98,7 @@ typedef struct line_source {
     int stopped;          /* a line could not be read as text: reading ended there */
     int bad_line;         /* first line the reader itself refused, or 0 */
     char bad_why[160];    /* and why */
+    char bad_in[64];      /* the section that line names, or "" */
     int bad_section_line; /* first [section] we do not know, or 0 */
     char bad_section[64];
     int section_line[2 + PERCEPT_SENSE_COUNT]; /* where each known section began, or 0 */
@@ -167,9 +171,13 @@ static void check_section(line_source *src, const char *line)
     size_t n = (size_t)(end - line - 1);
     const char *rest = end + 1 + strspn(end + 1, " \t");
     if (*rest && *rest != ';' && *rest != '#') {
+        /* The message and percept_error.section show the same name. */
+        int name = quote_len(line + 1, n, sizeof src->bad_in - 1);
+        if (!src->bad_line) /* the refusal below is the first */
+            snprintf(src->bad_in, sizeof src->bad_in, "%.*s", name, line + 1);
         int shown = quote_len(rest, strlen(rest), 40);
         refuse_line(src, src->line, "text after [%.*s]: '%.*s%s' (a key goes on a line of its own)",
-                    quote_len(line + 1, n, 40), line + 1, shown, rest, rest[shown] ? "..." : "");
+                    name, line + 1, shown, rest, rest[shown] ? "..." : "");
     }
     int known = section_index(line + 1, n);
     if (known < 0) {
@@ -614,7 +622,7 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         st.failed = 0;
         st.src.line = first_bad;
         if (first_bad == st.src.bad_line)
-            fail(&st, PERCEPT_ECONFIG, "%s", st.src.bad_why);
+            fail_about(&st, st.src.bad_in[0] ? st.src.bad_in : NULL, NULL, "%s", st.src.bad_why);
         else if (first_bad == st.src.bad_section_line)
             fail_about(&st, st.src.bad_section, NULL,
                        "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "

@@ -1,6 +1,7 @@
 /*
  * test_config.c - the INI configuration: every error is refused with its status,
- * line and a message naming file, line, section and key; valid configs open.
+ * line, a message naming file, line, section and key, and percept_error's
+ * fields saying the same for programs; valid configs open.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +52,74 @@ static void expect_text(const percept_error *error, const char *needle)
         print_error("expected \"%s\" in the message \"%s\"\n", needle, error->text);
         fail();
     }
+}
+
+/* A char array of percept_error: NUL-terminated within it, and equal to `want`. */
+static void expect_field(const percept_error *error, const char *name, const char *field,
+                         size_t size, const char *want)
+{
+    if (memchr(field, '\0', size) == NULL) {
+        print_error("error.%s is not NUL-terminated; message: %s\n", name, error->text);
+        fail();
+    }
+    if (strcmp(field, want) != 0) {
+        print_error("error.%s is \"%s\", expected \"%s\"; message: %s\n", name, field, want,
+                    error->text);
+        fail();
+    }
+}
+
+/* What a failure names, for programs: section, key, option and senses, exactly. */
+static void expect_fields(const percept_error *error, const char *section, const char *key,
+                          const char *option, unsigned senses)
+{
+    assert_non_null(memchr(error->text, '\0', sizeof error->text));
+    expect_field(error, "section", error->section, sizeof error->section, section);
+    expect_field(error, "key", error->key, sizeof error->key, key);
+    expect_field(error, "option", error->option, sizeof error->option, option);
+    if (error->senses != senses) {
+        print_error("error.senses is 0x%x, expected 0x%x; message: %s\n", error->senses, senses,
+                    error->text);
+        fail();
+    }
+}
+
+/*
+ * The message is `place` ": " REASON, error.reason the offset of REASON;
+ * with no place (NULL) it is all reason, and error.reason 0. text + reason
+ * must begin with `reason` (not checked when NULL).
+ */
+static void expect_reason(const percept_error *error, const char *place, const char *reason)
+{
+    assert_non_null(memchr(error->text, '\0', sizeof error->text));
+    size_t len = strlen(error->text);
+    if (error->reason < 0 || (size_t)error->reason > len) {
+        print_error("error.reason %d is outside the message (%zu characters): %s\n", error->reason,
+                    len, error->text);
+        fail();
+    }
+    size_t n = place != NULL ? strlen(place) : 0;
+    size_t want = place != NULL ? n + 2 : 0;
+    if ((size_t)error->reason != want ||
+        (place != NULL &&
+         (strncmp(error->text, place, n) != 0 || strncmp(error->text + n, ": ", 2) != 0))) {
+        print_error("error.reason %d, expected %zu: the message should be \"%s: \" and the "
+                    "reason; it is: %s\n",
+                    error->reason, want, place != NULL ? place : "", error->text);
+        fail();
+    }
+    if (reason != NULL && strncmp(error->text + error->reason, reason, strlen(reason)) != 0) {
+        print_error("text + reason is \"%s\", expected it to begin \"%s\"\n",
+                    error->text + error->reason, reason);
+        fail();
+    }
+}
+
+/* A failure that names no place and nothing else but `option`: reason 0, all else empty. */
+static void expect_bare(const percept_error *error, const char *option)
+{
+    expect_fields(error, "", "", option, 0);
+    expect_reason(error, NULL, NULL);
 }
 
 /* Write `text` to a new file in tmp_dir; its path goes to `path`. */
@@ -111,13 +180,30 @@ static void expect_working_world(percept_world *world)
 /* ------------------------------------------------------------------------ */
 /* Error cases: each runs once from memory and once from a file              */
 
+/*
+ * What percept_error's structured fields must hold besides the text: the
+ * message is PLACE ": " REASON, PLACE being "FILE:LINE" (or "FILE" when the
+ * error has no line) followed by `place`. The option field is "" throughout
+ * (no percept_options here).
+ */
 typedef struct error_case {
     const char *title;
     const char *text;
     int status;
     const char *at;        /* the start of the line at fault; NULL: no line (0) */
     const char *needle[3]; /* further substrings the message must contain */
+    const char *place;     /* the place's rest after "FILE:LINE" ("" for none) */
+    const char *section;   /* percept_error.section, exactly */
+    const char *key;       /* percept_error.key, exactly */
+    unsigned senses;       /* percept_error.senses, exactly */
+    const char *reason;    /* how text + reason begins */
 } error_case;
+
+/* Sense bits, for the expected `senses`. */
+#define SIGHT PERCEPT_SENSE_BIT(PERCEPT_SIGHT)
+#define HEARING PERCEPT_SENSE_BIT(PERCEPT_HEARING)
+#define SMELL PERCEPT_SENSE_BIT(PERCEPT_SMELL)
+#define ALL_SENSES (SIGHT | HEARING | SMELL)
 
 /* Building blocks of an over-long line. */
 #define X10 "0000000000"
@@ -128,284 +214,627 @@ static const error_case error_cases[] = {
      "[percept]\nbackend = bruteforce\n\n[bogus]\nx = 1\n",
      PERCEPT_ECONFIG,
      "[bogus]",
-     {"unknown section [bogus]"}},
+     {"unknown section [bogus]"},
+     "",
+     "bogus",
+     "",
+     0,
+     "unknown section [bogus]"},
     {"unknown key in [percept]",
      "[percept]\nbackend = bruteforce\ncolour = blue\n",
      PERCEPT_ECONFIG,
      "colour",
-     {"key 'colour' in [percept]:"}},
+     {"key 'colour' in [percept]:"},
+     ": key 'colour' in [percept]",
+     "percept",
+     "colour",
+     0,
+     "unknown key"},
     {"unknown key in [world]",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 0\nmin_z = 3\n",
      PERCEPT_ECONFIG,
      "min_z",
-     {"key 'min_z' in [world]:"}},
+     {"key 'min_z' in [world]:"},
+     ": key 'min_z' in [world]",
+     "world",
+     "min_z",
+     0,
+     "unknown key"},
     {"typo'd backend parameter",
      "[percept]\nbackend = bruteforce\n\n[sight]\nbackend = bruteforce\ncel_size = 3\n",
      PERCEPT_ECONFIG,
      "cel_size",
-     {"key 'cel_size' in [sight]:"}},
+     {"key 'cel_size' in [sight]:"},
+     ": key 'cel_size' in [sight]",
+     "sight",
+     "cel_size",
+     SIGHT,
+     "unknown parameter"},
     {"backend parameter of the default backend",
      "[percept]\nbackend = bruteforce\n[hearing]\nobserver_cell_size = 16\nradius = 4\n",
      PERCEPT_ECONFIG,
      "radius",
-     {"key 'radius' in [hearing]:"}},
+     {"key 'radius' in [hearing]:"},
+     ": key 'radius' in [hearing]",
+     "hearing",
+     "radius",
+     HEARING,
+     "unknown parameter"},
     {"bound not a number",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = abc\n",
      PERCEPT_ECONFIG,
      "min_x",
-     {"key 'min_x' in [world]:"}},
+     {"key 'min_x' in [world]:"},
+     ": key 'min_x' in [world]",
+     "world",
+     "min_x",
+     0,
+     "must be a decimal number"},
     {"bound with trailing garbage",
      "[percept]\nbackend = bruteforce\n[world]\nmin_y = 12abc\n",
      PERCEPT_ECONFIG,
      "min_y",
-     {"key 'min_y' in [world]:"}},
+     {"key 'min_y' in [world]:"},
+     ": key 'min_y' in [world]",
+     "world",
+     "min_y",
+     0,
+     "must be a decimal number"},
     {"bound NaN",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 0\nmax_y = nan\n",
      PERCEPT_ECONFIG,
      "max_y",
-     {"key 'max_y' in [world]:"}},
+     {"key 'max_y' in [world]:"},
+     ": key 'max_y' in [world]",
+     "world",
+     "max_y",
+     0,
+     "must be a decimal number"},
     {"bound infinite",
      "[percept]\nbackend = bruteforce\n[world]\nmax_x = inf\n",
      PERCEPT_ECONFIG,
      "max_x",
-     {"key 'max_x' in [world]:"}},
+     {"key 'max_x' in [world]:"},
+     ": key 'max_x' in [world]",
+     "world",
+     "max_x",
+     0,
+     "must be a decimal number"},
     {"bound empty",
      "[percept]\nbackend = bruteforce\n[world]\nmax_x =\n",
      PERCEPT_ECONFIG,
      "max_x",
-     {"key 'max_x' in [world]:"}},
+     {"key 'max_x' in [world]:"},
+     ": key 'max_x' in [world]",
+     "world",
+     "max_x",
+     0,
+     "must be a decimal number"},
     {"inverted x bounds",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 100\nmax_x = 50\n",
      PERCEPT_ECONFIG,
      "max_x",
-     {"max_x", "min_x"}},
+     {"max_x", "min_x"},
+     ": [world]",
+     "world",
+     "max_x",
+     0,
+     "the bounds are inverted"},
     {"inverted y bounds",
      "[percept]\nbackend = bruteforce\n[world]\nmin_y = 8\nmax_y = 7\n",
      PERCEPT_ECONFIG,
      "max_y",
-     {"max_y", "min_y"}},
+     {"max_y", "min_y"},
+     ": [world]",
+     "world",
+     "max_y",
+     0,
+     "the bounds are inverted"},
     /* One side set, the other left at its default: the line of the key set. */
     {"inverted x bounds, max_x by default",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 2000\n",
      PERCEPT_ECONFIG,
      "min_x",
-     {"min_x 2000", "max_x 1024", "default"}},
+     {"min_x 2000", "max_x 1024", "default"},
+     ": [world]",
+     "world",
+     "min_x",
+     0,
+     "the bounds are inverted"},
     {"inverted y bounds, min_y by default",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 1\nmax_y = -5\nmax_x = 9\n",
      PERCEPT_ECONFIG,
      "max_y",
-     {"min_y 0", "max_y -5", "default"}},
+     {"min_y 0", "max_y -5", "default"},
+     ": [world]",
+     "world",
+     "max_y",
+     0,
+     "the bounds are inverted"},
     {"move_events bad value",
      "[percept]\nbackend = bruteforce\nmove_events = maybe\n",
      PERCEPT_ECONFIG,
      "move_events",
-     {"key 'move_events' in [percept]:"}},
+     {"key 'move_events' in [percept]:"},
+     ": key 'move_events' in [percept]",
+     "percept",
+     "move_events",
+     0,
+     "must be on or off"},
     {"move_events empty",
      "[percept]\nbackend = bruteforce\nmove_events =\n",
      PERCEPT_ECONFIG,
      "move_events",
-     {"key 'move_events' in [percept]:"}},
+     {"key 'move_events' in [percept]:"},
+     ": key 'move_events' in [percept]",
+     "percept",
+     "move_events",
+     0,
+     "must be on or off"},
     {"duplicate key in [percept]",
      "[percept]\nbackend = bruteforce\nmove_events = on\nmove_events = off\n",
      PERCEPT_ECONFIG,
      "move_events = off",
-     {"key 'move_events' in [percept]:"}},
+     {"key 'move_events' in [percept]:"},
+     ": key 'move_events' in [percept]",
+     "percept",
+     "move_events",
+     0,
+     "set twice (first on line 3)"},
     {"duplicate key in [world]",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 0\nmax_x = 10\nmin_x = 5\n",
      PERCEPT_ECONFIG,
      "min_x = 5",
-     {"key 'min_x' in [world]:"}},
+     {"key 'min_x' in [world]:"},
+     ": key 'min_x' in [world]",
+     "world",
+     "min_x",
+     0,
+     "set twice (first on line 4)"},
     {"duplicate backend key in [sight]",
      "[percept]\nbackend = bruteforce\n[sight]\nbackend = bruteforce\nbackend=bruteforce\n",
      PERCEPT_ECONFIG,
      "backend=bruteforce",
-     {"key 'backend' in [sight]:"}},
+     {"key 'backend' in [sight]:"},
+     ": key 'backend' in [sight]",
+     "sight",
+     "backend",
+     SIGHT,
+     "set twice (first on line 4)"},
     {"syntax error: no '='",
      "[percept]\nbackend = bruteforce\nthis line is not a key\n",
      PERCEPT_ECONFIG,
      "this line",
-     {"syntax error"}},
+     {"syntax error"},
+     "",
+     "",
+     "",
+     0,
+     "syntax error"},
     {"syntax error: unclosed section",
      "[percept]\nbackend = bruteforce\n[sight\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      "[sight",
-     {"syntax error"}},
-    {"no backend at all", "[world]\nmin_x = 0\n", PERCEPT_ECONFIG, NULL, {"backend", "sight"}},
+     {"syntax error"},
+     "",
+     "",
+     "",
+     0,
+     "syntax error"},
+    {"no backend at all",
+     "[world]\nmin_x = 0\n",
+     PERCEPT_ECONFIG,
+     NULL,
+     {"backend", "sight"},
+     "",
+     "sight",
+     "backend",
+     SIGHT,
+     "no backend for sense 'sight'"},
     {"no backend for hearing",
      "[sight]\nbackend = bruteforce\n[smell]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      NULL,
-     {"backend", "hearing"}},
+     {"backend", "hearing"},
+     "",
+     "hearing",
+     "backend",
+     HEARING,
+     "no backend for sense 'hearing'"},
     {"empty backend name",
      "[percept]\nbackend =\n",
      PERCEPT_ECONFIG,
      "backend",
-     {"key 'backend' in [percept]:"}},
+     {"key 'backend' in [percept]:"},
+     ": key 'backend' in [percept]",
+     "percept",
+     "backend",
+     0,
+     "a backend name is"},
     {"unknown backend",
      "[percept]\nbackend = bruteforce\n[smell]\nbackend = nosuchbackend\n",
      PERCEPT_EPLUGIN,
      "backend = nosuchbackend",
-     {"nosuchbackend", "bruteforce"}},
+     {"nosuchbackend", "bruteforce"},
+     ": key 'backend' in [smell]",
+     "smell",
+     "backend",
+     SMELL,
+     "no backend 'nosuchbackend'"},
     {"backend name with a slash",
      "[percept]\nbackend = ../bruteforce\n",
      PERCEPT_ECONFIG,
      "backend",
-     {"key 'backend' in [percept]:"}},
+     {"key 'backend' in [percept]:"},
+     ": key 'backend' in [percept]",
+     "percept",
+     "backend",
+     0,
+     "a backend name is"},
     {"plugin_dir does not exist",
      "[percept]\nbackend = bruteforce\nplugin_dir = /nonexistent/percept-plugins\n",
      PERCEPT_ECONFIG,
      "plugin_dir",
-     {"key 'plugin_dir' in [percept]:", "/nonexistent/percept-plugins"}},
+     {"key 'plugin_dir' in [percept]:", "/nonexistent/percept-plugins"},
+     ": key 'plugin_dir' in [percept]",
+     "percept",
+     "plugin_dir",
+     0,
+     "'/nonexistent/percept-plugins' is not a directory"},
     {"line too long",
      "[percept]\nbackend = bruteforce\n[world]\nmin_x = 0." X100 X100 X100 "1\nmax_x = 10\n",
      PERCEPT_ECONFIG,
      "min_x",
-     {"too long"}},
+     {"too long"},
+     "",
+     "",
+     "",
+     0,
+     "line too long"},
     /* inih drops what follows ']': the key would be lost without a word. */
     {"text after a section's ']'",
      "[percept]\nbackend = bruteforce\n[hearing] backend = nosuch\n",
      PERCEPT_ECONFIG,
      "[hearing]",
-     {"text after [hearing]: 'backend = nosuch'", "a line of its own"}},
+     {"text after [hearing]: 'backend = nosuch'", "a line of its own"},
+     "",
+     "hearing",
+     "",
+     HEARING,
+     "text after [hearing]"},
     /* Old Mac line ends: to inih the whole file is one line. */
     {"carriage returns alone",
      "[percept]\rbackend = bruteforce\r[sight]\rcel_size = 64\r",
      PERCEPT_ECONFIG,
      "[percept]",
-     {"a carriage return inside the line"}},
+     {"a carriage return inside the line"},
+     "",
+     "",
+     "",
+     0,
+     "a carriage return inside the line"},
     /* inih would skip a leading \v or \f as a blank, and make the line a
      * continuation of the key before it, or hide a section. */
     {"control character before a section",
      "[percept]\nbackend = bruteforce\n\v[bogus]\n",
      PERCEPT_ECONFIG,
      "\v[bogus]",
-     {"control character 0x0b in the line"}},
+     {"control character 0x0b in the line"},
+     "",
+     "",
+     "",
+     0,
+     "control character 0x0b"},
     {"control character inside a value",
      "[percept]\nbackend = bruteforce\n[world]\nmax_x = 10\x1b\n",
      PERCEPT_ECONFIG,
      "max_x",
-     {"control character 0x1b in the line"}},
+     {"control character 0x1b in the line"},
+     "",
+     "",
+     "",
+     0,
+     "control character 0x1b"},
     {"byte order mark before an unknown section",
      "\xEF\xBB\xBF[bogus]\n[percept]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      "\xEF\xBB\xBF[bogus]",
-     {"unknown section [bogus]"}},
+     {"unknown section [bogus]"},
+     "",
+     "bogus",
+     "",
+     0,
+     "unknown section [bogus]"},
     {"byte order mark after a blank",
      " \xEF\xBB\xBF[hearing] backend = nosuch\n[percept]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      " \xEF\xBB\xBF[hearing]",
-     {"a byte order mark that does not begin the file"}},
+     {"a byte order mark that does not begin the file"},
+     "",
+     "",
+     "",
+     0,
+     "a byte order mark that does not begin the file"},
     {"two byte order marks",
      "\xEF\xBB\xBF\xEF\xBB\xBF[bogus]\n[percept]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      "\xEF\xBB\xBF\xEF\xBB\xBF[bogus]",
-     {"a byte order mark that does not begin the file"}},
+     {"a byte order mark that does not begin the file"},
+     "",
+     "",
+     "",
+     0,
+     "a byte order mark that does not begin the file"},
     {"byte order mark before a section given twice",
      "\xEF\xBB\xBF[percept]\nbackend = bruteforce\n[percept]\nmove_events = on\n",
      PERCEPT_ECONFIG,
      "[percept]\nmove_events",
-     {"section [percept] given again (first on line 1)"}},
+     {"section [percept] given again (first on line 1)"},
+     "",
+     "percept",
+     "",
+     0,
+     "section [percept] given again (first on line 1)"},
     {"key before any section",
      "backend = bruteforce\n[percept]\nbackend = bruteforce\n",
      PERCEPT_ECONFIG,
      "backend",
-     {"backend"}},
+     {"backend"},
+     "",
+     "",
+     "backend",
+     0,
+     "key 'backend' before any [section]"},
     {"observer_cell_size zero",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 0\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [sight]:"}},
+     {"key 'observer_cell_size' in [sight]:"},
+     ": key 'observer_cell_size' in [sight]",
+     "sight",
+     "observer_cell_size",
+     SIGHT,
+     "must be a number from"},
     {"observer_cell_size negative",
      "[percept]\nbackend = bruteforce\n[hearing]\nbackend = bruteforce\nobserver_cell_size = -8\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [hearing]:"}},
+     {"key 'observer_cell_size' in [hearing]:"},
+     ": key 'observer_cell_size' in [hearing]",
+     "hearing",
+     "observer_cell_size",
+     HEARING,
+     "must be a number from"},
     {"observer_cell_size not a number",
      "[percept]\nbackend = bruteforce\n[smell]\nobserver_cell_size = wide\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [smell]:"}},
+     {"key 'observer_cell_size' in [smell]:"},
+     ": key 'observer_cell_size' in [smell]",
+     "smell",
+     "observer_cell_size",
+     SMELL,
+     "must be a number from"},
     /* A thirty-second of it would underflow to 0 (a wrong relation once). */
     {"observer_cell_size subnormal",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 5e-324\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [sight]: must be a number from 1e-15 to 1e15"}},
+     {"key 'observer_cell_size' in [sight]: must be a number from 1e-15 to 1e15"},
+     ": key 'observer_cell_size' in [sight]",
+     "sight",
+     "observer_cell_size",
+     SIGHT,
+     "must be a number from"},
     {"observer_cell_size below 1e-15",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 0.00000000000000099\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"must be a number from 1e-15 to 1e15"}},
+     {"must be a number from 1e-15 to 1e15"},
+     ": key 'observer_cell_size' in [sight]",
+     "sight",
+     "observer_cell_size",
+     SIGHT,
+     "must be a number from"},
     {"observer_cell_size NaN",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = nan\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [sight]:"}},
+     {"key 'observer_cell_size' in [sight]:"},
+     ": key 'observer_cell_size' in [sight]",
+     "sight",
+     "observer_cell_size",
+     SIGHT,
+     "must be a number from"},
     /* inih would merge them; the second's keys would meet the first's backend. */
     {"section given twice",
      "[percept]\nbackend = bruteforce\n[sight]\nobserver_cell_size = 8\n[hearing]\n"
      "observer_cell_size = 8\n  [sight]\nobserver_cell_size = 4\n",
      PERCEPT_ECONFIG,
      "  [sight]",
-     {"section [sight] given again", "first on line 3"}},
+     {"section [sight] given again", "first on line 3"},
+     "",
+     "sight",
+     "",
+     SIGHT,
+     "section [sight] given again (first on line 3)"},
     {"empty section given twice",
      "[percept]\nbackend = bruteforce\n[world]\n  [world]\n",
      PERCEPT_ECONFIG,
      "  [world]",
-     {"section [world] given again", "first on line 3"}},
+     {"section [world] given again", "first on line 3"},
+     "",
+     "world",
+     "",
+     0,
+     "section [world] given again (first on line 3)"},
     /* The core reads numbers as the backends do: plain decimals only. */
     {"bound in hex",
      "[percept]\nbackend = bruteforce\n[world]\nmax_x = 0x10\n",
      PERCEPT_ECONFIG,
      "max_x",
-     {"key 'max_x' in [world]:", "read '0x10'"}},
+     {"key 'max_x' in [world]:", "read '0x10'"},
+     ": key 'max_x' in [world]",
+     "world",
+     "max_x",
+     0,
+     "must be a decimal number"},
     {"observer_cell_size with a decimal comma",
      "[percept]\nbackend = bruteforce\n[smell]\nobserver_cell_size = 2,5\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [smell]:", "read '2,5'"}},
+     {"key 'observer_cell_size' in [smell]:", "read '2,5'"},
+     ": key 'observer_cell_size' in [smell]",
+     "smell",
+     "observer_cell_size",
+     SMELL,
+     "must be a number from"},
     /* inih ends a value at " ;" only: a '#' comment is read as part of it. */
     {"'#' comment after the backend",
      "[percept]\nbackend = bruteforce # the simplest\n",
      PERCEPT_ECONFIG,
      "backend",
-     {"read 'bruteforce # the simplest'", "starts with ' ;'"}},
+     {"read 'bruteforce # the simplest'", "starts with ' ;'"},
+     ": key 'backend' in [percept]",
+     "percept",
+     "backend",
+     0,
+     "a backend name is"},
     {"'#' comment after a backend parameter",
      "[percept]\nbackend = grid\n[sight]\ncell_size = 48 # tuned\n",
      PERCEPT_ECONFIG,
      "cell_size",
-     {"key 'cell_size' in [sight]:", "read '48 # tuned'", "starts with ' ;'"}},
+     {"key 'cell_size' in [sight]:", "read '48 # tuned'", "starts with ' ;'"},
+     ": key 'cell_size' in [sight]",
+     "sight",
+     "cell_size",
+     SIGHT,
+     "must be a number"},
     /* The backend refuses its default size for these bounds: no parameter to
      * blame, so the line that chose it, naming every sense it serves. */
     {"grid's default cell size on a huge world",
      "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n",
      PERCEPT_ECONFIG,
      "backend = grid",
-     {"used for [sight], [hearing], [smell]", "cell_size 64 (the default)", "hashgrid"}},
+     {"used for [sight], [hearing], [smell]", "cell_size 64 (the default)", "hashgrid"},
+     ": key 'backend' in [percept] (used for [sight], [hearing], [smell])",
+     "percept",
+     "backend",
+     ALL_SENSES,
+     "backend 'grid' ("},
     /* ... and so when the backend comes from a sense's own section. */
     {"grid's default cell size, from [sight] and [hearing]",
      "[percept]\nbackend = bruteforce\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
      "[sight]\nbackend = grid\n[hearing]\nbackend = grid\n",
      PERCEPT_ECONFIG,
      "backend = grid",
-     {"key 'backend' in [sight] (used for [sight], [hearing]): ", "cell_size 64 (the default)"}},
+     {"key 'backend' in [sight] (used for [sight], [hearing]): ", "cell_size 64 (the default)"},
+     ": key 'backend' in [sight] (used for [sight], [hearing])",
+     "sight",
+     "backend",
+     SIGHT | HEARING,
+     "backend 'grid' ("},
     {"grid's default cell size, from [hearing] and [percept]",
      "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
      "[hearing]\nbackend=grid\n",
      PERCEPT_ECONFIG,
      "backend = grid",
-     {"key 'backend' in [percept] (used for [sight], [hearing], [smell]): "}},
+     {"key 'backend' in [percept] (used for [sight], [hearing], [smell]): "},
+     ": key 'backend' in [percept] (used for [sight], [hearing], [smell])",
+     "percept",
+     "backend",
+     ALL_SENSES,
+     "backend 'grid' ("},
     {"grid's default cell size, from [sight] and [percept]",
      "[percept]\nbackend = grid\n[world]\nmax_x = 1e9\nmax_y = 1e9\n"
      "[sight]\nbackend=grid\n",
      PERCEPT_ECONFIG,
      "backend=grid",
-     {"key 'backend' in [sight] (used for [sight], [hearing], [smell]): "}},
+     {"key 'backend' in [sight] (used for [sight], [hearing], [smell]): "},
+     ": key 'backend' in [sight] (used for [sight], [hearing], [smell])",
+     "sight",
+     "backend",
+     ALL_SENSES,
+     "backend 'grid' ("},
     {"observer_cell_size in [percept]",
      "[percept]\nbackend = bruteforce\nobserver_cell_size = 8\n",
      PERCEPT_ECONFIG,
      "observer_cell_size",
-     {"key 'observer_cell_size' in [percept]:"}},
+     {"key 'observer_cell_size' in [percept]:"},
+     ": key 'observer_cell_size' in [percept]",
+     "percept",
+     "observer_cell_size",
+     0,
+     "unknown key"},
+    /* The one instance [percept] names serves all three senses. */
+    {"unknown backend named by [percept]",
+     "[percept]\nbackend = nosuch_5\n",
+     PERCEPT_EPLUGIN,
+     "backend",
+     {"nosuch_5"},
+     ": key 'backend' in [percept] (used for [sight], [hearing], [smell])",
+     "percept",
+     "backend",
+     ALL_SENSES,
+     "no backend 'nosuch_5'"},
+    /* Named alike in [sight] and [smell]: one instance, blamed on the first. */
+    {"unknown backend shared by [sight] and [smell]",
+     "[percept]\nbackend = bruteforce\n[sight]\nbackend = nosuch_6\n[smell]\nbackend = nosuch_6\n",
+     PERCEPT_EPLUGIN,
+     "backend = nosuch_6",
+     {"nosuch_6"},
+     ": key 'backend' in [sight] (used for [sight], [smell])",
+     "sight",
+     "backend",
+     SIGHT | SMELL,
+     "no backend 'nosuch_6'"},
+    /* The same backend and parameters in two sections share an instance: a
+     * parameter it refuses concerns both senses, the key named is the first's. */
+    {"parameter refused by the instance [sight] and [smell] share",
+     "[percept]\nbackend = bruteforce\n[sight]\nlevel = 2\n[smell]\nlevel = 2\n",
+     PERCEPT_ECONFIG,
+     "level",
+     {"key 'level' in [sight]:"},
+     ": key 'level' in [sight]",
+     "sight",
+     "level",
+     SIGHT | SMELL,
+     "unknown parameter"},
+    {"parameter refused by the instance [hearing] and [smell] share",
+     "[percept]\nbackend = grid\n[hearing]\ncell_size = 0\n[smell]\ncell_size = 0\n",
+     PERCEPT_ECONFIG,
+     "cell_size",
+     {"key 'cell_size' in [hearing]:", "read '0'"},
+     ": key 'cell_size' in [hearing]",
+     "hearing",
+     "cell_size",
+     HEARING | SMELL,
+     "must be a number"},
+    /* The core's observer grid, not a backend: the sense whose key it is. */
+    {"observer_cell_size too small for the bounds",
+     "[percept]\nbackend = bruteforce\n[world]\nmax_x = 1e12\nmax_y = 1e12\n"
+     "[sight]\nobserver_cell_size = 1\n",
+     PERCEPT_ECONFIG,
+     "observer_cell_size",
+     {"too small for the world bounds"},
+     ": key 'observer_cell_size' in [sight]",
+     "sight",
+     "observer_cell_size",
+     SIGHT,
+     "1 is too small"},
+    /* [hearing] and [smell] share the grid; the specification names only
+     * the sense whose key is blamed (bit(S)), not those sharing it. */
+    {"observer_cell_size too small, shared by [hearing] and [smell]",
+     "[percept]\nbackend = bruteforce\n[world]\nmax_x = 1e12\nmax_y = 1e12\n"
+     "[hearing]\nobserver_cell_size = 1\n[smell]\nobserver_cell_size = 1\n",
+     PERCEPT_ECONFIG,
+     "observer_cell_size",
+     {"key 'observer_cell_size' in [hearing]:"},
+     ": key 'observer_cell_size' in [hearing]",
+     "hearing",
+     "observer_cell_size",
+     HEARING,
+     "1 is too small"},
 };
 
 #define ERROR_CASE_COUNT (sizeof error_cases / sizeof error_cases[0])
@@ -437,6 +866,13 @@ static void run_error_case(const error_case *c, int via_file)
     expect_text(&error, prefix);
     for (size_t i = 0; i < 3 && c->needle[i] != NULL; i++)
         expect_text(&error, c->needle[i]);
+    char place[700];
+    if (line > 0)
+        snprintf(place, sizeof place, "%s:%d%s", file, line, c->place);
+    else
+        snprintf(place, sizeof place, "%s%s", file, c->place);
+    expect_fields(&error, c->section, c->key, "", c->senses);
+    expect_reason(&error, place, c->reason);
 }
 
 static void test_error_from_string(void **state)
@@ -468,6 +904,8 @@ static void test_missing_file(void **state)
     snprintf(needle, sizeof needle, "cannot open config '%s'", path);
     expect_text(&error, needle);
     expect_text(&error, strerror(ENOENT));
+    expect_bare(&error, "");
+    expect_reason(&error, NULL, "cannot open config '");
 }
 
 static void test_directory_as_file(void **state)
@@ -484,6 +922,8 @@ static void test_directory_as_file(void **state)
     /* The reason, as the system gives it (where fopen() takes a directory,
      * reading it fails with EISDIR). */
     expect_text(&error, strerror(EISDIR));
+    if (status == PERCEPT_EIO)
+        expect_bare(&error, ""); /* "cannot read config": no place, no key */
 }
 
 /* A failure must be reported even to a caller that passes no percept_error. */
@@ -508,6 +948,8 @@ static void test_default_name(void **state)
     assert_null(world);
     assert_int_equal(error.line, 3);
     expect_text(&error, "<string>:3: unknown section [nope]");
+    expect_fields(&error, "nope", "", "", 0);
+    expect_reason(&error, "<string>:3", "unknown section [nope]");
 }
 
 /* The first error wins: a later one must not overwrite its line or message. */
@@ -522,6 +964,8 @@ static void test_first_error_reported(void **state)
     assert_null(world);
     assert_int_equal(error.line, line_of(text, "first_bad"));
     expect_text(&error, "key 'first_bad' in [percept]");
+    expect_fields(&error, "percept", "first_bad", "", 0);
+    expect_reason(&error, NAME ":3: key 'first_bad' in [percept]", "unknown key");
 }
 
 /* An unknown backend: the message says where it looked and what it found there. */
@@ -545,6 +989,8 @@ static void test_unknown_backend_lists_search(void **state)
     if (path != NULL && strchr(path, ':') == NULL)
         expect_text(&error, path);
     expect_text(&error, "bruteforce");
+    expect_fields(&error, "hearing", "backend", "", HEARING);
+    expect_reason(&error, NAME ":4: key 'backend' in [hearing]", "no backend 'nosuch_2'");
 
     /* A config named by a long path still has its line and key named. */
     char long_name[320];
@@ -553,6 +999,10 @@ static void test_unknown_backend_lists_search(void **state)
     assert_int_equal(percept_world_open_string(&world, text, long_name, &options, &error),
                      PERCEPT_EPLUGIN);
     expect_text(&error, "dd:4: key 'backend' in [hearing]");
+    char place[400];
+    snprintf(place, sizeof place, "%s:4: key 'backend' in [hearing]", long_name);
+    expect_fields(&error, "hearing", "backend", "", HEARING);
+    expect_reason(&error, place, "no backend 'nosuch_2'");
 }
 
 /* The search path as the message lists it: a directory that is not there
@@ -596,6 +1046,11 @@ static void test_unknown_backend_describes_dirs(void **state)
     char relative[1100];
     snprintf(relative, sizeof relative, ". (%s/.)", cwd);
     expect_text(&error, relative);
+    /* options.plugin_dir was searched, but the backend's name is the file's. */
+    expect_fields(&error, "percept", "backend", "", ALL_SENSES);
+    expect_reason(&error,
+                  NAME ":2: key 'backend' in [percept] (used for [sight], [hearing], [smell])",
+                  "no backend 'nosuch_3'");
 }
 
 /* The longest line accepted, with either line end, and one character more. */
@@ -619,8 +1074,11 @@ static void test_line_length_limit(void **state)
             if (extra == 0 && status != PERCEPT_OK)
                 print_error("a line of %d characters: %s\n", limit, error.text);
             assert_int_equal(status, extra == 0 ? PERCEPT_OK : PERCEPT_ECONFIG);
-            if (extra)
+            if (extra) {
                 expect_text(&error, "line too long (at most 198 characters)");
+                expect_fields(&error, "", "", "", 0);
+                expect_reason(&error, NAME ":4", "line too long");
+            }
         }
     }
     /* A byte order mark opening the file takes none of the first line's room. */
@@ -639,8 +1097,11 @@ static void test_line_length_limit(void **state)
                 print_error("a first line of %d characters%s: %s\n", limit,
                             bom ? " after a byte order mark" : "", error.text);
             assert_int_equal(status, extra == 0 ? PERCEPT_OK : PERCEPT_ECONFIG);
-            if (extra)
+            if (extra) {
                 expect_text(&error, "line too long (at most 198 characters)");
+                expect_fields(&error, "", "", "", 0);
+                expect_reason(&error, NAME ":1", "line too long");
+            }
         }
     }
 }
@@ -675,11 +1136,20 @@ static void test_quotes_keep_characters_whole(void **state)
     const char *cut = strstr(error.text, "...'");
     assert_non_null(cut);
     assert_int_equal((unsigned char)cut[-1], 0xA9);
+    expect_fields(&error, "world", "max_x", "", 0);
     snprintf(text, sizeof text, "[percept]\nbackend = bruteforce\n[%s]\n", e40);
     assert_int_equal(percept_world_open_string(&world, text, NAME, NULL, &error), PERCEPT_ECONFIG);
     cut = strstr(error.text, "] (expected");
     assert_non_null(cut);
     assert_int_equal((unsigned char)cut[-1], 0xA9);
+    /* The section field holds the name as far as it fits: at most 63 bytes,
+     * the first byte to go at most a character's away. */
+    assert_non_null(memchr(error.section, '\0', sizeof error.section));
+    size_t kept = strlen(error.section);
+    assert_true(kept <= 63 && kept >= 62);
+    assert_memory_equal(error.section, e40, kept);
+    assert_string_equal(error.key, "");
+    assert_int_equal(error.senses, 0);
 }
 
 /* A file that is not text: a NUL byte is an error naming its line, and a
@@ -702,6 +1172,10 @@ static void test_not_text(void **state)
     assert_null(world);
     assert_int_equal(error.line, 4);
     expect_text(&error, ":4: a NUL byte");
+    char place[600];
+    snprintf(place, sizeof place, "%s:4", path);
+    expect_fields(&error, "", "", "", 0);
+    expect_reason(&error, place, "a NUL byte");
 
     if (access("/dev/zero", R_OK) != 0)
         return;
@@ -710,6 +1184,8 @@ static void test_not_text(void **state)
     alarm(0);
     assert_int_equal(status, PERCEPT_ECONFIG);
     expect_text(&error, "/dev/zero:1: a NUL byte");
+    expect_fields(&error, "", "", "", 0);
+    expect_reason(&error, "/dev/zero:1", "a NUL byte");
 }
 
 /*
@@ -730,6 +1206,10 @@ static void test_long_plugin_path(void **state)
     assert_int_equal(open_with_plugin_path(path, "[percept]\nbackend = nosuch_4\n", NULL, &error),
                      PERCEPT_EPLUGIN);
     expect_text(&error, "no backend 'nosuch_4': available: ");
+    expect_fields(&error, "percept", "backend", "", ALL_SENSES);
+    expect_reason(&error,
+                  NAME ":2: key 'backend' in [percept] (used for [sight], [hearing], [smell])",
+                  "no backend 'nosuch_4': available: ");
     expect_text(&error, "the 16 directories searched (5 more entries of PERCEPT_PLUGIN_PATH "
                         "were not)");
     if (strlen(error.text) + 1 >= sizeof error.text) {
@@ -784,6 +1264,7 @@ static void test_bad_option_bounds(void **state)
         /* The limit written as everywhere else, not as %g's "1e+15". */
         expect_text(&error, "the bounds in the options are invalid: they must be finite, within "
                             "1e15,");
+        expect_bare(&error, "bounds");
     }
 }
 
@@ -891,6 +1372,11 @@ static void test_options_backend_refused(void **state)
     assert_int_equal(status, PERCEPT_ECONFIG);
     assert_null(world);
     expect_text(&error, NAME ": backend 'grid' for [sight], [hearing], [smell] (from the options)");
+    /* Nothing in the file to blame: the option, for every sense it serves. */
+    expect_fields(&error, "", "", "backend", ALL_SENSES);
+    expect_reason(&error,
+                  NAME ": backend 'grid' for [sight], [hearing], [smell] (from the options)",
+                  "backend 'grid' (");
 }
 
 /* options.backend is a name, never a path: a bad one is refused before any file is opened. */
@@ -908,6 +1394,7 @@ static void test_options_backend_bad_name(void **state)
         assert_null(world);
         expect_text(&error, "percept_options.backend");
         expect_text(&error, "not a backend name");
+        expect_bare(&error, "backend");
     }
 }
 
@@ -1272,6 +1759,282 @@ static void test_default_config(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The structured fields of percept_error, beyond the table                  */
+
+/* Opens `text`, which must fail with `status` and leave no world. */
+static void open_failing(const char *text, const char *name, const percept_options *options,
+                         int status, percept_error *error)
+{
+    percept_world *world = (percept_world *)&world; /* not NULL: the call must clear it */
+    memset(error, 0x55, sizeof *error);
+    int got = percept_world_open_string(&world, text, name, options, error);
+    if (got != status)
+        print_error("status %s, expected %s; message: %s\n", percept_status_name(got),
+                    percept_status_name(status), error->text);
+    assert_int_equal(got, status);
+    assert_null(world);
+    assert_int_equal(error->status, status);
+}
+
+/* Each percept_options field refused names itself in `option`, and nothing else. */
+static void test_options_errors_name_the_option(void **state)
+{
+    (void)state;
+    const char *text = "[percept]\nbackend = bruteforce\n";
+    percept_error error;
+
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = "/nonexistent/percept-plugins";
+    open_failing(text, NAME, &options, PERCEPT_EINVAL, &error);
+    expect_text(&error, "/nonexistent/percept-plugins");
+    expect_bare(&error, "plugin_dir");
+
+    /* Too small, past any version's, and larger with a field this one does not know. */
+    struct {
+        percept_options options;
+        void *newer;
+    } grown;
+    const size_t sizes[] = {1, 8192, sizeof grown};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        memset(&grown, 0, sizeof grown);
+        grown.options.size = sizes[i];
+        grown.newer = &grown;
+        open_failing(text, NAME, &grown.options, PERCEPT_EINVAL, &error);
+        expect_text(&error, "percept_options.size");
+        expect_bare(&error, "size");
+    }
+
+    const percept_allocator no_alloc = {NULL, NULL};
+    options = (percept_options)PERCEPT_OPTIONS_INIT;
+    options.allocator = &no_alloc;
+    open_failing(text, NAME, &options, PERCEPT_EINVAL, &error);
+    expect_bare(&error, "allocator");
+}
+
+/* A backend from the options that is not installed: the option is at fault,
+ * for all three senses, and the loader's text is the reason. */
+static void test_options_backend_missing(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"", "[percept]\nbackend = bruteforce\n"};
+    for (size_t i = 0; i < 2; i++) {
+        percept_options options = PERCEPT_OPTIONS_INIT;
+        options.backend = "nosuch";
+        percept_error error;
+        open_failing(texts[i], NAME, &options, PERCEPT_EPLUGIN, &error);
+        assert_int_equal(error.line, 0);
+        expect_fields(&error, "", "", "backend", ALL_SENSES);
+        expect_reason(&error,
+                      NAME ": backend 'nosuch' for [sight], [hearing], [smell] (from the options)",
+                      "no backend 'nosuch'");
+    }
+}
+
+/* The options' backend gets a section's parameters when the file names the
+ * same one: a parameter it refuses is the file's key, not the option. */
+static void test_options_backend_param_refused(void **state)
+{
+    (void)state;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.backend = "bruteforce";
+    percept_error error;
+    open_failing("[percept]\nbackend = bruteforce\n[sight]\nlevel = 1\n", NAME, &options,
+                 PERCEPT_ECONFIG, &error);
+    assert_int_equal(error.line, 4);
+    expect_fields(&error, "sight", "level", "", SIGHT);
+    expect_reason(&error, NAME ":4: key 'level' in [sight]", "unknown parameter");
+}
+
+/* A key (or section) of 70 characters is cut to 63 bytes and NUL-terminated,
+ * wherever the error is found: the config's own keys, a backend parameter, a
+ * key before any section, an unknown section. */
+static void test_long_names_cut(void **state)
+{
+    (void)state;
+    char name[71];
+    for (int i = 0; i < 70; i++)
+        name[i] = (char)('a' + i % 26);
+    name[70] = '\0';
+    static const struct {
+        const char *before, *after;      /* the config: before + name + after */
+        const char *section;             /* expected; NULL: the name, cut */
+        const char *place, *place_after; /* NAME + place [+ name + place_after] */
+        const char *reason;
+        int line;
+        unsigned senses;
+    } cases[] = {
+        {"[percept]\nbackend = bruteforce\n", " = 1\n", "percept", ":3: key '", "' in [percept]",
+         "unknown key", 3, 0},
+        {"[percept]\nbackend = bruteforce\n[sight]\n", " = 1\n", "sight", ":4: key '",
+         "' in [sight]", "unknown parameter", 4, SIGHT},
+        {"", " = 1\n[percept]\nbackend = bruteforce\n", "", ":1", NULL, "key '", 1, 0},
+        {"[", "]\n[percept]\nbackend = bruteforce\n", NULL, ":1", NULL, "unknown section [", 1, 0},
+    };
+    char cut[64];
+    memcpy(cut, name, 63); /* the first 63 bytes */
+    cut[63] = '\0';
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256], place[256];
+        snprintf(text, sizeof text, "%s%s%s", cases[i].before, name, cases[i].after);
+        if (cases[i].place_after != NULL)
+            snprintf(place, sizeof place, "%s%s%s%s", NAME, cases[i].place, name,
+                     cases[i].place_after);
+        else
+            snprintf(place, sizeof place, "%s%s", NAME, cases[i].place);
+        percept_error error;
+        open_failing(text, NAME, NULL, PERCEPT_ECONFIG, &error);
+        assert_int_equal(error.line, cases[i].line);
+        if (cases[i].section != NULL) {
+            expect_text(&error, name); /* the message names the key whole */
+            expect_fields(&error, cases[i].section, cut, "", cases[i].senses);
+            assert_int_equal(error.key[63], '\0');
+        } else {
+            expect_fields(&error, cut, "", "", 0);
+            assert_int_equal(error.section[63], '\0');
+        }
+        expect_reason(&error, place, cases[i].reason);
+    }
+}
+
+/* Failures before anything is read name nothing: no place, every field empty. */
+static void test_null_arguments_name_nothing(void **state)
+{
+    (void)state;
+    percept_error error;
+    memset(&error, 0x55, sizeof error);
+    assert_int_equal(
+        percept_world_open_string(NULL, "[percept]\nbackend = bruteforce\n", NAME, NULL, &error),
+        PERCEPT_EINVAL);
+    assert_int_equal(error.status, PERCEPT_EINVAL);
+    assert_int_equal(error.line, 0);
+    expect_bare(&error, "");
+
+    percept_world *world = (percept_world *)&world;
+    memset(&error, 0x55, sizeof error);
+    assert_int_equal(percept_world_open_string(&world, NULL, NAME, NULL, &error), PERCEPT_EINVAL);
+    assert_null(world);
+    expect_bare(&error, "");
+
+    world = (percept_world *)&world;
+    memset(&error, 0x55, sizeof error);
+    assert_int_equal(percept_world_open(&world, NULL, NULL, &error), PERCEPT_EINVAL);
+    assert_null(world);
+    expect_bare(&error, "");
+}
+
+/* A world that opens leaves the error as it was, or all zero: never fields of
+ * a failure. */
+static void test_success_leaves_error_clear(void **state)
+{
+    (void)state;
+    percept_error error, untouched;
+    memset(&error, 0x55, sizeof error);
+    memset(&untouched, 0x55, sizeof untouched);
+    percept_world *world = NULL;
+    assert_int_equal(percept_world_open_string(&world, full_config, NAME, NULL, &error),
+                     PERCEPT_OK);
+    percept_world_close(world);
+    if (memcmp(&error, &untouched, sizeof error) == 0)
+        return;
+    assert_int_equal(error.status, 0);
+    assert_int_equal(error.line, 0);
+    assert_string_equal(error.text, "");
+    expect_bare(&error, "");
+}
+
+/* A place longer than the message's room: the fields still say what is at
+ * fault, and the reason's offset stays within the message as it was cut
+ * (the specification says no more: at its end, say). */
+static void test_place_longer_than_text(void **state)
+{
+    (void)state;
+    char label[700];
+    memset(label, 'd', sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    percept_error error;
+    open_failing("[percept]\nbackend = bruteforce\ncolour = blue\n", label, NULL, PERCEPT_ECONFIG,
+                 &error);
+    assert_int_equal(error.line, 3);
+    expect_fields(&error, "percept", "colour", "", 0);
+    assert_non_null(memchr(error.text, '\0', sizeof error.text));
+    assert_true(error.reason >= 0 && (size_t)error.reason <= strlen(error.text));
+    /* Where some of the reason fits, the place's ": " is whole before it. */
+    if (error.reason > 0 && (size_t)error.reason < strlen(error.text))
+        assert_memory_equal(error.text + error.reason - 2, ": ", 2);
+}
+
+/* An allocator that refuses blocks above 1 GiB (badparam's `hungry` asks for 2 GiB). */
+static void *modest_alloc(void *user, void *ptr, size_t size)
+{
+    (void)user;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return size > ((size_t)1 << 30) ? NULL : realloc(ptr, size);
+}
+
+/*
+ * Backends from a section that refuse their setup as a whole, run out of
+ * memory or blame no parameter given: the section's 'backend' key, for every
+ * sense the instance serves, the reason "backend 'B' (PATH): ...". One that
+ * blames its parameter without a reason: that key.
+ */
+static void test_plugin_refusals_name_the_backend_key(void **state)
+{
+    (void)state;
+    const char *dir = getenv("PERCEPT_TEST_PLUGIN_DIR");
+    if (dir == NULL)
+        skip();
+    const percept_allocator modest = {modest_alloc, NULL};
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.plugin_dir = dir;
+    options.allocator = &modest;
+    char reason[4200];
+    snprintf(reason, sizeof reason, "backend 'badparam' (%s/badparam.so): ", dir);
+    static const struct {
+        const char *key;
+        int status;
+        const char *then; /* after reason's "backend 'badparam' (PATH): ", or NULL */
+    } refusals[] = {
+        {"whole", PERCEPT_ECONFIG, "these bounds need a larger size"},
+        {"silent", PERCEPT_EPLUGIN, NULL},
+        {"misreport", PERCEPT_EPLUGIN, NULL},
+        {"hungry", PERCEPT_ENOMEM, "out of memory"},
+    };
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        char text[256], want[4300];
+        snprintf(text, sizeof text,
+                 "[percept]\nbackend = bruteforce\n[smell]\nbackend = badparam\n%s = 1\n",
+                 refusals[i].key);
+        snprintf(want, sizeof want, "%s%s", reason, refusals[i].then ? refusals[i].then : "");
+        percept_error error;
+        open_failing(text, NAME, &options, refusals[i].status, &error);
+        assert_int_equal(error.line, 4);
+        expect_fields(&error, "smell", "backend", "", SMELL);
+        expect_reason(&error, NAME ":4: key 'backend' in [smell]", want);
+
+        /* The same in [sight] and [hearing]: one instance, both senses. */
+        snprintf(text, sizeof text,
+                 "[percept]\nbackend = bruteforce\n[sight]\nbackend = badparam\n%s = 1\n"
+                 "[hearing]\nbackend = badparam\n%s = 1\n",
+                 refusals[i].key, refusals[i].key);
+        open_failing(text, NAME, &options, refusals[i].status, &error);
+        assert_int_equal(error.line, 4);
+        expect_fields(&error, "sight", "backend", "", SIGHT | HEARING);
+        expect_reason(&error, NAME ":4: key 'backend' in [sight] (used for [sight], [hearing])",
+                      want);
+    }
+
+    percept_error error;
+    open_failing("[percept]\nbackend = badparam\n[smell]\nmute = 1\n", NAME, &options,
+                 PERCEPT_ECONFIG, &error);
+    assert_int_equal(error.line, 4);
+    expect_fields(&error, "smell", "mute", "", SMELL);
+    expect_reason(&error, NAME ":4: key 'mute' in [smell]", NULL);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static int make_tmp_dir(void **state)
 {
@@ -1334,6 +2097,14 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_shared_grid_any_order),
     cmocka_unit_test(test_config_plugin_dir),
     cmocka_unit_test(test_default_config),
+    cmocka_unit_test(test_options_errors_name_the_option),
+    cmocka_unit_test(test_options_backend_missing),
+    cmocka_unit_test(test_options_backend_param_refused),
+    cmocka_unit_test(test_long_names_cut),
+    cmocka_unit_test(test_null_arguments_name_nothing),
+    cmocka_unit_test(test_success_leaves_error_clear),
+    cmocka_unit_test(test_place_longer_than_text),
+    cmocka_unit_test(test_plugin_refusals_name_the_backend_key),
 };
 
 #define FIXED_TESTS (sizeof fixed_tests / sizeof fixed_tests[0])
