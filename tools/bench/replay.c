@@ -226,20 +226,17 @@ static int batches_build(batches *b, const bench_workload *wl, size_t limit)
     return 0;
 }
 
-/* `text` with "LABEL:LINE:" at its start, or anywhere, made "LABEL:" (in place). */
-static char *without_line(char *text, const char *label)
+/* Why the world did not open, with the generated config named by `label`
+ * and without its line numbers: the user never sees that text. */
+static void open_error_text(char *out, size_t size, const percept_error *err, const char *label)
 {
-    size_t n = strlen(label);
-    for (char *p = strstr(text, label); p; p = strstr(p + n, label)) {
-        if (p[n] != ':')
-            continue;
-        char *digits = p + n + 1, *end = digits;
-        while (*end >= '0' && *end <= '9')
-            end++;
-        if (end > digits && *end == ':')
-            memmove(p + n, end, strlen(end) + 1);
-    }
-    return text;
+    const char *reason = err->text + err->reason;
+    if (err->reason == 0) /* the message names no place in the config */
+        snprintf(out, size, "%s", err->text);
+    else if (err->key[0] && err->section[0])
+        snprintf(out, size, "%s: key '%s' in [%s]: %s", label, err->key, err->section, reason);
+    else
+        snprintf(out, size, "%s: %s", label, reason);
 }
 
 static void replay_world(const replay_request *req, replay_result *r, double *tick_ns,
@@ -269,7 +266,9 @@ static void replay_world(const replay_request *req, replay_result *r, double *ti
     char label[128];
     snprintf(label, sizeof label, "percept-bench's config for %s", req->backend);
     if (percept_world_open_string(&w, ini, label, &opt, &err)) {
-        fail(r, "cannot create the world: %.600s", without_line(err.text, label));
+        char why[sizeof err.text + sizeof label + 200];
+        open_error_text(why, sizeof why, &err, label);
+        fail(r, "cannot create the world: %.600s", why);
         return;
     }
     percept_set_event_callback(w, on_event, &s);
