@@ -254,6 +254,16 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
+/*
+ * The index of the percept_move_many() entry that the world's last failed
+ * call was refused for (an unknown ID, a bad position, an entity named
+ * twice: the entry percept_errmsg() names), so that a program can drop or
+ * mend it without reading the message; SIZE_MAX when that call named no
+ * entry, or no call has failed. Like the message, read it right after the
+ * call that failed.
+ */
+PERCEPT_API size_t percept_errindex(const percept_world *world);
+
 /* ------------------------------------------------------------------------ */
 /* Changing the world                                                        */
 
@@ -299,8 +309,9 @@ typedef struct percept_position {
  *
  * The whole batch is checked before any move: an unknown ID (PERCEPT_ENOENT),
  * a position percept_move() would refuse, an entity named twice or more than
- * UINT32_MAX entries (PERCEPT_EINVAL) move nothing, and percept_errmsg()
- * names the first bad entry by its index. `moves` may be NULL when `count`
+ * UINT32_MAX entries (PERCEPT_EINVAL) move nothing, percept_errmsg()
+ * names the first bad entry by its index and percept_errindex() gives that
+ * index. `moves` may be NULL when `count`
  * is 0. PERCEPT_EBUSY from inside the event callback.
  *
  * Out of memory (PERCEPT_ENOMEM) is the one failure that can stop a batch

@@ -35,6 +35,14 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
     va_start(ap, fmt);
     decimal_vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
     va_end(ap);
+    w->err_index = SIZE_MAX;
+    return status;
+}
+
+/* After set_error(): the failure is that of entry i of a batch. */
+static int entry_error(percept_world *w, int status, size_t i)
+{
+    w->err_index = i;
     return status;
 }
 
@@ -56,6 +64,11 @@ int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user
 const char *percept_errmsg(const percept_world *w)
 {
     return w ? w->errmsg : "the world is NULL";
+}
+
+size_t percept_errindex(const percept_world *w)
+{
+    return w ? w->err_index : SIZE_MAX;
 }
 
 /* ====================================================================== */
@@ -781,18 +794,22 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         const percept_position *m = &moves[i];
         uint32_t slot = id_map_find(&w->ids, m->id);
         if (slot == ID_MAP_NONE)
-            return set_error(w, PERCEPT_ENOENT, "%s: moves[%zu]: unknown entity %" PRIu32, fn, i,
-                             m->id);
+            return entry_error(w,
+                               set_error(w, PERCEPT_ENOENT,
+                                         "%s: moves[%zu]: unknown entity %" PRIu32, fn, i, m->id),
+                               i);
         if (!valid_coord(m->x) || !valid_coord(m->y)) {
             char where[48];
             snprintf(where, sizeof where, "moves[%zu]: ", i);
-            return bad_position(w, fn, where, m->id, m->x, m->y);
+            return entry_error(w, bad_position(w, fn, where, m->id, m->x, m->y), i);
         }
         if (w->ents[slot].mark == epoch)
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: moves[%zu]: entity %" PRIu32
-                             " is already moved by moves[%zu]; name each entity once",
-                             fn, i, m->id, first_entry_of(moves, i, m->id));
+            return entry_error(w,
+                               set_error(w, PERCEPT_EINVAL,
+                                         "%s: moves[%zu]: entity %" PRIu32
+                                         " is already moved by moves[%zu]; name each entity once",
+                                         fn, i, m->id, first_entry_of(moves, i, m->id)),
+                               i);
         w->ents[slot].mark = epoch;
         if (no_room)
             continue;

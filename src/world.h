@@ -97,6 +97,7 @@ struct percept_world {
     int move_events;
     percept_bounds bounds;
     char errmsg[512];
+    size_t err_index; /* the batch entry errmsg names, or SIZE_MAX (percept_errindex()) */
 };
 
 /* A coordinate within what the API accepts: finite, at most

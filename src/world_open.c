@@ -426,6 +426,7 @@ static int world_open(percept_world **out, const char *path, const char *text, c
     }
     memset(w, 0, sizeof *w);
     w->alloc = a;
+    w->err_index = SIZE_MAX;
 
     pc_config cfg;
     rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);

@@ -1151,9 +1151,17 @@ static void expect_unchanged(fixture *f, int rc, int want, const char *what)
 }
 
 /* The message names the function and `index` ("moves[3]"), and not `other` (a later bad one,
- * or -1). */
+ * or -1); percept_errindex() gives `index` (SIZE_MAX for -1). */
 static void expect_names_index(fixture *f, long index, long other, const char *what)
 {
+    size_t want_index = index < 0 ? SIZE_MAX : (size_t)index;
+    if (percept_errindex(f->w) != want_index) {
+        print_error("%s: percept_errindex() is %zu, expected %zu\n", what, percept_errindex(f->w),
+                    want_index);
+        fail();
+    }
+    if (index < 0)
+        return;
     char want[32], unwanted[32];
     const char *msg = percept_errmsg(f->w);
     snprintf(want, sizeof want, "moves[%ld]", index);
@@ -1210,6 +1218,7 @@ static void check_validation(const char *backend)
     // clang-format on
     fixture f;
     fixture_open(&f, backend);
+    assert_true(percept_errindex(f.w) == SIZE_MAX); /* nothing has failed yet */
     for (size_t i = 0; i < COUNT_OF(bad); i++) {
         char what[160];
         snprintf(what, sizeof what, "percept_move_many with %s", bad[i].what);
@@ -1218,10 +1227,14 @@ static void check_validation(const char *backend)
         expect_unchanged(&f, rc, bad[i].status, what);
         expect_names_index(&f, bad[i].index, bad[i].other, what);
     }
+    /* A later failure of another call names no entry. */
+    assert_int_equal(percept_move(f.w, 99, 1, 1), PERCEPT_ENOENT);
+    assert_true(percept_errindex(f.w) == SIZE_MAX);
 
-    /* NULL moves with entries. */
+    /* NULL moves with entries: no entry to name. */
     tu_recorder_clear(&f.rec);
     expect_unchanged(&f, percept_move_many(f.w, NULL, 3), PERCEPT_EINVAL, "NULL moves, count 3");
+    expect_names_index(&f, -1, -1, "NULL moves, count 3");
     const char *msg = percept_errmsg(f.w);
     if (msg == NULL || strstr(msg, "percept_move_many") == NULL) {
         print_error("NULL moves: the message '%s' does not name percept_move_many\n",
@@ -1266,9 +1279,13 @@ static void check_validation_without_memory(const char *backend)
     const percept_position good[] = {{1, 30, 30}, {2, 5, 5}};
     assert_int_equal(percept_move_many(w, unknown, COUNT_OF(unknown)), PERCEPT_ENOENT);
     assert_non_null(strstr(percept_errmsg(w), "moves[1]"));
+    assert_int_equal(percept_errindex(w), 1);
     assert_int_equal(percept_move_many(w, twice, COUNT_OF(twice)), PERCEPT_EINVAL);
     assert_non_null(strstr(percept_errmsg(w), "moves[2]"));
+    assert_int_equal(percept_errindex(w), 2);
+    /* Out of memory is the batch's failure, not an entry's. */
     assert_int_equal(percept_move_many(w, good, COUNT_OF(good)), PERCEPT_ENOMEM);
+    assert_true(percept_errindex(w) == SIZE_MAX);
     assert_true(fa.hit);
     percept_entity_desc d;
     TU_OK(w, percept_get_entity(w, 1, &d));
@@ -1291,6 +1308,7 @@ static void test_null_world(void **state)
     assert_int_equal(percept_move_many(NULL, &one, 1), PERCEPT_EINVAL);
     assert_int_equal(percept_move_many(NULL, NULL, 0), PERCEPT_EINVAL);
     assert_int_equal(percept_move_many(NULL, NULL, 2), PERCEPT_EINVAL);
+    assert_true(percept_errindex(NULL) == SIZE_MAX);
 }
 
 /*
