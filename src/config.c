@@ -300,77 +300,55 @@ typedef struct parse_state {
  * names both as its place, "SRC:LINE: key 'K' in [S]: REASON"; else its
  * place is "SRC:LINE" and the reason names them if it needs to.
  */
-static int vfail(parse_state *st, int status, const char *section, const char *key, int named,
-                 const char *fmt, va_list ap)
+static int record_failure(parse_state *st, int status, const char *section, const char *key,
+                          int named, const char *reason)
 {
     if (st->failed)
         return 0;
     st->failed = 1;
     st->fail_line = st->src.line;
     st->fail_status = status;
-    char msg[400], place[1024];
-    decimal_vsnprintf(msg, sizeof msg, fmt, ap);
+    char place[1024];
     if (named)
         snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", st->cfg->source, st->src.line, key,
                  section);
     else
         snprintf(place, sizeof place, "%s:%d", st->cfg->source, st->src.line);
-    pc_error_set_at(st->err, status, st->src.line, place, "%s", msg);
+    pc_error_set_at(st->err, status, st->src.line, place, "%s", reason);
     pc_error_about(st->err, section, key, NULL, pc_section_senses(section));
     return 0;
 }
 
-/* A failure of the line as a whole (or of memory while reading it). */
-static int fail(parse_state *st, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* A failure of the line as a whole (or of memory while reading it), or
+ * about a section or a key (either may be NULL) that the reason names. */
+static int fail_about(parse_state *st, int status, const char *section, const char *key,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int fail(parse_state *st, int status, const char *fmt, ...)
+static int fail_about(parse_state *st, int status, const char *section, const char *key,
+                      const char *fmt, ...)
 {
+    char reason[400];
     va_list ap;
     va_start(ap, fmt);
-    vfail(st, status, NULL, NULL, 0, fmt, ap);
+    decimal_vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    return 0;
+    return record_failure(st, status, section, key, 0, reason);
 }
 
-/* A failure about a section or a key, which the reason names. */
-static int fail_about(parse_state *st, const char *section, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail_about(parse_state *st, const char *section, const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(st, PERCEPT_ECONFIG, section, key, 0, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-/* A failure of a key: "SRC:LINE: key 'K' in [S]: REASON". */
-static int key_fail_fmt(parse_state *st, const char *section, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int key_fail_fmt(parse_state *st, const char *section, const char *key, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(st, PERCEPT_ECONFIG, section, key, 1, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
+/* A failure of a key: "SRC:LINE: key 'K' in [S]: WHY". */
 static int key_fail(parse_state *st, const char *section, const char *key, const char *why)
 {
-    return key_fail_fmt(st, section, key, "%s", why);
+    return record_failure(st, PERCEPT_ECONFIG, section, key, 1, why);
 }
 
 /* A bad value: the message quotes what was read, where a stray comment shows. */
 static int value_fail(parse_state *st, const char *section, const char *key, const char *value,
                       const char *why)
 {
-    char read[96];
+    char read[96], reason[400];
     pc_describe_value(read, sizeof read, value);
-    return key_fail_fmt(st, section, key, "%s%s", why, read);
+    snprintf(reason, sizeof reason, "%s%s", why, read);
+    return key_fail(st, section, key, reason);
 }
 
 void pc_describe_value(char *out, size_t size, const char *value)
@@ -425,7 +403,7 @@ static int set_string(parse_state *st, char **slot, const char *value)
 {
     char *copy = pc_strdup(st->a, value);
     if (!copy)
-        return fail(st, PERCEPT_ENOMEM, "out of memory");
+        return fail_about(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
     pc_free(st->a, *slot);
     *slot = copy;
     return 1;
@@ -527,13 +505,13 @@ static int handle_sense(parse_state *st, int s, const char *key, const char *val
             return set_twice(st, section, key, sc->params[i].line);
     void *params = sc->params;
     if (pc_grow(st->a, &params, sizeof *sc->params, &sc->param_cap, sc->param_count + 1))
-        return fail(st, PERCEPT_ENOMEM, "out of memory");
+        return fail_about(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
     sc->params = params;
     char *k = pc_strdup(st->a, key);
     char *v = k ? pc_strdup(st->a, value) : NULL;
     if (!v) {
         pc_free(st->a, k);
-        return fail(st, PERCEPT_ENOMEM, "out of memory");
+        return fail_about(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
     }
     sc->params[sc->param_count++] = (percept_backend_param){k, v, st->src.line};
     return 1;
@@ -545,7 +523,7 @@ static int handle(void *user, const char *section, const char *key, const char *
     if (st->failed)
         return 0;
     if (!*section)
-        return fail_about(st, NULL, key, "key '%s' before any [section]", key);
+        return fail_about(st, PERCEPT_ECONFIG, NULL, key, "key '%s' before any [section]", key);
     if (!strcmp(section, "percept"))
         return handle_percept(st, key, value);
     if (!strcmp(section, "world"))
@@ -553,7 +531,7 @@ static int handle(void *user, const char *section, const char *key, const char *
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         if (!strcmp(section, percept_sense_name((percept_sense)s)))
             return handle_sense(st, s, key, value);
-    return fail_about(st, section, NULL,
+    return fail_about(st, PERCEPT_ECONFIG, section, NULL,
                       "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
                       "[smell])",
                       section);
@@ -622,19 +600,20 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         st.failed = 0;
         st.src.line = first_bad;
         if (first_bad == st.src.bad_line)
-            fail_about(&st, st.src.bad_in[0] ? st.src.bad_in : NULL, NULL, "%s", st.src.bad_why);
+            fail_about(&st, PERCEPT_ECONFIG, st.src.bad_in[0] ? st.src.bad_in : NULL, NULL, "%s",
+                       st.src.bad_why);
         else if (first_bad == st.src.bad_section_line)
-            fail_about(&st, st.src.bad_section, NULL,
+            fail_about(&st, PERCEPT_ECONFIG, st.src.bad_section, NULL,
                        "unknown section [%s] (expected [percept], [world], [sight], [hearing] or "
                        "[smell])",
                        st.src.bad_section);
         else if (first_bad == st.src.repeat_line)
-            fail_about(&st, st.src.repeat_name, NULL,
+            fail_about(&st, PERCEPT_ECONFIG, st.src.repeat_name, NULL,
                        "section [%s] given again (first on line %d): put its keys in one section",
                        st.src.repeat_name, st.src.repeat_first);
         else
-            fail(&st, PERCEPT_ECONFIG,
-                 "syntax error: expected '[section]', 'key = value' or a comment");
+            fail_about(&st, PERCEPT_ECONFIG, NULL, NULL,
+                       "syntax error: expected '[section]', 'key = value' or a comment");
     }
     if (st.failed)
         return st.fail_status;
