@@ -42,11 +42,9 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
     va_end(ap);
 }
 
-void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,
-                     ...)
+static void error_vset_at(percept_error *err, int status, int line, const char *place,
+                          const char *fmt, va_list ap)
 {
-    if (!err)
-        return;
     err->status = status;
     err->line = line;
     error_clear_about(err);
@@ -54,11 +52,33 @@ void pc_error_set_at(percept_error *err, int status, int line, const char *place
     /* A place too long for the text (a path of thousands of bytes) leaves
      * the reason no room: it is then the empty end of the text. */
     size_t at = n < 0 ? 0 : (size_t)n < sizeof err->text ? (size_t)n : sizeof err->text - 1;
+    decimal_vsnprintf(err->text + at, sizeof err->text - at, fmt, ap);
+    err->reason = (int)at;
+}
+
+void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,
+                     ...)
+{
+    if (!err)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(err->text + at, sizeof err->text - at, fmt, ap);
+    error_vset_at(err, status, line, place, fmt, ap);
     va_end(ap);
-    err->reason = (int)at;
+}
+
+void pc_error_set_key(percept_error *err, int status, const char *source, int line,
+                      const char *section, const char *key, unsigned senses, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char place[1024];
+    snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", source, line, key, section);
+    va_list ap;
+    va_start(ap, fmt);
+    error_vset_at(err, status, line, place, fmt, ap);
+    va_end(ap);
+    pc_error_about(err, section, key, NULL, senses);
 }
 
 static int quote_len(const char *s, size_t len, size_t max);
@@ -308,14 +328,16 @@ static int record_failure(parse_state *st, int status, const char *section, cons
     st->failed = 1;
     st->fail_line = st->src.line;
     st->fail_status = status;
+    unsigned senses = pc_section_senses(section);
+    if (named) {
+        pc_error_set_key(st->err, status, st->cfg->source, st->src.line, section, key, senses, "%s",
+                         reason);
+        return 0;
+    }
     char place[1024];
-    if (named)
-        snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", st->cfg->source, st->src.line, key,
-                 section);
-    else
-        snprintf(place, sizeof place, "%s:%d", st->cfg->source, st->src.line);
+    snprintf(place, sizeof place, "%s:%d", st->cfg->source, st->src.line);
     pc_error_set_at(st->err, status, st->src.line, place, "%s", reason);
-    pc_error_about(st->err, section, key, NULL, pc_section_senses(section));
+    pc_error_about(st->err, section, key, NULL, senses);
     return 0;
 }
 

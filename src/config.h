@@ -60,6 +60,12 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
 void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,
                      ...) __attribute__((format(printf, 5, 6)));
 
+/* The same for a message about a key, placed "SOURCE:LINE: key 'KEY' in
+ * [SECTION]", which also says so in err's fields for programs. */
+void pc_error_set_key(percept_error *err, int status, const char *source, int line,
+                      const char *section, const char *key, unsigned senses, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
 /* What the message in *err is about, for programs (see percept_error):
  * each of section, key and option may be NULL for none. */
 void pc_error_about(percept_error *err, const char *section, const char *key, const char *option,

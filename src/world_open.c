@@ -214,12 +214,10 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
             if (!berr.text[0])
                 text = "refused by the backend, which gave no reason";
             const percept_backend_param *p = &setup.params[berr.param_index];
-            char read[96], place[1024];
+            char read[96];
             pc_describe_value(read, sizeof read, p->value);
-            snprintf(place, sizeof place, "%s:%d: key '%s' in [%s]", cfg->source, p->line, p->key,
-                     sense_name);
-            pc_error_set_at(err, PERCEPT_ECONFIG, p->line, place, "%s%s", text, read);
-            pc_error_about(err, sense_name, p->key, NULL, sharing);
+            pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, p->line, sense_name, p->key,
+                             sharing, "%s%s", text, read);
             return PERCEPT_ECONFIG;
         }
         /* No parameter to blame and no allocation refused: a setup the
@@ -256,14 +254,11 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
                      PERCEPT_SENSE_BIT(s));
     if (rc == -2) {
-        const char *sense_name = percept_sense_name((percept_sense)s);
-        char place[1024];
-        snprintf(place, sizeof place, "%s:%d: key 'observer_cell_size' in [%s]", cfg->source,
-                 sc->observer_cell_size_line, sense_name);
-        pc_error_set_at(err, PERCEPT_ECONFIG, sc->observer_cell_size_line, place,
-                        "%g is too small for the world bounds (more than %u cells)",
-                        sc->observer_cell_size, OG_MAX_CELLS);
-        pc_error_about(err, sense_name, "observer_cell_size", NULL, PERCEPT_SENSE_BIT(s));
+        pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
+                         percept_sense_name((percept_sense)s), "observer_cell_size",
+                         PERCEPT_SENSE_BIT(s),
+                         "%g is too small for the world bounds (more than %u cells)",
+                         sc->observer_cell_size, OG_MAX_CELLS);
         return PERCEPT_ECONFIG;
     }
     if (rc) {
@@ -320,12 +315,8 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
         return PERCEPT_EINVAL;
     }
     if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        char place[1024];
-        snprintf(place, sizeof place, "%s:%d: key 'plugin_dir' in [percept]", cfg->source,
-                 cfg->plugin_dir_line);
-        pc_error_set_at(err, PERCEPT_ECONFIG, cfg->plugin_dir_line, place,
-                        "'%s' is not a directory", cfg->plugin_dir);
-        pc_error_about(err, "percept", "plugin_dir", NULL, 0);
+        pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept",
+                         "plugin_dir", 0, "'%s' is not a directory", cfg->plugin_dir);
         return PERCEPT_ECONFIG;
     }
     return PERCEPT_OK;
