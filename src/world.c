@@ -165,9 +165,9 @@ typedef struct change {
 typedef struct pass {
     percept_world *w;
     const change *ch;
-    unsigned out;        /* the senses in which its perceiving others can change */
-    unsigned in;         /* those in which its being perceived can change */
-    unsigned in_visible; /* in, less the senses it is hidden from */
+    unsigned out; /* the senses in which its perceiving others can change */
+    /* Those in which its being perceived can change, less those it is hidden from. */
+    unsigned in_visible;
     uint32_t epoch;
 } pass;
 
@@ -213,9 +213,8 @@ static double query_radius(const pass *p, int g)
 {
     const percept_world *w = p->w;
     double radius = reach_of(&p->ch->next, w->backends[g].senses & p->out);
-    unsigned visible = p->in_visible;
     for (int i = 0; i < w->grid_count; i++) {
-        if (w->near_backend[i] != g || !(w->grids[i].senses & visible))
+        if (w->near_backend[i] != g || !(w->grids[i].senses & p->in_visible))
             continue;
         double near = og_near_radius(&w->grids[i]);
         if (near > radius)
@@ -236,8 +235,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     w->changes.failed = 0;
     const entity *me = &ch->next;
     unsigned visible = in & ~(unsigned)me->hidden;
-    pass p = {
-        .w = w, .ch = ch, .out = out, .in = in, .in_visible = visible, .epoch = next_epoch(w)};
+    pass p = {.w = w, .ch = ch, .out = out, .in_visible = visible, .epoch = next_epoch(w)};
     const pair_list *pairs = &w->pairs[ch->slot];
     /* The bits the call cannot change are kept as they were. */
     unsigned keep = PAIR_MASK & ~(out | in << PAIR_IN_SHIFT);
