@@ -27,7 +27,8 @@
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 
-_Static_assert(PERCEPT_SENSE_COUNT == 3, "senses_within() tests three senses");
+_Static_assert(PERCEPT_SENSE_COUNT == 3,
+               "senses_within() tests three senses, pair_kinds[] holds three");
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -430,6 +431,10 @@ undo_grid:
 static const uint32_t pair_kinds[64] = {PAIR_KINDS_8(0),  PAIR_KINDS_8(8),  PAIR_KINDS_8(16),
                                         PAIR_KINDS_8(24), PAIR_KINDS_8(32), PAIR_KINDS_8(40),
                                         PAIR_KINDS_8(48), PAIR_KINDS_8(56)};
+#undef PAIR_KINDS_8
+#undef PAIR_KINDS
+#undef SENSE_KIND
+#undef BIT
 
 /* One pair's events in one direction, in sense order: the senses that
  * changed, and with MOVE records those held throughout. Returns nonzero
