@@ -383,6 +383,55 @@ static int within(double sx, double sy, double x, double y, double r2)
  * (more lane switches than loads to overlap), with 2 the gain was half. */
 #define LANES 4u
 
+/* A lane's place in its segment: cur == stop == NONE, idle. */
+typedef struct lane {
+    uint32_t cur, stop;
+} lane;
+
+/* The segments handed out so far, and the lanes still walking. */
+typedef struct segments {
+    const uint32_t *seeds;
+    unsigned n, taken, live;
+} segments;
+
+/* Gives the lane the next segment, or leaves it idle when none is left. */
+static void lane_next_segment(lane *l, segments *sg)
+{
+    if (sg->taken < sg->n) {
+        l->cur = sg->seeds[sg->taken - 1];
+        l->stop = sg->seeds[sg->taken++];
+    } else {
+        l->cur = l->stop = NONE;
+        sg->live--;
+    }
+}
+
+/*
+ * One step of one lane: its node is reported (kept when within r), or, at
+ * its segment's end, the lane takes the next one. Inlined into the walk's
+ * unrolled loop, each lane's place stays in registers; kept in an array
+ * indexed by a loop, each hop's load waited on a store to the stack, and
+ * the loop over the lanes cost a mispredicted exit every few steps.
+ */
+static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int axis, double x,
+                             double y, double r2, block_hits *hits, uint32_t *found)
+{
+    uint32_t s = l->cur;
+    if (s == l->stop) {
+        if (s != NONE)
+            lane_next_segment(l, sg);
+        return;
+    }
+    hits->slot[*found] = s;
+    *found += (uint32_t)within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2);
+    if (*found == BLOCK_HITS) {
+        hits->count = *found;
+        block_hits_flush(hits);
+        *found = 0;
+    }
+    l->cur = nodes[s].next[axis];
+}
+
 /*
  * Reports the bottom-level nodes of `axis` from `first` up to seeds[n - 1],
  * excluded: the segments [first, seeds[0]), [seeds[0], seeds[1]), ... A walk
@@ -394,44 +443,26 @@ static int within(double sx, double sy, double x, double y, double r2)
 static void walk_segments(const cl_node *nodes, int axis, uint32_t first, const uint32_t *seeds,
                           unsigned n, double x, double y, double r2, block_hits *hits)
 {
-    uint32_t cur[LANES], stop[LANES]; /* cur == stop == NONE: the lane is idle */
-    unsigned taken = 0, live = 0;
+    _Static_assert(LANES == 4, "walk_segments() steps four lanes by name");
+    segments sg = {.seeds = seeds, .n = n, .taken = 0, .live = 0};
+    lane l[LANES];
     for (unsigned k = 0; k < LANES; k++) {
-        if (taken < n) {
-            cur[k] = taken == 0 ? first : seeds[taken - 1];
-            stop[k] = seeds[taken++];
-            live++;
+        if (sg.taken < n) {
+            l[k].cur = sg.taken == 0 ? first : seeds[sg.taken - 1];
+            l[k].stop = seeds[sg.taken++];
+            sg.live++;
         } else {
-            cur[k] = stop[k] = NONE;
+            l[k].cur = l[k].stop = NONE;
         }
     }
     /* The batch's count stays in a register: kept in *hits, each find's
      * count would wait on the store of the last one. */
     uint32_t found = hits->count;
-    while (live > 0) {
-        for (unsigned k = 0; k < LANES; k++) {
-            uint32_t s = cur[k];
-            if (s == stop[k]) {
-                if (s == NONE)
-                    continue;
-                if (taken < n) {
-                    cur[k] = seeds[taken - 1];
-                    stop[k] = seeds[taken++];
-                } else {
-                    cur[k] = stop[k] = NONE;
-                    live--;
-                }
-                continue;
-            }
-            hits->slot[found] = s;
-            found += (uint32_t)within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2);
-            if (found == BLOCK_HITS) {
-                hits->count = found;
-                block_hits_flush(hits);
-                found = 0;
-            }
-            cur[k] = nodes[s].next[axis];
-        }
+    while (sg.live > 0) {
+        lane_step(&l[0], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[1], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[2], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[3], &sg, nodes, axis, x, y, r2, hits, &found);
     }
     hits->count = found;
 }
