@@ -408,10 +408,11 @@ static void lane_next_segment(lane *l, segments *sg)
 
 /*
  * One step of one lane: its node is reported (kept when within r), or, at
- * its segment's end, the lane takes the next one. Inlined into the walk's
- * unrolled loop, each lane's place stays in registers; kept in an array
- * indexed by a loop, each hop's load waited on a store to the stack, and
- * the loop over the lanes cost a mispredicted exit every few steps.
+ * its segment's end, the lane takes the next one. The walk calls it once
+ * per lane, by name, so that once inlined each lane's place stays in a
+ * register; kept in an array indexed by a loop, each hop's load waited on
+ * a store to the stack, and the loop over the lanes cost a mispredicted
+ * exit every few steps.
  */
 static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int axis, double x,
                              double y, double r2, block_hits *hits, uint32_t *found)
