@@ -388,8 +388,10 @@ typedef struct lane {
     uint32_t cur, stop;
 } lane;
 
-/* The segments handed out so far, and the lanes still walking. */
+/* The segments [first, seeds[0]), [seeds[0], seeds[1]), ..., how many
+ * are handed out, and the lanes still walking. */
 typedef struct segments {
+    uint32_t first;
     const uint32_t *seeds;
     unsigned n, taken, live;
 } segments;
@@ -398,7 +400,7 @@ typedef struct segments {
 static void lane_next_segment(lane *l, segments *sg)
 {
     if (sg->taken < sg->n) {
-        l->cur = sg->seeds[sg->taken - 1];
+        l->cur = sg->taken == 0 ? sg->first : sg->seeds[sg->taken - 1];
         l->stop = sg->seeds[sg->taken++];
     } else {
         l->cur = l->stop = NONE;
@@ -445,17 +447,10 @@ static void walk_segments(const cl_node *nodes, int axis, uint32_t first, const 
                           unsigned n, double x, double y, double r2, block_hits *hits)
 {
     _Static_assert(LANES == 4, "walk_segments() steps four lanes by name");
-    segments sg = {.seeds = seeds, .n = n, .taken = 0, .live = 0};
+    segments sg = {.first = first, .seeds = seeds, .n = n, .taken = 0, .live = LANES};
     lane l[LANES];
-    for (unsigned k = 0; k < LANES; k++) {
-        if (sg.taken < n) {
-            l[k].cur = sg.taken == 0 ? first : seeds[sg.taken - 1];
-            l[k].stop = seeds[sg.taken++];
-            sg.live++;
-        } else {
-            l[k].cur = l[k].stop = NONE;
-        }
-    }
+    for (unsigned k = 0; k < LANES; k++)
+        lane_next_segment(&l[k], &sg);
     /* The batch's count stays in a register: kept in *hits, each find's
      * count would wait on the store of the last one. */
     uint32_t found = hits->count;
