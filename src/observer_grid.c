@@ -374,8 +374,8 @@ double og_near_radius(const observer_grid *g)
     return (g->near_top + 1) * (g->near_limit / OG_NEAR_CLASSES) * (1 + 1e-9);
 }
 
-void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,
-              void *ctx)
+void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
+              og_visit visit, void *ctx)
 {
     /* A sense left out of the query tests against -1, which no squared
      * distance reaches: the loop stays branch-free. */
@@ -398,8 +398,9 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, og_vi
             /* Gathered without a branch: in a crowd, whether an observer
              * reaches the point is a coin toss to the branch predictor. */
             hit[nhit] = o->slot;
-            nhit += (unsigned)((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) |
-                               (d2 <= o->r2[2] + use[2]));
+            nhit += (unsigned)(((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) |
+                                (d2 <= o->r2[2] + use[2])) &
+                               (d2 > covered2));
             if (nhit == OG_HITS) {
                 for (unsigned h = 0; h < nhit; h++)
                     visit(ctx, hit[h]);

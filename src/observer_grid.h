@@ -167,12 +167,17 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
                const og_registration *next, double x, double y,
                const double range[PERCEPT_SENSE_COUNT]);
 
-/* Call visit(ctx, observer) for exactly the far observers whose range in one of
- * the senses in `senses` reaches (x, y): dx*dx + dy*dy <= r*r, the relation's
- * own test. */
+/*
+ * Call visit(ctx, observer) for exactly the far observers whose range in one
+ * of the senses in `senses` reaches (x, y) (dx*dx + dy*dy <= r*r, the
+ * relation's own test) and that stand farther from it than the caller has
+ * covered: dx*dx + dy*dy > covered2. The caller has met every entity within
+ * that already (a backend query of radius r gives covered2 = r*r; -1 covers
+ * nothing), so in a crowd most observers need no visit.
+ */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
-void og_query(const observer_grid *g, double x, double y, unsigned senses, og_visit visit,
-              void *ctx);
+void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
+              og_visit visit, void *ctx);
 
 /* A radius within which every near observer's ranges lie (0: there is
  * none): a target's near observers all stand within it of the target. */

@@ -254,16 +254,23 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     }
     if (ch->removing)
         return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
+    /* Every backend holds every entity, so its query met all those within
+     * its radius, whatever their senses: the observer grids need not name
+     * them again (in a crowd, hundreds of observers a call). */
+    double covered2 = -1;
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
         double r = query_radius(&p, g);
-        if (r > 0)
+        if (r > 0) {
             bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_candidate, &p);
+            if (r * r > covered2)
+                covered2 = r * r; /* the backend's own test: dx*dx + dy*dy <= r*r */
+        }
     }
     for (int g = 0; visible && g < w->grid_count; g++) {
         const observer_grid *grid = &w->grids[g];
         if (grid->senses & visible)
-            og_query(grid, me->x, me->y, grid->senses & visible, visit_candidate, &p);
+            og_query(grid, me->x, me->y, grid->senses & visible, covered2, visit_candidate, &p);
     }
     return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
