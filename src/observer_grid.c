@@ -73,15 +73,25 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
         return -2;
     g->min_x = b->min_x;
     g->min_y = b->min_y;
-    g->cell_size = cell_size;
-    g->inv_cell = 1.0 / cell_size;
     g->near_top = -1;
-    g->cols = (int32_t)cols;
-    g->rows = (int32_t)rows;
-    size_t n = (size_t)g->cols * (size_t)g->rows;
+    /* Levels until one has at most OG_REACH_CELLS cells, where every
+     * observer fits: its reach cannot cover more cells than there are. */
+    size_t n = 0;
+    for (double size = cell_size; g->level_count < OG_MAX_LEVELS; size *= OG_LEVEL_FACTOR) {
+        og_level *lv = &g->levels[g->level_count++];
+        lv->cell_size = size;
+        lv->inv_cell = 1.0 / size;
+        lv->cols = (int32_t)(floor(w / size) + 1);
+        lv->rows = (int32_t)(floor(h / size) + 1);
+        lv->first = (uint32_t)n;
+        n += (size_t)lv->cols * (size_t)lv->rows;
+        if ((size_t)lv->cols * (size_t)lv->rows <= OG_REACH_CELLS)
+            break;
+    }
     g->cells = pc_alloc(a, n * sizeof *g->cells);
     if (!g->cells)
         return -1;
+    g->cell_count = n;
     for (size_t i = 0; i < n; i++)
         g->cells[i] = (og_cell){.bound = EMPTY_BOUND};
     return 0;
@@ -89,34 +99,28 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
 
 void og_set_near(observer_grid *g, int near)
 {
-    g->near_limit = near ? OG_NEAR_FACTOR * g->cell_size : 0;
+    g->near_limit = near ? OG_NEAR_FACTOR * g->levels[0].cell_size : 0;
 }
 
 void og_free(const percept_allocator *a, observer_grid *g)
 {
-    if (g->cells) {
-        size_t n = (size_t)g->cols * (size_t)g->rows;
-        for (size_t i = 0; i < n; i++) {
-            pc_free(a, g->cells[i].reach);
-            pc_free(a, g->cells[i].obs);
-        }
+    for (size_t i = 0; g->cells && i < g->cell_count; i++) {
+        pc_free(a, g->cells[i].reach);
+        pc_free(a, g->cells[i].obs);
     }
     pc_free(a, g->cells);
-    pc_free(a, g->wide.obs);
     pc_free(a, g->slots);
     memset(g, 0, sizeof *g);
 }
 
 size_t og_bytes(const observer_grid *g)
 {
-    size_t bytes = g->wide.obs_cap * sizeof(og_observer) + g->slot_cap * sizeof *g->slots;
-    if (g->cells) {
-        size_t n = (size_t)g->cols * (size_t)g->rows;
-        bytes += n * sizeof *g->cells;
-        for (size_t i = 0; i < n; i++)
-            bytes += g->cells[i].obs_cap * sizeof(og_observer) +
-                     g->cells[i].reach_cap * sizeof(og_reach);
-    }
+    size_t bytes = g->slot_cap * sizeof *g->slots;
+    if (g->cells)
+        bytes += g->cell_count * sizeof *g->cells;
+    for (size_t i = 0; g->cells && i < g->cell_count; i++)
+        bytes +=
+            g->cells[i].obs_cap * sizeof(og_observer) + g->cells[i].reach_cap * sizeof(og_reach);
     return bytes;
 }
 
@@ -131,7 +135,7 @@ int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_c
 
 void og_clear_slot(observer_grid *g, uint32_t slot)
 {
-    g->slots[slot].reg = (og_registration){OG_NONE, 0, 0, -1, -1, -1};
+    g->slots[slot].reg = (og_registration){.cell = OG_NONE, .x1 = -1, .y1 = -1, .near_class = -1};
     g->slots[slot].index = OG_NONE;
 }
 
@@ -163,7 +167,7 @@ static double reach_pad(double v, double range)
 og_registration og_registration_for(const observer_grid *g, double x, double y,
                                     const double ranges[PERCEPT_SENSE_COUNT])
 {
-    og_registration r = {OG_NONE, 0, 0, -1, -1, -1};
+    og_registration r = {.cell = OG_NONE, .x1 = -1, .y1 = -1, .near_class = -1};
     double range = 0;
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         if ((g->senses & PERCEPT_SENSE_BIT(s)) && ranges[s] > range)
@@ -176,24 +180,36 @@ og_registration og_registration_for(const observer_grid *g, double x, double y,
         r.near_class = c < OG_NEAR_CLASSES ? (int32_t)c : OG_NEAR_CLASSES - 1;
         return r;
     }
-    int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
-    int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
-    r.cell = (uint32_t)cy * (uint32_t)g->cols + (uint32_t)cx;
     /* The cells under [x - px, x + px] x [y - py, y + py]: see reach_pad(). */
     double px = reach_pad(x, range), py = reach_pad(y, range);
-    r.x0 = clamp_index(x - px, g->min_x, g->inv_cell, g->cols);
-    r.x1 = clamp_index(x + px, g->min_x, g->inv_cell, g->cols);
-    r.y0 = clamp_index(y - py, g->min_y, g->inv_cell, g->rows);
-    r.y1 = clamp_index(y + py, g->min_y, g->inv_cell, g->rows);
-    if ((int64_t)(r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) > OG_WIDE_CELLS)
-        r = (og_registration){OG_WIDE, 0, 0, -1, -1, -1}; /* an empty rectangle: no reach entries */
+    for (r.level = 0;; r.level++) {
+        const og_level *lv = &g->levels[r.level];
+        r.x0 = clamp_index(x - px, g->min_x, lv->inv_cell, lv->cols);
+        r.x1 = clamp_index(x + px, g->min_x, lv->inv_cell, lv->cols);
+        r.y0 = clamp_index(y - py, g->min_y, lv->inv_cell, lv->rows);
+        r.y1 = clamp_index(y + py, g->min_y, lv->inv_cell, lv->rows);
+        if ((int64_t)(r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) <= OG_REACH_CELLS ||
+            r.level == g->level_count - 1)
+            break;
+    }
+    const og_level *lv = &g->levels[r.level];
+    int32_t cx = clamp_index(x, g->min_x, lv->inv_cell, lv->cols);
+    int32_t cy = clamp_index(y, g->min_y, lv->inv_cell, lv->rows);
+    r.cell = lv->first + (uint32_t)cy * (uint32_t)lv->cols + (uint32_t)cx;
     return r;
 }
 
 /* The observer array a registration's observer stands in. */
 static og_cell *home_of(observer_grid *g, uint32_t cell)
 {
-    return cell == OG_WIDE ? &g->wide : &g->cells[cell];
+    return &g->cells[cell];
+}
+
+/* The cell at column x, row y of a registration's level. */
+static og_cell *reached(observer_grid *g, const og_registration *r, int32_t x, int32_t y)
+{
+    const og_level *lv = &g->levels[r->level];
+    return &g->cells[lv->first + (size_t)y * (size_t)lv->cols + (size_t)x];
 }
 
 /* Gives back room once a cell's array holds a quarter of it or less (above
@@ -243,7 +259,7 @@ static void reach_drop(const percept_allocator *a, og_cell *cell, uint32_t sourc
     }
 }
 
-/* Whether the registration puts the observer in a cell's (or the wide list's) array. */
+/* Whether the registration puts the observer in a cell's array. */
 static int has_home(const og_registration *r)
 {
     return r->cell != OG_NONE && r->cell != OG_NEAR;
@@ -255,7 +271,7 @@ static void drop_all(const percept_allocator *a, observer_grid *g, const og_regi
         return;
     for (int32_t y = r->y0; y <= r->y1; y++)
         for (int32_t x = r->x0; x <= r->x1; x++)
-            reach_drop(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], r->cell);
+            reach_drop(a, reached(g, r, x, y), r->cell);
 }
 
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
@@ -275,12 +291,11 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
     }
     for (int32_t y = next->y0; y <= next->y1; y++) {
         for (int32_t x = next->x0; x <= next->x1; x++) {
-            if (reach_add(a, &g->cells[(size_t)y * (size_t)g->cols + (size_t)x], next->cell)) {
+            if (reach_add(a, reached(g, next, x, y), next->cell)) {
                 /* Undo the cells done so far: those before (x, y) in row order. */
                 for (int32_t uy = next->y0; uy <= y; uy++)
                     for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
-                        reach_drop(a, &g->cells[(size_t)uy * (size_t)g->cols + (size_t)ux],
-                                   next->cell);
+                        reach_drop(a, reached(g, next, ux, uy), next->cell);
                 return -1;
             }
         }
@@ -343,10 +358,14 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
     if (!og_same(&s->reg, next)) {
         drop_all(a, g, &s->reg);
         if (s->reg.cell != next->cell) {
-            if (has_home(&s->reg))
+            if (has_home(&s->reg)) {
                 leave_cell(a, g, slot);
-            if (has_home(next))
+                g->levels[s->reg.level].observers--;
+            }
+            if (has_home(next)) {
                 enter_cell(g, slot, next->cell);
+                g->levels[next->level].observers++;
+            }
         }
         if (s->reg.cell == OG_NEAR)
             near_drop(g, s->reg.near_class);
@@ -382,29 +401,34 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, doubl
     double use[PERCEPT_SENSE_COUNT];
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         use[s] = senses & PERCEPT_SENSE_BIT(s) ? 0 : -INFINITY;
-    int32_t cx = clamp_index(x, g->min_x, g->inv_cell, g->cols);
-    int32_t cy = clamp_index(y, g->min_y, g->inv_cell, g->rows);
-    const og_cell *cell = &g->cells[(size_t)cy * (size_t)g->cols + (size_t)cx];
     uint32_t hit[OG_HITS];
     unsigned nhit = 0;
-    for (uint32_t i = 0; i <= cell->reach_len; i++) {
-        /* The cells whose observers reach this one, then the wide list. */
-        const og_cell *source = i < cell->reach_len ? &g->cells[cell->reach[i].cell] : &g->wide;
-        if (beyond(&source->bound, x, y))
+    for (int l = 0; l < g->level_count; l++) {
+        const og_level *lv = &g->levels[l];
+        if (lv->observers == 0)
             continue;
-        for (uint32_t k = 0; k < source->obs_len; k++) {
-            const og_observer *o = &source->obs[k];
-            double dx = x - o->x, dy = y - o->y, d2 = dx * dx + dy * dy;
-            /* Gathered without a branch: in a crowd, whether an observer
-             * reaches the point is a coin toss to the branch predictor. */
-            hit[nhit] = o->slot;
-            nhit += (unsigned)(((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) |
-                                (d2 <= o->r2[2] + use[2])) &
-                               (d2 > covered2));
-            if (nhit == OG_HITS) {
-                for (unsigned h = 0; h < nhit; h++)
-                    visit(ctx, hit[h]);
-                nhit = 0;
+        int32_t cx = clamp_index(x, g->min_x, lv->inv_cell, lv->cols);
+        int32_t cy = clamp_index(y, g->min_y, lv->inv_cell, lv->rows);
+        const og_cell *cell = &g->cells[lv->first + (size_t)cy * (size_t)lv->cols + (size_t)cx];
+        /* The cells whose observers reach this one. */
+        for (uint32_t i = 0; i < cell->reach_len; i++) {
+            const og_cell *source = &g->cells[cell->reach[i].cell];
+            if (beyond(&source->bound, x, y))
+                continue;
+            for (uint32_t k = 0; k < source->obs_len; k++) {
+                const og_observer *o = &source->obs[k];
+                double dx = x - o->x, dy = y - o->y, d2 = dx * dx + dy * dy;
+                /* Gathered without a branch: in a crowd, whether an observer
+                 * reaches the point is a coin toss to the branch predictor. */
+                hit[nhit] = o->slot;
+                nhit += (unsigned)(((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) |
+                                    (d2 <= o->r2[2] + use[2])) &
+                                   (d2 > covered2));
+                if (nhit == OG_HITS) {
+                    for (unsigned h = 0; h < nhit; h++)
+                        visit(ctx, hit[h]);
+                    nhit = 0;
+                }
             }
         }
     }

@@ -9,6 +9,16 @@
  * observers of those cells, whatever the mix of ranges, instead of scanning
  * the world.
  *
+ * Long-sighted observers would each need an entry in very many cells' reach
+ * lists, paid again whenever they change cells. So the grid has levels: the
+ * first with the configured cell size, each next one with cells
+ * OG_LEVEL_FACTOR times as wide, up to one of at most OG_REACH_CELLS cells.
+ * An observer stands in the finest level where its reach covers at most
+ * OG_REACH_CELLS cells, and a target checks its cell's reach list on every
+ * level that holds observers. A world of NPCs and 4x-sighted players keeps
+ * its players one level up, a few reach entries each, instead of on a list
+ * every target would scan whole.
+ *
  * When the senses' backend answers small queries cheaply (it says so with
  * PERCEPT_BACKEND_QUERY_LOCAL), observers whose range is short, at most
  * OG_NEAR_FACTOR cells, are not kept here at all, only counted by range:
@@ -35,16 +45,15 @@
 #include "percept.h"
 
 #define OG_NONE UINT32_MAX
-/* The registration of a wide observer: see OG_WIDE_CELLS. */
-#define OG_WIDE (UINT32_MAX - 1)
-/*
- * An observer whose reach covers more cells than this is "wide": instead of
- * one reach entry per cell (paid again on every registration change), it
- * goes on one flat list that every target query scans. Long-range observers
- * are few, so the list stays short, and a tiny observer cell can no longer
- * make one observer cost thousands of updates per move.
- */
-#define OG_WIDE_CELLS 64
+/* An observer stands in the finest level where its reach covers at most
+ * this many cells: each is an entry in a reach list, paid again whenever it
+ * changes cells, so a tiny observer cell cannot make one observer cost
+ * thousands of updates per move. */
+#define OG_REACH_CELLS 64
+/* Each level's cells are this many times as wide as the level below. */
+#define OG_LEVEL_FACTOR 4
+/* Enough levels to come down to OG_REACH_CELLS cells from OG_MAX_CELLS. */
+#define OG_MAX_LEVELS 12
 /* A cell's arrays (observers, reach list) with room for this many entries or
  * fewer keep it, even empty: observers cross cells all the time, and
  * resizing on each crossing would cost a call. Larger ones give room back
@@ -94,31 +103,41 @@ typedef struct og_cell {
 
 /* Where one observer is registered: its cell and the cells it reaches. */
 typedef struct og_registration {
-    uint32_t cell; /* OG_NONE: not registered (range 0); OG_WIDE: on the wide list;
-                      OG_NEAR: counted in near_count[near_class] only */
-    int32_t x0, y0, x1, y1;
+    uint32_t cell;          /* an index into cells[], whatever the level; OG_NONE: not
+                               registered (range 0); OG_NEAR: counted in near_count[near_class] only */
+    int32_t x0, y0, x1, y1; /* the cells it reaches, in its level's columns and rows */
     int32_t near_class;
+    int32_t level;
 } og_registration;
 
 typedef struct og_slot {
     og_registration reg;
-    uint32_t index; /* its place in its cell's (or the wide list's) obs array */
+    uint32_t index; /* its place in its cell's obs array */
 } og_slot;
+
+/* One level: a grid over the world bounds, its cells a run of cells[]. */
+typedef struct og_level {
+    double cell_size, inv_cell;
+    int32_t cols, rows;
+    uint32_t first;     /* its first cell in cells[] */
+    uint32_t observers; /* how many stand in its cells: a query skips a level without */
+} og_level;
 
 typedef struct observer_grid {
     unsigned senses; /* PERCEPT_SENSE_BIT()s of the senses it indexes */
-    double min_x, min_y, cell_size, inv_cell;
-    int32_t cols, rows;
-    og_cell *cells;
-    og_cell wide;   /* the wide observers (its obs array and bound; no reach list) */
+    double min_x, min_y;
+    og_level levels[OG_MAX_LEVELS]; /* the finest first */
+    int level_count;
+    og_cell *cells; /* every level's */
+    size_t cell_count;
     og_slot *slots; /* indexed by entity slot */
     size_t slot_cap;
-    double near_limit; /* OG_NEAR_FACTOR * cell_size, or 0: no observer is near */
+    double near_limit; /* OG_NEAR_FACTOR * the finest cell size, or 0: no observer is near */
     uint32_t near_count[OG_NEAR_CLASSES];
     int32_t near_top; /* highest class with a near observer, -1 for none */
 } observer_grid;
 
-/* Largest number of cells a grid may have. */
+/* Largest number of cells the finest level may have. */
 #define OG_MAX_CELLS (1u << 22)
 
 /* cell_size 0 picks one from the bounds. The grid keeps every observer
