@@ -150,6 +150,12 @@ static int32_t clamp_index(double v, double origin, double inv, int32_t n)
     return (int32_t)f;
 }
 
+/* The index in cells[] of a level's cell at column x, row y. */
+static uint32_t cell_at(const og_level *lv, int32_t x, int32_t y)
+{
+    return lv->first + (uint32_t)y * (uint32_t)lv->cols + (uint32_t)x;
+}
+
 /*
  * How far from v, along one axis, an observer of range R must reach. Not R
  * itself: the relation rounds the difference of the coordinates, and a
@@ -195,21 +201,14 @@ og_registration og_registration_for(const observer_grid *g, double x, double y,
     const og_level *lv = &g->levels[r.level];
     int32_t cx = clamp_index(x, g->min_x, lv->inv_cell, lv->cols);
     int32_t cy = clamp_index(y, g->min_y, lv->inv_cell, lv->rows);
-    r.cell = lv->first + (uint32_t)cy * (uint32_t)lv->cols + (uint32_t)cx;
+    r.cell = cell_at(lv, cx, cy);
     return r;
-}
-
-/* The observer array a registration's observer stands in. */
-static og_cell *home_of(observer_grid *g, uint32_t cell)
-{
-    return &g->cells[cell];
 }
 
 /* The cell at column x, row y of a registration's level. */
 static og_cell *reached(observer_grid *g, const og_registration *r, int32_t x, int32_t y)
 {
-    const og_level *lv = &g->levels[r->level];
-    return &g->cells[lv->first + (size_t)y * (size_t)lv->cols + (size_t)x];
+    return &g->cells[cell_at(&g->levels[r->level], x, y)];
 }
 
 /* Gives back room once a cell's array holds a quarter of it or less (above
@@ -279,7 +278,7 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 {
     if (!has_home(next) || og_same(&g->slots[slot].reg, next))
         return 0; /* near observers are only counted: nothing to allocate */
-    og_cell *home = home_of(g, next->cell);
+    og_cell *home = &g->cells[next->cell];
     if (next->cell != g->slots[slot].reg.cell && home->obs_len == home->obs_cap) {
         /* Room for the observer in its new cell; spare capacity is invisible. */
         void *obs = home->obs;
@@ -313,7 +312,7 @@ void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 
 static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t slot)
 {
-    og_cell *c = home_of(g, g->slots[slot].reg.cell);
+    og_cell *c = &g->cells[g->slots[slot].reg.cell];
     uint32_t i = g->slots[slot].index;
     c->obs[i] = c->obs[--c->obs_len];
     if (i < c->obs_len)
@@ -345,7 +344,7 @@ static void near_drop(observer_grid *g, int32_t c)
 
 static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
 {
-    og_cell *c = home_of(g, cell); /* og_stage() made the room */
+    og_cell *c = &g->cells[cell]; /* og_stage() made the room */
     g->slots[slot].index = c->obs_len;
     c->obs[c->obs_len++].slot = slot;
 }
@@ -374,13 +373,14 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
         s->reg = *next;
     }
     if (has_home(&s->reg)) {
-        og_observer *o = &home_of(g, s->reg.cell)->obs[s->index];
+        og_cell *home = &g->cells[s->reg.cell];
+        og_observer *o = &home->obs[s->index];
         o->x = x;
         o->y = y;
         for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
             o->r2[k] =
                 (g->senses & PERCEPT_SENSE_BIT(k)) && range[k] > 0 ? range[k] * range[k] : -1;
-        bound_add(&home_of(g, s->reg.cell)->bound, o);
+        bound_add(&home->bound, o);
     }
 }
 
@@ -409,7 +409,7 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, doubl
             continue;
         int32_t cx = clamp_index(x, g->min_x, lv->inv_cell, lv->cols);
         int32_t cy = clamp_index(y, g->min_y, lv->inv_cell, lv->rows);
-        const og_cell *cell = &g->cells[lv->first + (size_t)cy * (size_t)lv->cols + (size_t)cx];
+        const og_cell *cell = &g->cells[cell_at(lv, cx, cy)];
         /* The cells whose observers reach this one. */
         for (uint32_t i = 0; i < cell->reach_len; i++) {
             const og_cell *source = &g->cells[cell->reach[i].cell];
