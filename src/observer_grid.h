@@ -103,8 +103,9 @@ typedef struct og_cell {
 
 /* Where one observer is registered: its cell and the cells it reaches. */
 typedef struct og_registration {
-    uint32_t cell;          /* an index into cells[], whatever the level; OG_NONE: not
-                               registered (range 0); OG_NEAR: counted in near_count[near_class] only */
+    /* An index into cells[], whatever the level; OG_NONE: not registered
+     * (range 0); OG_NEAR: counted in near_count[near_class] only. */
+    uint32_t cell;
     int32_t x0, y0, x1, y1; /* the cells it reaches, in its level's columns and rows */
     int32_t near_class;
     int32_t level;

@@ -226,6 +226,24 @@ static void churn(fixture *f, int rounds)
     }
 }
 
+/* A grid of OBSERVERS random observers, as populate() leaves it. */
+static fixture *new_populated(int near)
+{
+    fixture *f = malloc(sizeof *f);
+    assert_non_null(f);
+    setup_grid(f, near);
+    populate(f);
+    return f;
+}
+
+/* Frees the grid, which must give back every byte it took. */
+static void free_fixture(fixture *f)
+{
+    og_free(&f->alloc, &f->grid);
+    assert_int_equal(f->count.live_bytes, 0);
+    free(f);
+}
+
 static void check_bytes(const fixture *f)
 {
     /* og_bytes() is the allocator's count, byte for byte (the model's own
@@ -236,18 +254,13 @@ static void check_bytes(const fixture *f)
 static void test_query_matches_model(void **state)
 {
     (void)state;
-    fixture *f = malloc(sizeof *f);
-    assert_non_null(f);
     for (int near = 0; near <= 1; near++) {
-        setup_grid(f, near);
-        populate(f);
+        fixture *f = new_populated(near);
         check_queries(f, QUERIES);
         churn(f, 8);
         check_bytes(f);
-        og_free(&f->alloc, &f->grid);
-        assert_int_equal(f->count.live_bytes, 0);
+        free_fixture(f);
     }
-    free(f);
 }
 
 /* No observer costs more than OG_REACH_CELLS reach entries, however long its
@@ -255,10 +268,7 @@ static void test_query_matches_model(void **state)
 static void test_reach_entries_bounded(void **state)
 {
     (void)state;
-    fixture *f = malloc(sizeof *f);
-    assert_non_null(f);
-    setup_grid(f, 0);
-    populate(f);
+    fixture *f = new_populated(0);
     churn(f, 2);
     uint64_t listed = 0, registered = 0;
     int levels_used[OG_MAX_LEVELS] = {0};
@@ -287,8 +297,7 @@ static void test_reach_entries_bounded(void **state)
     assert_int_equal(place(f, 0, WORLD / 2, WORLD / 2, huge), 0);
     assert_int_equal(f->grid.slots[0].reg.level, f->grid.level_count - 1);
     check_queries(f, 50);
-    og_free(&f->alloc, &f->grid);
-    free(f);
+    free_fixture(f);
 }
 
 /* A refused allocation in og_stage() leaves the grid's answers as they were
@@ -296,10 +305,7 @@ static void test_reach_entries_bounded(void **state)
 static void test_failed_stage_changes_nothing(void **state)
 {
     (void)state;
-    fixture *f = malloc(sizeof *f);
-    assert_non_null(f);
-    setup_grid(f, 0);
-    populate(f);
+    fixture *f = new_populated(0);
     int refused = 0;
     for (int trial = 0; trial < 200; trial++) {
         uint32_t i = (uint32_t)(unit() * OBSERVERS);
@@ -316,8 +322,7 @@ static void test_failed_stage_changes_nothing(void **state)
         check_queries(f, 4);
     }
     assert_true(refused > 0);
-    og_free(&f->alloc, &f->grid);
-    free(f);
+    free_fixture(f);
 }
 
 int main(void)
