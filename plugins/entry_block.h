@@ -142,6 +142,26 @@ static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
 }
 
 /*
+ * Asks the processor to start loading a block's first entries (its first
+ * three lines: up to seven entries) without waiting for them. A query reads
+ * some ten to sixteen blocks, each on its own in the heap: asked for all
+ * before the first is gathered, in a world no cache holds, their loads
+ * overlap instead of following one another. A hint: reading past a small
+ * block's end is no fault, and nothing changes without the builtin.
+ */
+static inline void entry_block_prefetch(const entry_block *block)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const char *p = (const char *)block;
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + 128);
+#else
+    (void)block;
+#endif
+}
+
+/*
  * Gathers the entries of `block` whose squared distance to (x, y) is not
  * above `limit`, visiting whenever the batch fills. Inline: a query calls it
  * for each of the ten or so cells it reads, most holding a handful of

@@ -197,6 +197,14 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
         uint32_t y1 = backend_cell_of(y + w.pad_y, g->min_y, g->inv, g->ny);
         uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
         if (ncells <= b->slot_limit) {
+            /* Every block asked for first, then gathered (entry_block_prefetch()). */
+            for (uint32_t cy = y0; cy <= y1; cy++) {
+                entry_block *const *row = &b->cells[(size_t)cy * g->nx];
+                for (uint32_t cx = x0; cx <= x1; cx++) {
+                    if (row[cx] != NULL)
+                        entry_block_prefetch(row[cx]);
+                }
+            }
             for (uint32_t cy = y0; cy <= y1; cy++) {
                 entry_block *const *row = &b->cells[(size_t)cy * g->nx];
                 for (uint32_t cx = x0; cx <= x1; cx++) {

@@ -435,6 +435,15 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     if (area <= (double)b->ncells) {
+        /* Every block asked for first, then gathered (entry_block_prefetch()):
+         * the second look-up of each cell finds its table entry cached. */
+        for (int64_t cy = y0; cy <= y1; cy++) {
+            for (int64_t cx = x0; cx <= x1; cx++) {
+                uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
+                if (c != NONE)
+                    entry_block_prefetch(b->cells[c].block);
+            }
+        }
         for (int64_t cy = y0; cy <= y1; cy++) {
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
