@@ -62,6 +62,7 @@ typedef struct args {
     int full, quick;
     int batched; /* also run the batched twins (CASE_BATCHED) */
     const char *workloads, *backends, *sizes, *sweep, *out, *svg_dir, *notes;
+    const char *label; /* --label TEXT: what was measured, shown in the report */
     const char *trace; /* --trace FILE: benchmark this trace instead of the workloads */
     /* The options --trace excludes, as given (NULL if not): named in the usage error. */
     const char *given_batched, *given_seed;
@@ -159,6 +160,10 @@ static void print_usage(FILE *out)
           "                     directory)\n"
           "  --notes FILE       append FILE, a hand-written analysis, to the report (FILE\n"
           "                     must not be --out's)\n"
+          "  --label TEXT       say in the report what was measured (the library's version\n"
+          "                     is always given): a commit, a build, at most " BENCH_LABEL_MAX_TEXT
+          " bytes of one\n"
+          "                     line; 'make bench' gives the source tree's commit\n"
           "  --version          print the version and exit\n"
           "  --help             print this help and exit\n"
           "\n"
@@ -255,7 +260,7 @@ static int check_list(const char *opt, const char *list)
 /* The options that take one value: each may be given once. */
 static const char *const single_value_options[] = {
     "--workloads", "--backends", "--sizes",  "--sweep",  "--out",        "--svg-dir", "--notes",
-    "--trace",     "--batched",  "--rounds", "--budget", "--max-replay", "--seed",
+    "--trace",     "--batched",  "--rounds", "--budget", "--max-replay", "--seed",    "--label",
 };
 
 /* -1, or a usage error's exit status when `arg` repeats an option with a value. */
@@ -268,6 +273,21 @@ static int check_repeat(args *a, const char *arg)
             strncmp(arg, single_value_options[k], len) == 0)
             return cli_once(PROGRAM, &a->seen, (unsigned)k, single_value_options[k]);
     return -1;
+}
+
+/* Why `label` cannot go into the report's table (NULL: it can). A line of
+ * text: a control character would end or garble the table's row. */
+static const char *label_fault(const char *label)
+{
+    size_t len = strlen(label);
+    if (len == 0)
+        return "needs a text (the code measured, say: a commit)";
+    if (len > BENCH_LABEL_MAX)
+        return "is longer than " BENCH_LABEL_MAX_TEXT " bytes";
+    for (const unsigned char *c = (const unsigned char *)label; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return "must be one line of text, without control characters";
+    return NULL;
 }
 
 static int parse_args(int argc, char **argv, args *a)
@@ -315,6 +335,11 @@ static int parse_args(int argc, char **argv, args *a)
                 a->trace = v;
             else
                 a->notes = v;
+        } else if ((r = cli_option_value(argc, argv, &i, "--label", &v)) != 0) {
+            const char *why = r < 0 ? "needs a value" : label_fault(v);
+            if (why)
+                return cli_usage_error(PROGRAM, "--label %s", why);
+            a->label = v;
         } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
             if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
                 return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off', not '%s'",
@@ -839,6 +864,39 @@ static void dir_of(const char *path, char *out, size_t size)
 }
 
 /* The command line as the report shows it: options that name files are left out. */
+/* Appends c to the string out of `size` bytes, *len long, while it fits;
+ * counts it in *len either way. */
+static void put_char(char *out, size_t size, size_t *len, char c)
+{
+    if (*len + 1 < size) {
+        out[*len] = c;
+        out[*len + 1] = '\0';
+    }
+    (*len)++;
+}
+
+/* Appends `word` as a shell reads it back: as it is when it holds only
+ * characters no shell treats specially, else in single quotes (a label
+ * such as "commit 1a2b3c" is one argument). */
+static void put_shell_word(char *out, size_t size, size_t *len, const char *word)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789,._+:@%/=-";
+    int quote = !*word || strspn(word, plain) != strlen(word);
+    if (quote)
+        put_char(out, size, len, '\'');
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'') {
+            for (const char *q = "'\\''"; *q; q++)
+                put_char(out, size, len, *q);
+        } else {
+            put_char(out, size, len, *c);
+        }
+    }
+    if (quote)
+        put_char(out, size, len, '\'');
+}
+
 static void describe_command(int argc, char **argv, char *out, size_t size)
 {
     size_t len = (size_t)snprintf(out, size, PROGRAM);
@@ -850,7 +908,8 @@ static void describe_command(int argc, char **argv, char *out, size_t size)
                 i++;
             continue;
         }
-        len += (size_t)snprintf(out + len, size - len, " %s", arg);
+        put_char(out, size, &len, ' ');
+        put_shell_word(out, size, &len, arg);
     }
 }
 
@@ -1202,6 +1261,7 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
     if (!done)
         fprintf(stderr, PROGRAM ": cannot replay the trace: out of memory\n");
     bench_report report = header_finish(&header, argc, argv, result, done, backends, notes);
+    report.label = a->label;
     report.trace = &t;
     int report_error = write_report(out, &report) != 0;
     failed = print_verdict(&report, backends, failed, report_error, out);
@@ -1304,6 +1364,7 @@ int main(int argc, char **argv)
                 failed |= results[done].b[b].failed;
     }
     bench_report report = header_finish(&header, argc, argv, results, done, &backends, notes);
+    report.label = a.label;
     report.seed = a.seed;
     report.svg_dir = out.have_svg ? out.svg_dir : NULL;
     report.svg_link = out.svg_link;

@@ -133,6 +133,16 @@ static double total_events(const backend_result *br)
 
 static void write_notes(FILE *f, const case_result *c, int quiet_reference);
 
+/* Text in a table cell: a '|' would end the cell, so it is escaped. */
+static void write_cell_text(FILE *f, const char *text)
+{
+    for (; *text; text++) {
+        if (*text == '|')
+            fputc('\\', f);
+        fputc(*text, f);
+    }
+}
+
 static void write_machine(FILE *f, const bench_report *r)
 {
     const bench_machine *m = r->machine;
@@ -150,6 +160,12 @@ static void write_machine(FILE *f, const bench_report *r)
                 "same run) |\n",
                 m->load_start[0], m->load_end[0]);
     fprintf(f, "| clock | `CLOCK_MONOTONIC`, %.0f ns per read |\n", m->clock_read_ns);
+    fprintf(f, "| code | percept %s", percept_version());
+    if (r->label) {
+        fputs(", ", f);
+        write_cell_text(f, r->label);
+    }
+    fputs(" |\n", f);
     char secs[32];
     bench_fmt_seconds(secs, sizeof secs, r->seconds);
     if (r->trace) /* a trace is replayed as it is: no seed went into it */

@@ -25,11 +25,16 @@ typedef struct bench_report {
     const char *svg_dir;  /* charts are written here; NULL: no charts */
     const char *svg_link; /* what the Markdown puts before a chart's file name */
     const char *notes;    /* hand-written analysis appended to the report, or NULL */
+    const char *label;    /* what was measured (--label: a commit, say), or NULL */
     int quick;            /* a --quick run: sizes too small to judge the targets by */
     /* A --trace run: the one case replays this trace, and the report is about it
      * alone (no targets, no charts, none of the named workloads' sections). */
     const bench_trace *trace;
 } bench_report;
+
+/* The longest --label, in bytes: one row of the machine table. */
+#define BENCH_LABEL_MAX 100
+#define BENCH_LABEL_MAX_TEXT "100"
 
 /* Write the Markdown report. Returns 0, or -1 on an output error. */
 int report_write_markdown(FILE *f, const bench_report *r);
