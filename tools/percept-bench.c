@@ -160,10 +160,10 @@ static void print_usage(FILE *out)
           "                     directory)\n"
           "  --notes FILE       append FILE, a hand-written analysis, to the report (FILE\n"
           "                     must not be --out's)\n"
-          "  --label TEXT       say in the report what was measured (the library's version\n"
-          "                     is always given): a commit, a build, at most " BENCH_LABEL_MAX_TEXT
-          " bytes of one\n"
-          "                     line; 'make bench' gives the source tree's commit\n"
+          "  --label TEXT       say in the report what was measured, beside the library's\n"
+          "                     version: a commit, a build (one line, up to " BENCH_LABEL_MAX_TEXT
+          " bytes;\n"
+          "                     'make bench' gives the source tree's commit)\n"
           "  --version          print the version and exit\n"
           "  --help             print this help and exit\n"
           "\n"
@@ -863,7 +863,6 @@ static void dir_of(const char *path, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(slash - path), path);
 }
 
-/* The command line as the report shows it: options that name files are left out. */
 /* Appends c to the string out of `size` bytes, *len long, while it fits;
  * counts it in *len either way. */
 static void put_char(char *out, size_t size, size_t *len, char c)
@@ -897,6 +896,7 @@ static void put_shell_word(char *out, size_t size, size_t *len, const char *word
         put_char(out, size, len, '\'');
 }
 
+/* The command line as the report shows it: options that name files are left out. */
 static void describe_command(int argc, char **argv, char *out, size_t size)
 {
     size_t len = (size_t)snprintf(out, size, PROGRAM);
