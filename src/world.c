@@ -177,9 +177,11 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
                         int moved)
 {
     percept_world *w = p->w;
-    /* Applying the change reads the partner's list: its head now, so that
-     * apply_change() can ask for the entry ahead (prefetch_entries()). */
-    prefetch_read(&w->pairs[partner]);
+    /* Applying a change of senses reads the partner's list: its head now,
+     * so that apply_change() can ask for the entry ahead (prefetch_entries()).
+     * A change of MOVE events alone writes no list. */
+    if (before != after)
+        prefetch_read(&w->pairs[partner]);
     pair_change c = {
         .partner_id = w->ents[partner].id,
         .partner = partner,
