@@ -116,6 +116,7 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
     }
     layout->min_x = setup->min_x;
     layout->min_y = setup->min_y;
+    layout->size = size;
     layout->inv = 1.0 / size;
     layout->nx = (uint32_t)nx;
     layout->ny = (uint32_t)ny;

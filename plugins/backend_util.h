@@ -65,7 +65,8 @@ static inline uint32_t backend_grown(uint32_t cap, uint32_t need, uint32_t first
  */
 typedef struct backend_layout {
     double min_x, min_y;
-    double inv; /* 1 / cell side: a multiplication keeps backend_cell_of monotone */
+    double size; /* the cell side */
+    double inv;  /* 1 / size: a multiplication keeps backend_cell_of monotone */
     uint32_t nx, ny;
 } backend_layout;
 

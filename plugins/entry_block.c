@@ -48,10 +48,10 @@ void entry_block_give_back(const percept_backend_host *host, entry_block **block
     *block = smaller;
 }
 
-uint32_t entry_block_push(entry_block *block, uint32_t slot, double x, double y)
+uint32_t entry_block_push(entry_block *block, uint32_t slot, float dx, float dy)
 {
     uint32_t i = block->count++;
-    block->items[i] = (block_entry){x, y, slot};
+    block->items[i] = (block_entry){dx, dy, slot};
     return i;
 }
 
@@ -83,10 +83,10 @@ int entry_refs_reserve(const percept_backend_host *host, entry_ref **refs, uint3
 }
 
 void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
-                    double x, double y)
+                    float dx, float dy)
 {
     refs[slot].block = where;
-    refs[slot].index = entry_block_push(block, slot, x, y);
+    refs[slot].index = entry_block_push(block, slot, dx, dy);
 }
 
 void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block)

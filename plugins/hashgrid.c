@@ -38,6 +38,9 @@
 #define MAX_TABLE 2147483648u
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
+/* A query window of up to this many cells (five by five: a radius of up to
+ * two cells) keeps the cells it finds, to look each up once. */
+#define QUERY_CELLS 25u
 
 /*
  * A live cell, or a free one linked into the pool's free list. A cell keeps
@@ -58,7 +61,10 @@ typedef struct hg_entry {
 
 struct percept_backend {
     const percept_backend_host *host;
-    double inv_cell; /* 1 / cell_size: a multiplication keeps coord_of monotone too */
+    double inv_cell;  /* 1 / cell_size: a multiplication keeps coord_of monotone too */
+    double cell_size; /* a cell's anchor, the corner its entries' offsets are taken from,
+                         is its coordinates times this (entry_block.h) */
+    double span;      /* how far an entry's offsets may be from its cell's anchor */
 
     entry_ref *slots; /* slot_cap records: the cell (in the pool) and entry of each slot */
     uint32_t slot_cap;
@@ -175,6 +181,8 @@ static percept_backend *hashgrid_create(const percept_backend_setup *setup,
     memset(b, 0, sizeof(*b));
     b->host = setup->host;
     b->inv_cell = 1.0 / cell_size;
+    b->cell_size = cell_size;
+    b->span = entry_span(cell_size);
     b->free_cell = NONE;
     return b;
 }
@@ -334,10 +342,24 @@ static void release_cell(percept_backend *b, uint32_t c)
     b->free_cell = c;
 }
 
+/* The offset of v from the anchor of the cell with coordinate c (entry_block.h). */
+static float offset_in(const percept_backend *b, double v, int64_t c)
+{
+    return entry_offset(v, (double)c * b->cell_size, b->span);
+}
+
+/* The query point's offset from the anchor of the cell with coordinate c. */
+static float query_offset_in(const percept_backend *b, double v, int64_t c)
+{
+    return entry_query_offset(v, (double)c * b->cell_size);
+}
+
 /* Appends slot's entry to cell c, which has room (can_enter). */
 static void link_slot(percept_backend *b, percept_slot slot, uint32_t c, double x, double y)
 {
-    entry_ref_link(b->slots, slot, b->cells[c].block, c, x, y);
+    const hg_cell *cell = &b->cells[c];
+    entry_ref_link(b->slots, slot, cell->block, c, offset_in(b, x, cell->cx),
+                   offset_in(b, y, cell->cy));
 }
 
 /* Takes slot's entry out of its cell, which returns to the pool when emptied. */
@@ -384,7 +406,7 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
     const hg_cell *cell = &b->cells[s->block];
     if (cell->cx == cx && cell->cy == cy) {
         /* The common small move: rewrite the entry in place. */
-        entry_ref_move(cell->block, s, x, y);
+        entry_ref_move(cell->block, s, offset_in(b, x, cx), offset_in(b, y, cy));
         return;
     }
     uint32_t hash = hash_cell(cx, cy);
@@ -434,9 +456,26 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
-    if (area <= (double)b->ncells) {
-        /* Every block asked for first, then gathered (entry_block_prefetch()):
-         * the second look-up of each cell finds its table entry cached. */
+    float limit = entry_gather_limit(r, b->span);
+    if (area <= QUERY_CELLS) {
+        /* Every block asked for first, then gathered (entry_block_prefetch()),
+         * from the cells found by the one look-up of each. */
+        const hg_cell *found[QUERY_CELLS];
+        unsigned n = 0;
+        for (int64_t cy = y0; cy <= y1; cy++) {
+            for (int64_t cx = x0; cx <= x1; cx++) {
+                uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
+                if (c != NONE) {
+                    found[n++] = &b->cells[c];
+                    entry_block_prefetch(b->cells[c].block);
+                }
+            }
+        }
+        for (unsigned i = 0; i < n; i++)
+            entry_block_gather(found[i]->block, query_offset_in(b, x, found[i]->cx),
+                               query_offset_in(b, y, found[i]->cy), limit, &hits);
+    } else if (area <= (double)b->ncells) {
+        /* A wider window: each cell looked up twice, to keep no list of them. */
         for (int64_t cy = y0; cy <= y1; cy++) {
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
@@ -448,7 +487,8 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
                 if (c != NONE)
-                    entry_block_gather(b->cells[c].block, x, y, w.limit, &hits);
+                    entry_block_gather(b->cells[c].block, query_offset_in(b, x, cx),
+                                       query_offset_in(b, y, cy), limit, &hits);
             }
         }
     } else {
@@ -456,7 +496,8 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
         for (uint32_t i = 0; i < b->ncells; i++) {
             const hg_cell *cell = &b->cells[b->occupied[i]];
             if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
-                entry_block_gather(cell->block, x, y, w.limit, &hits);
+                entry_block_gather(cell->block, query_offset_in(b, x, cell->cx),
+                                   query_offset_in(b, y, cell->cy), limit, &hits);
         }
     }
     block_hits_flush(&hits);

@@ -1292,6 +1292,53 @@ static void test_randomized(void **state)
 }
 
 /*
+ * Entities beyond the bounds, each exactly on the edge of queries from
+ * around it. An index keeping positions as offsets in less precision (the
+ * shipped grids keep float offsets from their cell's corner) must widen
+ * its filter by their rounding, which grows with the offset: an entity far
+ * beyond an edge cell's corner has the largest. Those too far for any
+ * margin must still be found (the grids report them unfiltered). The
+ * triangles are scaled by factors with many bits, so that the exact test
+ * lands within an ulp or two of the boundary, on either side.
+ */
+static int far_offsets(const backend *b)
+{
+    /* Beyond the edge, in default cells (64 units): near, within 64 cells, beyond. */
+    static const double beyond[] = {0.3, 1.7, 10.1, 63.9, 64.1, 200.7, 1000.3};
+    enum { BEYOND = sizeof beyond / sizeof beyond[0] };
+    uint64_t rng = 0xfa12;
+    inst *t = inst_new(b);
+    TRY(open_default(t));
+    percept_slot n = 0;
+    for (int k = 0; k < BEYOND; k++) {
+        double d = beyond[k] * 64 + splitmix_unit(&rng);
+        double along = 1000 * splitmix_unit(&rng);
+        TRY(do_insert(t, n++, -d, along, 0));
+        TRY(do_insert(t, n++, 1000 + d, along, 0));
+        TRY(do_insert(t, n++, along, -d, 0));
+        TRY(do_insert(t, n++, along, 1000 + d, 0));
+        TRY(do_insert(t, n++, -d, -d, 0));
+        TRY(do_insert(t, n++, 1000 + d, 1000 + d, 0));
+    }
+    for (percept_slot s = 0; s < n; s++) {
+        for (int q = 0; q < 60; q++) {
+            const double *p = tri[rnd_below(&rng, TRI_COUNT)];
+            double f = 0.01 + 3 * splitmix_unit(&rng);
+            double sx = q % 2 ? 1 : -1, sy = q % 4 < 2 ? 1 : -1;
+            TRY(query_check(t, t->x[s] + sx * p[0] * f, t->y[s] + sy * p[1] * f, p[2] * f));
+        }
+        TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+    }
+    return inst_close(t);
+}
+
+static void test_far_offsets(void **state)
+{
+    (void)state;
+    for_each_backend("test_far_offsets", far_offsets);
+}
+
+/*
  * A crowd of 4,095 entities a unit apart (a 63 x 65 lattice, a third of them
  * nudged off it), where a query's square holds thousands: indexes that cut a
  * long walk into pieces (crosslist walks a window in segments between
@@ -1579,6 +1626,7 @@ int main(void)
         cmocka_unit_test_teardown(test_just_outside, report_crash),
         cmocka_unit_test_teardown(test_window_rounding, report_crash),
         cmocka_unit_test_teardown(test_outside_bounds, report_crash),
+        cmocka_unit_test_teardown(test_far_offsets, report_crash),
         cmocka_unit_test_teardown(test_zero_range, report_crash),
         cmocka_unit_test_teardown(test_huge_range, report_crash),
         cmocka_unit_test_teardown(test_extreme_values, report_crash),
