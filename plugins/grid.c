@@ -50,9 +50,10 @@ struct percept_backend {
     uint32_t count;      /* entities in the index */
     /* The anchor of every entry's offsets (entry_block.h): the centre of the
      * bounds, so that a query computes the point's offsets once, not once
-     * a cell. Their rounding, some millionths of the span (twice the
-     * bounds' longer side), widens a query's filter by about a thousandth
-     * of a cell in a square grid of 4096 cells a side. */
+     * a cell. Their rounding, a few ten-millionths of the span (twice the
+     * bounds' longer side), widens a query's radius by some 0.004 cells when
+     * the longer side has 4096 cells, and would by about one at a million
+     * (a grid has at most 2^24 cells). */
     double ax, ay;
     double span;
 };
