@@ -59,7 +59,8 @@ struct percept_backend {
 };
 
 /* Twice the bounds' longer side, and at least ENTRY_SPAN_CELLS cells:
- * entities up to a world's width outside the bounds keep their offsets. */
+ * entities up to 1.5 times that side outside the bounds keep their offsets
+ * (farther out, NaN: every query reading their edge cell reports them). */
 static double grid_span(const percept_backend_setup *setup, double size)
 {
     double w = setup->max_x - setup->min_x, h = setup->max_y - setup->min_y;
