@@ -38,8 +38,8 @@
 #define MAX_TABLE 2147483648u
 /* Entries of a cell's first block; it doubles from there. */
 #define FIRST_CELL_CAP 4u
-/* A query window of up to this many cells (five by five: a radius of up to
- * two cells) keeps the cells it finds, to look each up once. */
+/* A query gathers the cells it finds in runs of up to this many (five by
+ * five: a window of a radius up to two cells is one run). */
 #define QUERY_CELLS 25u
 
 /*
@@ -428,6 +428,15 @@ static void hashgrid_remove(percept_backend *b, percept_slot slot)
     unlink_slot(b, slot);
 }
 
+/* Gathers the entries of n cells within the query's limit (entry_block.h). */
+static void gather_cells(const percept_backend *b, const hg_cell *const *cells, unsigned n,
+                         double x, double y, float limit, block_hits *hits)
+{
+    for (unsigned i = 0; i < n; i++)
+        entry_block_gather(cells[i]->block, query_offset_in(b, x, cells[i]->cx),
+                           query_offset_in(b, y, cells[i]->cy), limit, hits);
+}
+
 /* Every entity of a cell, unfiltered: for a query without a window. */
 static void visit_all(const hg_cell *cell, percept_backend_visit visit, void *ctx)
 {
@@ -457,40 +466,26 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     float limit = entry_gather_limit(r, b->span);
-    if (area <= QUERY_CELLS) {
-        /* Every block asked for first, then gathered (entry_block_prefetch()),
-         * from the cells found by the one look-up of each. */
+    if (area <= (double)b->ncells) {
+        /* The window's cells, looked up once each, in runs of QUERY_CELLS:
+         * every block of a run is asked for before the first is gathered
+         * (entry_block_prefetch()). */
         const hg_cell *found[QUERY_CELLS];
         unsigned n = 0;
         for (int64_t cy = y0; cy <= y1; cy++) {
             for (int64_t cx = x0; cx <= x1; cx++) {
                 uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
-                if (c != NONE) {
-                    found[n++] = &b->cells[c];
-                    entry_block_prefetch(b->cells[c].block);
+                if (c == NONE)
+                    continue;
+                found[n++] = &b->cells[c];
+                entry_block_prefetch(b->cells[c].block);
+                if (n == QUERY_CELLS) {
+                    gather_cells(b, found, n, x, y, limit, &hits);
+                    n = 0;
                 }
             }
         }
-        for (unsigned i = 0; i < n; i++)
-            entry_block_gather(found[i]->block, query_offset_in(b, x, found[i]->cx),
-                               query_offset_in(b, y, found[i]->cy), limit, &hits);
-    } else if (area <= (double)b->ncells) {
-        /* A wider window: each cell looked up twice, to keep no list of them. */
-        for (int64_t cy = y0; cy <= y1; cy++) {
-            for (int64_t cx = x0; cx <= x1; cx++) {
-                uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
-                if (c != NONE)
-                    entry_block_prefetch(b->cells[c].block);
-            }
-        }
-        for (int64_t cy = y0; cy <= y1; cy++) {
-            for (int64_t cx = x0; cx <= x1; cx++) {
-                uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
-                if (c != NONE)
-                    entry_block_gather(b->cells[c].block, query_offset_in(b, x, cx),
-                                       query_offset_in(b, y, cy), limit, &hits);
-            }
-        }
+        gather_cells(b, found, n, x, y, limit, &hits);
     } else {
         /* A square wider than the population: walk the live cells instead of empty space. */
         for (uint32_t i = 0; i < b->ncells; i++) {
