@@ -66,7 +66,8 @@ typedef enum percept_sense {
 typedef enum percept_status {
     PERCEPT_OK = 0,
     PERCEPT_EINVAL = -1,  /* an argument is invalid (NULL, NaN, negative range, ...) */
-    PERCEPT_ENOMEM = -2,  /* out of memory; nothing was changed (percept_move_many: see there) */
+    PERCEPT_ENOMEM = -2,  /* out of memory, or an add to a world of 2^26 - 1 entities (its
+                             limit); nothing was changed (percept_move_many: see there) */
     PERCEPT_EEXIST = -3,  /* an entity with that ID is already in the world */
     PERCEPT_ENOENT = -4,  /* no entity with that ID is in the world */
     PERCEPT_EBUSY = -5,   /* a change was requested from inside the event callback */
@@ -101,7 +102,8 @@ PERCEPT_API int percept_version_number(void);
 typedef enum percept_event_kind {
     PERCEPT_ENTER = 0, /* observer now perceives target */
     PERCEPT_LEAVE = 1, /* observer no longer perceives target */
-    PERCEPT_MOVE = 2   /* target moved and observer still perceives it (config: move_events) */
+    PERCEPT_MOVE = 2   /* target moved and observer still perceives it (config: move_events):
+                          one per sense that perceived it before the call and still does */
 } percept_event_kind;
 
 typedef struct percept_event {
@@ -174,7 +176,11 @@ typedef struct percept_bounds {
 typedef struct percept_options {
     size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */
     const char *backend;                /* if set: this backend for every sense; a name of
-                                           letters, digits, '_' and '-' (else EINVAL) */
+                                           letters, digits, '_' and '-' (else EINVAL). A
+                                           sense whose config names this same backend gets
+                                           its section's parameters; any other gets the
+                                           backend's defaults, and its section's parameters
+                                           are neither passed nor checked */
     const char *plugin_dir;             /* if set: searched before the config's plugin_dir */
     const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds,
                                            which are still checked: inverted ones in the
@@ -250,7 +256,10 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
  * "percept_move: unknown entity 42". Empty when no call has failed. A
  * successful call does not clear it: read it right after the call that
  * failed. A change refused with PERCEPT_EBUSY inside the callback is a
- * failed call too.
+ * failed call too. Reading calls (percept_perceives(), percept_entities(),
+ * ...) only return their status and never set it. The pointer is valid
+ * until the world is closed; the next failed change rewrites its text. For
+ * a NULL world, a static "the world is NULL".
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
@@ -399,7 +408,8 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
                                      percept_sense sense, percept_id *ids, size_t capacity,
                                      size_t *count);
 
-/* The name of the backend serving `sense` ("bruteforce", "grid", ...), or NULL. */
+/* The name of the backend serving `sense` ("bruteforce", "grid", ...), or NULL for a NULL
+ * world or a bad sense. The plugin's own string: valid until the world is closed. */
 PERCEPT_API const char *percept_backend_name(const percept_world *world, percept_sense sense);
 
 /*

@@ -114,6 +114,10 @@ typedef struct percept_backend_ops {
      * and for `slot` placed at (x, y) with `range`. Return 0, or -1 when out
      * of memory, in which case nothing the host can observe has changed. The
      * host calls it before every insert and update, so those return nothing.
+     * A reserve() that succeeded may be followed by no insert or update at
+     * all, when another part of the host's call failed: the next operation
+     * may be a reserve() for another slot, a remove() or a query, so keep no
+     * state that waits for the change it prepared.
      * remove() must not need memory and is called without a reserve().
      * insert(), update() and remove() may give memory back (a smaller
      * resize, a free), so long as a refused resize changes nothing and what
