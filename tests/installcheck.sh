@@ -63,9 +63,10 @@ fi
 conf=$D$sysconfdir/percept/percept.ini
 sim=$D$bindir/percept-sim
 replay=$D$bindir/percept-replay
+plugin_check=$D$bindir/percept-plugin-check
 echo "installed copy: $D$prefix${D:+ (DESTDIR=$D)}"
 
-for f in "$conf" "$sim" "$replay" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH/percept.pc"; do
+for f in "$conf" "$sim" "$replay" "$plugin_check" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH/percept.pc"; do
     if [ -e "$f" ]; then
         pass "installed: $f"
     else
@@ -77,6 +78,13 @@ if [ -z "$la" ]; then
     pass "no libtool archives beside the plugins"
 else
     fail "libtool archives installed beside the plugins: $la"
+fi
+if "$plugin_check" --memory-required "$D$pkglibdir"/*.so >"$tmp/pc.out" 2>&1; then
+    pass "the installed percept-plugin-check passes the installed plugins: $(grep -c 'checks passed' "$tmp/pc.out") of them"
+else
+    fail "the installed percept-plugin-check fails an installed plugin:"
+    grep -v '^PASS' "$tmp/pc.out" >"$tmp/pc.err"
+    show "$tmp/pc.err"
 fi
 [ "$failed" -eq 0 ] || finish
 
@@ -124,7 +132,8 @@ fi
 if (cd plugin-template && $MAKE CC="$CC" PKG_CONFIG="$PKG_CONFIG") >"$tmp/log" 2>&1 &&
     [ -f plugin-template/xsort.so ]; then
     pass "the plugin template builds against the installed <percept/backend.h>"
-    if (cd plugin-template && $MAKE check REPLAY="$replay") >"$tmp/log" 2>&1; then
+    if (cd plugin-template && $MAKE check REPLAY="$replay" PLUGIN_CHECK="$plugin_check") \
+        >"$tmp/log" 2>&1; then
         pass "plugin template: make check: $(grep 'passed, .* failed' "$tmp/log" | tail -n 1)"
     else
         fail "plugin template: make check failed:"

@@ -26,8 +26,8 @@
 # undefined dynamic symbols must name no allocator of the C library (malloc,
 # free, strdup...): all memory comes from setup->host->alloc. The rest is
 # seen only through events: memory_usage(), reserve() under failure and
-# allocation in query() are checked by percept's conformance suite
-# (docs/plugins.md, "Testing your plugin").
+# allocation in query() are checked by percept-plugin-check, which
+# `make check` runs first (docs/plugins.md, "Testing your plugin").
 
 set -u
 set -f # parameter entries are split into pairs, never expanded as file names

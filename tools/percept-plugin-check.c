@@ -1,0 +1,202 @@
+/*
+ * percept-plugin-check - runs the conformance checks every shipped backend
+ * passes (tools/plugin_check.c) on plugin files, with no percept build tree:
+ * the ops table, parameters, the query contract, reserve() under a failing
+ * allocator, memory_usage(), leaks. Each check runs in a process of its own,
+ * so that a plugin that crashes fails that check, named, and the others
+ * still run.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "plugin_check.h"
+
+#define PROGRAM "percept-plugin-check"
+#define EXIT_FAILED 1
+
+static void usage(FILE *out)
+{
+    fputs("Usage: " PROGRAM " [--check NAME]... [--memory-required] PLUGIN.so...\n"
+          "       " PROGRAM " --list | --help | --version\n"
+          "\n"
+          "Run the conformance checks that every backend shipped with percept passes on\n"
+          "each PLUGIN.so (a path, as your build leaves it: ./.libs/mine.so, say): the\n"
+          "ops table, parameters, queries against a model of the index (never missing an\n"
+          "entity, never naming one removed, never allocating), reserve() with each\n"
+          "allocation failing in turn, memory_usage() against the bytes held, leaks.\n"
+          "Each check runs in a process of its own: a crash fails that check, by name,\n"
+          "and the others still run. docs/plugins.md says what each contract means.\n"
+          "\n"
+          "Options:\n"
+          "  --check NAME       run only this check (repeatable; --list names them)\n"
+          "  --memory-required  fail a plugin without memory_usage() (by default it is\n"
+          "                     optional, as backend.h says, and checked when present)\n"
+          "  --list             print the checks' names, in the order they run, and exit\n"
+          "  --help             print this help and exit\n"
+          "  --version          print the version of the percept library and exit\n"
+          "\n"
+          "Prints PASS or FAIL per check and plugin on standard output, and why a check\n"
+          "failed on standard error. Exit status: 0 when every check passed, 1 when one\n"
+          "failed (a plugin that cannot be loaded fails 'table'), 2 for bad usage.\n",
+          out);
+}
+
+static void print_line(const char *line)
+{
+    fputs(line, stderr);
+}
+
+/* Runs check c on p in a child process; returns 0 when it passed. */
+static int run_in_child(const pc_plugin *p, const pc_check *c)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        pc_current = p;
+        pc_current_check = c->name;
+        int failed = c->run(p) != 0;
+        fflush(stderr);
+        _exit(failed ? EXIT_FAILED : 0);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
+            return -1;
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        fprintf(stderr, "backend '%s' fails %s: stopped by signal %d (%s)%s\n", p->name, c->name,
+                sig, strsignal(sig),
+                sig == SIGABRT ? ": the C library aborts on a block freed or resized around "
+                                 "host->alloc, or on a corrupted heap"
+                               : "");
+        return -1;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static const pc_check *find_check(const char *name)
+{
+    for (size_t i = 0; i < pc_check_count; i++)
+        if (strcmp(pc_checks[i].name, name) == 0)
+            return &pc_checks[i];
+    return NULL;
+}
+
+/* Runs the chosen checks (all when none is chosen) on one plugin; returns its failures. */
+static int check_plugin(pc_plugin *p, const unsigned char *chosen, int any_chosen)
+{
+    int failures = 0, run = 0;
+    char failed_names[1024] = "";
+    for (size_t i = 0; i < pc_check_count; i++) {
+        const pc_check *c = &pc_checks[i];
+        /* Every other check drives the ops table: the table's check runs
+         * first, chosen or not, since without a sound table they would only
+         * crash. */
+        int is_table = i == 0;
+        if (!is_table && any_chosen && !chosen[i])
+            continue;
+        run++;
+        int ok = run_in_child(p, c) == 0;
+        printf("%s: %s %s\n", ok ? "PASS" : "FAIL", p->name[0] ? p->name : p->path, c->name);
+        if (!ok) {
+            failures++;
+            strncat(failed_names, " ", sizeof failed_names - strlen(failed_names) - 1);
+            strncat(failed_names, c->name, sizeof failed_names - strlen(failed_names) - 1);
+            if (is_table) {
+                printf("%s: the other checks need a sound ops table: not run\n", p->path);
+                break;
+            }
+        }
+    }
+    if (failures == 0)
+        printf("%s: %d of %d checks passed\n", p->path, run, run);
+    else
+        printf("%s: %d of %d checks failed:%s\n", p->path, failures, run, failed_names);
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned char chosen[64] = {0};
+    int any_chosen = 0, memory_required = 0, only_operands = 0;
+    /* The operands, gathered at the front of argv as the options are read. */
+    char **paths = argv;
+    int path_count = 0;
+
+    if (pc_check_count > sizeof chosen) {
+        fprintf(stderr, PROGRAM ": more checks than room to choose them\n");
+        return CLI_EXIT_USAGE;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value;
+        int r;
+        if (only_operands || arg[0] != '-' || arg[1] == '\0') {
+            paths[path_count++] = argv[i];
+        } else if (strcmp(arg, "--") == 0) {
+            only_operands = 1;
+        } else if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (cli_version(PROGRAM, arg)) {
+            return 0;
+        } else if (strcmp(arg, "--list") == 0) {
+            for (size_t k = 0; k < pc_check_count; k++)
+                puts(pc_checks[k].name);
+            return 0;
+        } else if (strcmp(arg, "--memory-required") == 0) {
+            memory_required = 1;
+        } else if ((r = cli_option_value(argc, argv, &i, "--check", &value)) != 0) {
+            if (r < 0)
+                return cli_usage_error(PROGRAM, "--check: expected the name of a check");
+            const pc_check *c = find_check(value);
+            if (c == NULL)
+                return cli_usage_error(PROGRAM, "--check %s: no such check (--list names them)",
+                                       value);
+            chosen[c - pc_checks] = 1;
+            any_chosen = 1;
+        } else {
+            return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
+        }
+    }
+    if (path_count == 0)
+        return cli_usage_error(PROGRAM, "no plugin given: name one or more PLUGIN.so files");
+    /* A path that is no file is a mistake on the command line, not a plugin
+     * that fails: say so before running anything. */
+    for (int k = 0; k < path_count; k++) {
+        struct stat st;
+        size_t n = strlen(paths[k]);
+        if (stat(paths[k], &st) != 0)
+            return cli_usage_error(PROGRAM, "cannot open '%s': %s", paths[k], strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return cli_usage_error(PROGRAM, "'%s' is not a regular file", paths[k]);
+        if (n < 4 || strcmp(paths[k] + n - 3, ".so") != 0)
+            return cli_usage_error(PROGRAM, "'%s' is not a plugin file: expected NAME.so",
+                                   paths[k]);
+    }
+
+    pc_set_reporter(print_line);
+    int failed_plugins = 0;
+    for (int k = 0; k < path_count; k++) {
+        pc_plugin p;
+        pc_plugin_load(&p, paths[k]); /* a failure is reported by the table check */
+        p.memory_required = memory_required;
+        failed_plugins += check_plugin(&p, chosen, any_chosen) > 0;
+        pc_plugin_unload(&p);
+    }
+    return failed_plugins > 0 ? EXIT_FAILED : 0;
+}
