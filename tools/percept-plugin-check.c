@@ -20,10 +20,16 @@
 
 #define PROGRAM "percept-plugin-check"
 #define EXIT_FAILED 1
+/* Seconds a check may run: the shipped backends take under one each. */
+#define DEFAULT_TIMEOUT 300
+#define MAX_TIMEOUT 86400
+
+static unsigned check_timeout = DEFAULT_TIMEOUT;
 
 static void usage(FILE *out)
 {
-    fputs("Usage: " PROGRAM " [--check NAME]... [--memory-required] PLUGIN.so...\n"
+    fputs("Usage: " PROGRAM " [--check NAME]... [--memory-required] [--timeout SECONDS]\n"
+          "                            PLUGIN.so...\n"
           "       " PROGRAM " --list | --help | --version\n"
           "\n"
           "Run the conformance checks that every backend shipped with percept passes on\n"
@@ -38,6 +44,8 @@ static void usage(FILE *out)
           "  --check NAME       run only this check (repeatable; --list names them)\n"
           "  --memory-required  fail a plugin without memory_usage() (by default it is\n"
           "                     optional, as backend.h says, and checked when present)\n"
+          "  --timeout SECONDS  fail a check that runs longer, 0 to 86400 (default 300;\n"
+          "                     0: no limit): a plugin that loops fails instead of hanging\n"
           "  --list             print the checks' names, in the order they run, and exit\n"
           "  --help             print this help and exit\n"
           "  --version          print the version of the percept library and exit\n"
@@ -66,6 +74,7 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
     if (pid == 0) {
         pc_current = p;
         pc_current_check = c->name;
+        alarm(check_timeout);
         int failed = c->run(p) != 0;
         fflush(stderr);
         _exit(failed ? EXIT_FAILED : 0);
@@ -81,9 +90,10 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
         int sig = WTERMSIG(status);
         fprintf(stderr, "backend '%s' fails %s: stopped by signal %d (%s)%s\n", p->name, c->name,
                 sig, strsignal(sig),
-                sig == SIGABRT ? ": the C library aborts on a block freed or resized around "
-                                 "host->alloc, or on a corrupted heap"
-                               : "");
+                sig == SIGABRT   ? ": the C library aborts on a block freed or resized around "
+                                   "host->alloc, or on a corrupted heap"
+                : sig == SIGALRM ? ": it ran longer than --timeout (a loop that never ends?)"
+                                 : "");
         return -1;
     }
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
@@ -160,6 +170,17 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(arg, "--memory-required") == 0) {
             memory_required = 1;
+        } else if ((r = cli_option_value(argc, argv, &i, "--timeout", &value)) != 0) {
+            unsigned long t = 0;
+            char *end = NULL;
+            if (r > 0 && value[0] >= '0' && value[0] <= '9') {
+                errno = 0;
+                t = strtoul(value, &end, 10);
+            }
+            if (end == NULL || *end != '\0' || errno != 0 || t > MAX_TIMEOUT)
+                return cli_usage_error(PROGRAM, "--timeout: expected whole seconds from 0 to %d",
+                                       MAX_TIMEOUT);
+            check_timeout = (unsigned)t;
         } else if ((r = cli_option_value(argc, argv, &i, "--check", &value)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "--check: expected the name of a check");

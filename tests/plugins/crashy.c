@@ -3,9 +3,12 @@
  * process, so percept-plugin-check must report each check it crashes in,
  * by name and signal, and go on with the next. It traps (SIGILL) rather
  * than dereference a null pointer: the sanitizer build would catch a
- * SIGSEGV itself and exit instead of dying by the signal.
+ * SIGSEGV itself and exit instead of dying by the signal. With CRASHY_LOOP
+ * set in the environment the query never returns instead, for --timeout.
  */
 #include <percept/backend.h>
+
+#include <stdlib.h>
 
 #include "stub_ops.h"
 
@@ -18,6 +21,9 @@ static void crashy_query(const percept_backend *b, double x, double y, double r,
     (void)r;
     (void)visit;
     (void)ctx;
+    if (getenv("CRASHY_LOOP") != NULL)
+        for (volatile int forever = 1; forever;)
+            continue;
     __builtin_trap(); /* the fault */
 }
 
