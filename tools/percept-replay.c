@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "unused_params.h"
 #include "trace_syntax.h"
 
 #ifndef PERCEPT_DEFAULT_CONFIG
@@ -235,6 +236,8 @@ static int open_world(struct replay *r, const percept_bounds *bounds, percept_er
         r->world = NULL;
         return st;
     }
+    if (a->config != NULL && a->backend != NULL)
+        note_unused_params(stderr, PROGRAM, a->config, a->backend);
     return percept_set_event_callback(r->world, on_event, r);
 }
 

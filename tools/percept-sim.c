@@ -27,6 +27,7 @@
 #include "sim/svg.h"
 
 #include "cli.h"
+#include "unused_params.h"
 
 #ifndef PERCEPT_DEFAULT_CONFIG
 #define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
@@ -457,6 +458,8 @@ static int open_world(const struct args *a, percept_world **world)
         report_open_error(a, &err, st);
         return CLI_EXIT_USAGE;
     }
+    if (a->config != NULL && a->backend != NULL && !per_sense(a))
+        note_unused_params(stderr, PROGRAM, a->config, a->backend);
     return 0;
 }
 
