@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 {
     unsigned char chosen[64] = {0};
     int any_chosen = 0, memory_required = 0, only_operands = 0;
+    unsigned seen = 0; /* options that take one value: given twice is a mistake */
     /* The operands, gathered at the front of argv as the options are read. */
     char **paths = argv;
     int path_count = 0;
@@ -171,6 +172,9 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--memory-required") == 0) {
             memory_required = 1;
         } else if ((r = cli_option_value(argc, argv, &i, "--timeout", &value)) != 0) {
+            int twice = cli_once(PROGRAM, &seen, 0, "--timeout");
+            if (twice >= 0)
+                return twice;
             unsigned long t = 0;
             char *end = NULL;
             if (r > 0 && value[0] >= '0' && value[0] <= '9') {

@@ -38,6 +38,9 @@ typedef struct pc_check {
     int (*run)(const pc_plugin *p);
 } pc_check;
 
+/* The checks in the order they run. The first, "table", checks the ops
+ * table itself: run it first, and the others only on a plugin that passes
+ * it, since they drive that table. */
 extern const pc_check pc_checks[];
 extern const size_t pc_check_count;
 
