@@ -26,7 +26,9 @@
  * finds them with one backend query of that radius around the target,
  * reading the cells its forward query has just read, instead of scanning
  * observer records and keeping a reach entry per cell for every step. The
- * grid holds the far-sighted.
+ * grid holds the far-sighted. With another backend the core keeps the near
+ * observers in a second grid (near_of in world.h), which it reads only when
+ * its query of a target did not reach og_near_radius().
  *
  * Positions outside the bounds fall into the edge cells; since that clamping
  * is monotone, an observer's clamped reach still covers every clamped cell
@@ -146,9 +148,10 @@ typedef struct observer_grid {
  * many cells. */
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
             unsigned senses);
-/* near: whether observers may be near (the core can query a backend for
- * them cheaply), or the grid keeps every observer. Set once the senses
- * sharing the grid are known, before any observer is registered. */
+/* near: whether observers may be near (only counted here: the core finds
+ * them with a backend query, or in a grid of its near observers), or the
+ * grid keeps every observer. Set once the senses sharing the grid are
+ * known, before any observer is registered. */
 void og_set_near(observer_grid *g, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
 /* Bytes the grid holds from its allocator: cells, their arrays, the per-slot table. */

@@ -27,6 +27,10 @@
 #include "prefetch.h"
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
+/* How much wider than its own reach a mover's query may grow to find the
+ * near observers too, on a backend whose queries are not local: a strip
+ * or a scan a quarter wider, against a near grid's cells read. */
+#define NEAR_WIDENING 1.25
 
 _Static_assert(PERCEPT_SENSE_COUNT == 3,
                "senses_within() tests three senses, pair_kinds[] holds three");
@@ -219,12 +223,15 @@ static void visit_candidate(void *ctx, percept_slot t)
 static double query_radius(const pass *p, int g)
 {
     const percept_world *w = p->w;
-    double radius = reach_of(&p->ch->next, w->backends[g].senses & p->out);
+    double reach = reach_of(&p->ch->next, w->backends[g].senses & p->out), radius = reach;
+    int local = (w->backends[g].plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
     for (int i = 0; i < w->grid_count; i++) {
-        if (w->near_backend[i] != g || !(w->grids[i].senses & p->in_visible))
+        if (w->near_of[i] >= 0 || w->near_backend[i] != g || !(w->grids[i].senses & p->in_visible))
             continue;
+        /* A backend whose queries are not local widens its query only a
+         * little for the near observers; else the near grid answers. */
         double near = og_near_radius(&w->grids[i]);
-        if (near > radius)
+        if (near > radius && (local || near <= NEAR_WIDENING * reach))
             radius = near;
     }
     return radius;
@@ -279,8 +286,17 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     }
     for (int g = 0; visible && g < w->grid_count; g++) {
         const observer_grid *grid = &w->grids[g];
-        if (grid->senses & visible)
-            og_query(grid, me->x, me->y, grid->senses & visible, covered2, visit_candidate, &p);
+        if (!(grid->senses & visible))
+            continue;
+        /* Every near observer that perceives the entity stands within the
+         * near radius of it: a query that reached that far met them all. */
+        int of = w->near_of[g];
+        if (of >= 0) {
+            double near = og_near_radius(&w->grids[of]);
+            if (covered2 >= near * near)
+                continue;
+        }
+        og_query(grid, me->x, me->y, grid->senses & visible, covered2, visit_candidate, &p);
     }
     return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
@@ -333,7 +349,7 @@ static int apply_change(percept_world *w, const change *ch)
 {
     const percept_allocator *a = &w->alloc;
     uint32_t slot = ch->slot;
-    og_registration reg[PERCEPT_SENSE_COUNT];
+    og_registration reg[2 * PERCEPT_SENSE_COUNT];
     static const double no_range[PERCEPT_SENSE_COUNT];
     const double *ranges = ch->removing ? no_range : ch->next.range;
     int staged = 0, touched[PERCEPT_SENSE_COUNT];
@@ -359,7 +375,11 @@ static int apply_change(percept_world *w, const change *ch)
     }
     for (; staged < w->grid_count; staged++) {
         observer_grid *g = &w->grids[staged];
-        reg[staged] = og_registration_for(g, ch->next.x, ch->next.y, ranges);
+        /* A near grid holds those its grid counts as near (it comes after it). */
+        int of = w->near_of[staged];
+        reg[staged] = of < 0 || reg[of].cell == OG_NEAR
+                          ? og_registration_for(g, ch->next.x, ch->next.y, ranges)
+                          : og_registration_for(g, ch->next.x, ch->next.y, no_range);
         if (og_stage(a, g, slot, &reg[staged]))
             goto undo_grid;
     }

@@ -74,9 +74,14 @@ struct percept_world {
     backend_group backends[PERCEPT_SENSE_COUNT];
     int backend_count;
     uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
-    observer_grid grids[PERCEPT_SENSE_COUNT];
+    /* One per distinct observer cell size, then the near grids (see
+     * choose_near_backends()). */
+    observer_grid grids[2 * PERCEPT_SENSE_COUNT];
     /* grid -> backends[] that finds its near observers (see choose_near_backends()) */
-    uint8_t near_backend[PERCEPT_SENSE_COUNT];
+    uint8_t near_backend[2 * PERCEPT_SENSE_COUNT];
+    /* A near grid holds the near observers its grid (this index) only
+     * counts; -1 for the other grids. */
+    int8_t near_of[2 * PERCEPT_SENSE_COUNT];
     int grid_count;
     change_buffer changes;
     /* percept_move_many()'s room, kept from call to call: the checked moves

@@ -278,14 +278,22 @@ static int open_sense(percept_world *w, const pc_config *cfg, const percept_opti
 
 /*
  * Once every sense has its backend and grid: short-sighted observers are
- * left to a backend only where its small queries are cheap, so each grid
- * takes as the backend that finds them the first of its senses' backends
- * to declare PERCEPT_BACKEND_QUERY_LOCAL, whichever sense comes first in
- * the file; without one, the grid keeps every observer.
+ * found by a backend's query around the target, so each grid takes as the
+ * backend that finds them the first of its senses' backends to declare
+ * PERCEPT_BACKEND_QUERY_LOCAL, whichever sense comes first in the file.
+ * Without one, its near observers also stand in a near grid of their own
+ * (same cells), which a target reads only when its backend queries did not
+ * reach the near radius: a query that is not local costs the same small or
+ * large, and one that is wider than the target needs (a target without
+ * senses would need none) could cost far more than a few cells. Returns 0,
+ * or -1 out of memory.
  */
-static void choose_near_backends(percept_world *w)
+static int choose_near_backends(percept_world *w)
 {
-    for (int g = 0; g < w->grid_count; g++) {
+    int grids = w->grid_count;
+    for (int g = 0; g < 2 * PERCEPT_SENSE_COUNT; g++)
+        w->near_of[g] = -1;
+    for (int g = 0; g < grids; g++) {
         observer_grid *grid = &w->grids[g];
         int first = -1, local = -1;
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
@@ -297,11 +305,18 @@ static void choose_near_backends(percept_world *w)
             if (local < 0 && (w->backends[b].plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL))
                 local = b;
         }
-        /* Without a local backend the grid has no near observers, and its
-         * near radius stays 0: no backend is asked for them. */
         w->near_backend[g] = (uint8_t)(local >= 0 ? local : first);
-        og_set_near(grid, local >= 0);
+        og_set_near(grid, 1);
+        if (local < 0) {
+            int n = w->grid_count;
+            if (og_init(&w->alloc, &w->grids[n], &w->bounds, grid->levels[0].cell_size,
+                        grid->senses))
+                return -1;
+            w->near_of[n] = (int8_t)g;
+            w->grid_count++;
+        }
     }
+    return 0;
 }
 
 /* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
@@ -435,8 +450,10 @@ static int world_open(percept_world **out, const char *path, const char *text, c
         }
         for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
             rc = open_sense(w, &cfg, opt, &search, s, err);
-        if (rc == PERCEPT_OK)
-            choose_near_backends(w);
+        if (rc == PERCEPT_OK && choose_near_backends(w)) {
+            pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+            rc = PERCEPT_ENOMEM;
+        }
     }
     pc_free(&w->alloc, env_copy);
     pc_config_free(&w->alloc, &cfg);
