@@ -61,24 +61,45 @@ static void print_line(const char *line)
     fputs(line, stderr);
 }
 
-/* Runs check c on p in a child process; returns 0 when it passed. */
+/*
+ * Runs check c on p in a child process; returns 0 when it passed. The
+ * child reports its verdict through a pipe once the check has returned, so
+ * a plugin that ends the process itself (exit(0) in a query, say) cannot
+ * pass for a check that passed.
+ */
 static int run_in_child(const pc_plugin *p, const pc_check *c)
 {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
+        return -1;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
         return -1;
     }
     if (pid == 0) {
+        close(fds[0]);
         pc_current = p;
         pc_current_check = c->name;
         alarm(check_timeout);
-        int failed = c->run(p) != 0;
+        char verdict = c->run(p) == 0 ? 'P' : 'F';
         fflush(stderr);
-        _exit(failed ? EXIT_FAILED : 0);
+        ssize_t unused = write(fds[1], &verdict, 1);
+        (void)unused;
+        _exit(0);
     }
+    close(fds[1]);
+    char verdict = 0;
+    ssize_t got;
+    while ((got = read(fds[0], &verdict, 1)) < 0 && errno == EINTR)
+        continue;
+    close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
@@ -96,7 +117,14 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
                                  : "");
         return -1;
     }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    if (got != 1) {
+        fprintf(stderr,
+                "backend '%s' fails %s: the process ended inside the check (exit status %d): a "
+                "plugin must not end the process\n",
+                p->name, c->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    return verdict == 'P' ? 0 : -1;
 }
 
 static const pc_check *find_check(const char *name)
