@@ -283,10 +283,10 @@ static int open_sense(percept_world *w, const pc_config *cfg, const percept_opti
  * PERCEPT_BACKEND_QUERY_LOCAL, whichever sense comes first in the file.
  * Without one, its near observers also stand in a near grid of their own
  * (same cells), which a target reads only when its backend queries did not
- * reach the near radius: a query that is not local costs the same small or
- * large, and one that is wider than the target needs (a target without
- * senses would need none) could cost far more than a few cells. Returns 0,
- * or -1 out of memory.
+ * reach the near radius: a query that is not local (a scan of every
+ * entity, a strip through the world) may cost far more than a few cells
+ * when it is wider than the target needs, or made only for them (a target
+ * without senses needs none of its own). Returns 0, or -1 out of memory.
  */
 static int choose_near_backends(percept_world *w)
 {
