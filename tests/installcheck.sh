@@ -8,14 +8,14 @@
 #
 # Usage: installcheck.sh EXAMPLES_DIR
 # Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
-# sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE.
+# mandir, sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE.
 # With DESTDIR the compiled-in paths do not match the files, so the test
 # points PERCEPT_PLUGIN_PATH and pkg-config's sysroot at DESTDIR; without it
 # (make installcheck, make distcheck) the installed paths are used as is.
 
 set -u
 examples=${1:?usage: installcheck.sh EXAMPLES_DIR}
-: "${prefix:?}" "${bindir:?}" "${libdir:?}" "${pkglibdir:?}" "${docdir:?}" "${sysconfdir:?}" "${pkgconfigdir:?}"
+: "${prefix:?}" "${bindir:?}" "${libdir:?}" "${pkglibdir:?}" "${docdir:?}" "${mandir:?}" "${sysconfdir:?}" "${pkgconfigdir:?}"
 D=${DESTDIR:-}
 CC=${CC:-cc}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
@@ -73,6 +73,21 @@ for f in "$conf" "$sim" "$replay" "$plugin_check" "$D$pkglibdir/bruteforce.so" "
         fail "not installed: $f"
     fi
 done
+# The manual pages, with the paths of this installation filled in.
+for page in man1/percept-bench.1 man1/percept-plugin-check.1 man1/percept-replay.1 \
+    man1/percept-sim.1 man5/percept.ini.5; do
+    if [ -f "$D$mandir/$page" ] && ! grep -q '@[A-Z_]*@' "$D$mandir/$page"; then
+        pass "installed: $D$mandir/$page"
+    else
+        fail "not installed, or with a placeholder left in it: $D$mandir/$page"
+    fi
+done
+if grep -qF "$sysconfdir/percept/percept.ini" "$D$mandir/man5/percept.ini.5" &&
+    grep -qF "$pkglibdir" "$D$mandir/man5/percept.ini.5"; then
+    pass "percept.ini(5) names the installed config and plugin directory"
+else
+    fail "percept.ini(5) does not name $sysconfdir/percept/percept.ini and $pkglibdir"
+fi
 la=$(cd "$D$pkglibdir" && ls ./*.la 2>/dev/null)
 if [ -z "$la" ]; then
     pass "no libtool archives beside the plugins"
