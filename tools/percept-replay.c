@@ -1,5 +1,5 @@
 /*
- * percept-replay - runs a perception trace (docs: TRACE.md, format version 1)
+ * percept-replay - runs a perception trace (docs/trace-format.md, version 1)
  * against a configured world and prints every enter/leave event, so that two
  * backends or two builds can be compared byte for byte with cmp(1).
  *
@@ -58,8 +58,9 @@ static void print_usage(FILE *out)
           "of the config's [world] (and of an earlier world line); if the config's\n"
           "backends refuse them, that is an error of the trace at that line. A config\n"
           "refused for its own bounds is tried with a leading world line's before\n"
-          "the refusal counts. A last line without a newline still runs, with a\n"
-          "warning: the file may have been cut off.\n"
+          "the refusal counts; one refused whatever the bounds (an unknown key, say)\n"
+          "is an error at once, before the trace is read. A last line without a\n"
+          "newline still runs, with a warning: the file may have been cut off.\n"
           "\n"
           "Options:\n"
           "  --config FILE   create the world from the INI file FILE\n"
@@ -141,6 +142,7 @@ struct replay {
      * first command: a world line may give bounds it accepts. */
     int deferred_status; /* 0: none */
     percept_error deferred;
+    int noted; /* the note on parameters --backend leaves unused is printed */
 };
 
 /* Reports a trace error as FILE:LINE: message, the form the trace format
@@ -236,8 +238,11 @@ static int open_world(struct replay *r, const percept_bounds *bounds, percept_er
         r->world = NULL;
         return st;
     }
-    if (a->config != NULL && a->backend != NULL)
+    /* Once, not again for each world line that opens the world anew. */
+    if (a->config != NULL && a->backend != NULL && !r->noted) {
         note_unused_params(stderr, PROGRAM, a->config, a->backend);
+        r->noted = 1;
+    }
     return percept_set_event_callback(r->world, on_event, r);
 }
 
@@ -444,9 +449,32 @@ static void print_stats(const struct replay *r, double seconds)
 
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Whether a config refused with its own bounds (`err`) may be accepted with
+ * others: a world opened with other bounds is refused with another message,
+ * or not at all. A refusal that does not depend on the bounds (an unknown
+ * key, a syntax error) is then told at once, not after the trace's first
+ * line, which on standard input may be a long time coming.
+ */
+static int refused_for_bounds(struct replay *r, const percept_error *err)
+{
+    static const percept_bounds other = {0.0, 0.0, 1.0, 1.0};
+    percept_error probe;
+    int noted = r->noted;
+
+    memset(&probe, 0, sizeof probe);
+    r->noted = 1; /* the probe says nothing */
+    int st = open_world(r, &other, &probe);
+    r->noted = noted;
+    percept_world_close(r->world);
+    r->world = NULL;
+    return st != err->status || strcmp(probe.text, err->text) != 0;
+}
+
 /* Opens the trace and the world. Returns -1 when ready, else an exit status.
- * A world the config refuses is opened again by a leading world line, with
- * its bounds, before the refusal counts (see run_trace()). */
+ * A world the config refuses for its bounds is opened again by a leading
+ * world line, with the line's bounds, before the refusal counts (see
+ * run_trace()). */
 static int setup(struct replay *r, const struct args *a)
 {
     percept_error err;
@@ -466,9 +494,9 @@ static int setup(struct replay *r, const struct args *a)
     if (st < 0) {
         /* Only a value the config holds can be refused for the bounds (a
          * cell size too small for them, say); a plugin that does not load,
-         * a file that cannot be read, fail with any bounds, and are told at
-         * once, before a trace on standard input has said anything. */
-        if (st != PERCEPT_ECONFIG) {
+         * a file that cannot be read, a typo, fail with any bounds, and are
+         * told at once, before a trace on standard input has said anything. */
+        if (st != PERCEPT_ECONFIG || !refused_for_bounds(r, &err)) {
             report_open_error(r, &err, st);
             return CLI_EXIT_USAGE;
         }
