@@ -42,8 +42,9 @@ static void usage(FILE *out)
           "\n"
           "Options:\n"
           "  --check NAME       run only this check (repeatable; --list names them)\n"
-          "  --memory-required  fail a plugin without memory_usage() (by default it is\n"
-          "                     optional, as backend.h says, and checked when present)\n"
+          "  --memory-required  fail 'table' for a plugin without memory_usage() (by\n"
+          "                     default it is optional, as backend.h says, and checked\n"
+          "                     when present)\n"
           "  --timeout SECONDS  fail a check that runs longer, 0 to 86400 (default 300;\n"
           "                     0: no limit): a plugin that loops fails instead of hanging\n"
           "  --list             print the checks' names, in the order they run, and exit\n"
@@ -51,8 +52,10 @@ static void usage(FILE *out)
           "  --version          print the version of the percept library and exit\n"
           "\n"
           "Prints PASS or FAIL per check and plugin on standard output, and why a check\n"
-          "failed on standard error. Exit status: 0 when every check passed, 1 when one\n"
-          "failed (a plugin that cannot be loaded fails 'table'), 2 for bad usage.\n",
+          "failed on standard error; N/A for a check with nothing to test in the plugin\n"
+          "(size_limits knows the size parameters of the shipped backends only). Exit\n"
+          "status: 0 when every check passed or was N/A, 1 when one failed (a plugin\n"
+          "that cannot be loaded fails 'table'), 2 for bad usage.\n",
           out);
 }
 
@@ -62,7 +65,8 @@ static void print_line(const char *line)
 }
 
 /*
- * Runs check c on p in a child process; returns 0 when it passed. The
+ * Runs check c on p in a child process; returns 0 when it passed,
+ * PC_NOT_APPLICABLE when it had nothing to test, else -1. The
  * child reports its verdict through a pipe once the check has returned, so
  * a plugin that ends the process itself (exit(0) in a query, say) cannot
  * pass for a check that passed.
@@ -88,7 +92,8 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
         pc_current = p;
         pc_current_check = c->name;
         alarm(check_timeout);
-        char verdict = c->run(p) == 0 ? 'P' : 'F';
+        int rc = c->run(p);
+        char verdict = rc == 0 ? 'P' : rc == PC_NOT_APPLICABLE ? 'N' : 'F';
         fflush(stderr);
         ssize_t unused = write(fds[1], &verdict, 1);
         (void)unused;
@@ -124,7 +129,7 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
                 p->name, c->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return -1;
     }
-    return verdict == 'P' ? 0 : -1;
+    return verdict == 'P' ? 0 : verdict == 'N' ? PC_NOT_APPLICABLE : -1;
 }
 
 static const pc_check *find_check(const char *name)
@@ -139,7 +144,7 @@ static const pc_check *find_check(const char *name)
 static int check_plugin(pc_plugin *p, const unsigned char *chosen, int any_chosen)
 {
     int failures = 0, run = 0;
-    char failed_names[1024] = "";
+    char failed_names[1024] = "", not_applicable[1024] = "";
     for (size_t i = 0; i < pc_check_count; i++) {
         const pc_check *c = &pc_checks[i];
         /* Every other check drives the ops table: the table's check runs
@@ -148,9 +153,17 @@ static int check_plugin(pc_plugin *p, const unsigned char *chosen, int any_chose
         int is_table = i == 0;
         if (!is_table && any_chosen && !chosen[i])
             continue;
+        int rc = run_in_child(p, c);
+        const char *name = p->name[0] ? p->name : p->path;
+        if (rc == PC_NOT_APPLICABLE) {
+            printf("N/A: %s %s\n", name, c->name);
+            strncat(not_applicable, " ", sizeof not_applicable - strlen(not_applicable) - 1);
+            strncat(not_applicable, c->name, sizeof not_applicable - strlen(not_applicable) - 1);
+            continue;
+        }
         run++;
-        int ok = run_in_child(p, c) == 0;
-        printf("%s: %s %s\n", ok ? "PASS" : "FAIL", p->name[0] ? p->name : p->path, c->name);
+        int ok = rc == 0;
+        printf("%s: %s %s\n", ok ? "PASS" : "FAIL", name, c->name);
         if (!ok) {
             failures++;
             strncat(failed_names, " ", sizeof failed_names - strlen(failed_names) - 1);
@@ -162,9 +175,12 @@ static int check_plugin(pc_plugin *p, const unsigned char *chosen, int any_chose
         }
     }
     if (failures == 0)
-        printf("%s: %d of %d checks passed\n", p->path, run, run);
+        printf("%s: %d of %d checks passed", p->path, run, run);
     else
-        printf("%s: %d of %d checks failed:%s\n", p->path, failures, run, failed_names);
+        printf("%s: %d of %d checks failed:%s", p->path, failures, run, failed_names);
+    if (not_applicable[0] != '\0')
+        printf("; not applicable:%s", not_applicable);
+    putchar('\n');
     return failures;
 }
 
@@ -188,7 +204,7 @@ int main(int argc, char **argv)
             paths[path_count++] = argv[i];
         } else if (strcmp(arg, "--") == 0) {
             only_operands = 1;
-        } else if (strcmp(arg, "--help") == 0) {
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
             return 0;
         } else if (cli_version(PROGRAM, arg)) {

@@ -32,7 +32,10 @@ typedef struct pc_plugin {
 int pc_plugin_load(pc_plugin *p, const char *path);
 void pc_plugin_unload(pc_plugin *p);
 
-/* One check: returns 0 when the plugin passes, else -1 after reporting why. */
+/* One check: returns 0 when the plugin passes, PC_NOT_APPLICABLE when the
+ * check has nothing to test in it (size_limits knows the size parameters of
+ * the shipped backends only), else -1 after reporting why. */
+#define PC_NOT_APPLICABLE 1
 typedef struct pc_check {
     const char *name;
     int (*run)(const pc_plugin *p);
