@@ -798,7 +798,8 @@ static int window_rounding(const backend *b)
         }
     }
     /* The search finds such a centre for nearly every point and axis. */
-    CHECK(made >= LINES, "test bug: only %u of %u rounding cases found", made, 2 * LINES);
+    CHECK(made >= LINES, "test bug: %u rounding cases found for %u points and axes, fewer than %u",
+          made, 2 * LINES, (unsigned)LINES);
     return inst_close(t);
 }
 

@@ -249,6 +249,11 @@ static void write_method(FILE *f, const bench_report *r)
         if (k > rounds_hi)
             rounds_hi = k;
     }
+    char rounds_text[48];
+    if (rounds_lo == rounds_hi)
+        snprintf(rounds_text, sizeof rounds_text, "%zu", rounds_hi);
+    else
+        snprintf(rounds_text, sizeof rounds_text, "%zu to %zu", rounds_lo, rounds_hi);
     fmt_count(above, sizeof above, l.move_limit_above);
     fmt_count(full, sizeof full, l.reference_full);
     fmt_count(limit, sizeof limit, l.reference_limit);
@@ -260,12 +265,12 @@ static void write_method(FILE *f, const bench_report *r)
     write_replay_method(f);
     fprintf(f,
             "- Backends run interleaved in rounds (A B C ..., A B C ...) after an untimed warm-up "
-            "replay of the populating tick; %zu to %zu measured rounds per case. Figures are the "
+            "replay of the populating tick; %s measured round%s per case. Figures are the "
             "median over rounds, with the minimum in parentheses; tick p50 and p99 pool the "
             "movement ticks of all rounds.\n"
             "- Consecutive operations of one kind are timed as one run with two clock reads, so "
             "the clock's cost (%.0f ns a read) stays out of the per-operation figures.\n",
-            rounds_lo, rounds_hi, r->machine->clock_read_ns);
+            rounds_text, rounds_hi > 1 ? "s" : "", r->machine->clock_read_ns);
     for (size_t i = 0; i < r->case_count; i++) {
         if (r->cases[i].plan.flags & CASE_BATCHED) {
             fprintf(
