@@ -46,11 +46,15 @@ typedef struct percept_backend percept_backend;
 /*
  * Entities are named by slot: a small dense integer the host assigns
  * (0 .. slot_count-1) and reuses after removal, so a backend can keep its
- * per-entity data in flat arrays indexed by slot.
+ * per-entity data in flat arrays indexed by slot. slot_count is a
+ * high-water mark (one past the highest slot ever used), never decreasing;
+ * every slot the host names is below it.
  */
 typedef uint32_t percept_slot;
 
-/* One `key = value` of the backend's config section, in file order. */
+/* One `key = value` of the backend's config section, in file order. The
+ * value is never NULL (maybe empty), without surrounding blanks or a
+ * trailing comment. */
 typedef struct percept_backend_param {
     const char *key;
     const char *value;
@@ -103,7 +107,8 @@ typedef struct percept_backend_ops {
     /*
      * Create an instance from setup. Validate every parameter: reject an
      * unknown key or a bad value by filling *error and returning NULL.
-     * Return NULL with error->param_index -1 when out of memory.
+     * Return NULL with error->param_index -1 when out of memory (any text:
+     * the host reports PERCEPT_ENOMEM when its allocator refused).
      */
     percept_backend *(*create)(const percept_backend_setup *setup, percept_backend_error *error);
     void (*destroy)(percept_backend *backend);
@@ -117,7 +122,9 @@ typedef struct percept_backend_ops {
      * A reserve() that succeeded may be followed by no insert or update at
      * all, when another part of the host's call failed: the next operation
      * may be a reserve() for another slot, a remove() or a query, so keep no
-     * state that waits for the change it prepared.
+     * state that waits for the change it prepared. When the change goes
+     * ahead, the next call to this instance is the insert() or update() of
+     * `slot` with the same x, y and range: one reserve is outstanding at most.
      * remove() must not need memory and is called without a reserve().
      * insert(), update() and remove() may give memory back (a smaller
      * resize, a free), so long as a refused resize changes nothing and what
@@ -127,7 +134,7 @@ typedef struct percept_backend_ops {
                    double y, double range);
 
     /* Add `slot` at (x, y); range is its largest range among the senses this
-     * instance serves (may be 0). */
+     * instance serves (may be 0; a hint the host's queries do not rely on). */
     void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double range);
     /* `slot` is now at (x, y) with `range` (a move, a range change, or both). */
     void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double range);
@@ -139,8 +146,9 @@ typedef struct percept_backend_ops {
      * (dx*dx + dy*dy <= r*r). A superset is allowed (the host filters by
      * exact distance and ignores repeats), a missing entity is not. The
      * entity standing at (x, y) itself may be reported. Must not allocate
-     * and must not change the index. r may be 0 or far larger than the
-     * world.
+     * and must not change the index. From the host, x and y are finite, of
+     * magnitude at most 1e15, and r is finite and not negative; r may be 0
+     * or far larger than the world.
      */
     void (*query)(const percept_backend *backend, double x, double y, double r,
                   percept_backend_visit visit, void *ctx);
