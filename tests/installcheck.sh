@@ -4,7 +4,8 @@
 # alone; the guard example runs on the installed default config and plugins;
 # the plugin template builds against the installed header, loads through
 # plugin_dir and gives bruteforce's events; percept-sim runs, is deterministic
-# and writes its pictures.
+# and writes its pictures; the sample traces replay to their expected output
+# with every installed backend; the manual pages carry this installation's paths.
 #
 # Usage: installcheck.sh EXAMPLES_DIR
 # Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
@@ -75,7 +76,7 @@ for f in "$conf" "$sim" "$replay" "$plugin_check" "$D$pkglibdir/bruteforce.so" "
 done
 # The manual pages, with the paths of this installation filled in.
 for page in man1/percept-bench.1 man1/percept-plugin-check.1 man1/percept-replay.1 \
-    man1/percept-sim.1 man5/percept.ini.5; do
+    man1/percept-sim.1 man3/percept.3 man5/percept.ini.5; do
     if [ -f "$D$mandir/$page" ] && ! grep -q '@[A-Z_]*@' "$D$mandir/$page"; then
         pass "installed: $D$mandir/$page"
     else
@@ -88,6 +89,24 @@ if grep -qF "$sysconfdir/percept/percept.ini" "$D$mandir/man5/percept.ini.5" &&
 else
     fail "percept.ini(5) does not name $sysconfdir/percept/percept.ini and $pkglibdir"
 fi
+# The installed sample traces, as percept-replay(1) shows: every installed
+# backend gives the output the independent reference gave.
+for trace in "$D$docdir"/traces/*.trace; do
+    if [ ! -f "$trace" ]; then
+        fail "no sample traces installed in $D$docdir/traces"
+        break
+    fi
+    for so in "$D$pkglibdir"/*.so; do
+        b=$(basename "$so" .so)
+        if "$replay" --backend "$b" "$trace" >"$tmp/trace.out" 2>"$tmp/trace.err" &&
+            cmp -s "$tmp/trace.out" "${trace%.trace}.expected"; then
+            pass "installed sample ${trace##*/} with $b: the expected output"
+        else
+            fail "installed sample ${trace##*/} with $b differs from ${trace%.trace}.expected"
+            show "$tmp/trace.err"
+        fi
+    done
+done
 la=$(cd "$D$pkglibdir" && ls ./*.la 2>/dev/null)
 if [ -z "$la" ]; then
     pass "no libtool archives beside the plugins"
