@@ -17,7 +17,10 @@
  * or fails with a negative status, sets a message (percept_errmsg()) and
  * leaves the world exactly as it was. The one exception: percept_move_many(),
  * a batch of moves, can stop part-way when memory runs out, each move made
- * whole or not at all (see there).
+ * whole or not at all (see there). Events reach the callback set at the
+ * time; changes made while none is set are reported to no one, and none
+ * are kept for later. A callback that closes the world ends the call's
+ * delivery there (see percept_world_close()).
  *
  * Thread safety: a world is not thread-safe; use one world from one thread
  * at a time. Distinct worlds share nothing and may be used from different
@@ -76,9 +79,11 @@ typedef enum percept_status {
     PERCEPT_EIO = -8      /* a file could not be read */
 } percept_status;
 
-/* A short, static description of a status code ("unknown entity ID", ...). */
+/* A short, static description of a status code ("unknown entity ID", ...);
+ * "unknown status code" for a value that is none. */
 PERCEPT_API const char *percept_strerror(int status);
-/* The constant's name for a status code ("PERCEPT_ENOENT", ...). */
+/* The constant's name for a status code ("PERCEPT_ENOENT", ...);
+ * "PERCEPT_UNKNOWN" for a value that is none. */
 PERCEPT_API const char *percept_status_name(int status);
 /* "sight", "hearing", "smell", or NULL for a value that is not a sense. */
 PERCEPT_API const char *percept_sense_name(percept_sense sense);
@@ -120,7 +125,8 @@ typedef struct percept_event {
  * before the call returns. Within one call, events come sorted by observer
  * ID, then target ID, then sense (sight, hearing, smell); for each
  * (observer, target, sense) at most one event per call, and ENTER and LEAVE
- * strictly alternate over time, starting with ENTER. percept_move_many() is
+ * strictly alternate over time, starting with ENTER (for a callback set
+ * before the world's first change; one set later may see a LEAVE first). percept_move_many() is
  * a sequence of moves, each delivering its events so, as percept_move()
  * would, before the next is made: one batch may bring a pair's ENTER and
  * then its LEAVE, and the callback sees the moves made so far.
@@ -138,6 +144,8 @@ typedef struct percept_event {
  * and the world stays marked as inside its callback for good, refusing every
  * change with PERCEPT_EBUSY; percept_world_close() cannot tell it from a
  * close inside the callback then, and never frees it.
+ *
+ * `event` points to a copy valid until the callback returns.
  */
 typedef void (*percept_event_fn)(void *user, const percept_event *event);
 
@@ -181,7 +189,8 @@ typedef struct percept_options {
                                            its section's parameters; any other gets the
                                            backend's defaults, and its section's parameters
                                            are neither passed nor checked */
-    const char *plugin_dir;             /* if set: searched before the config's plugin_dir */
+    const char *plugin_dir;             /* if set: searched before the config's plugin_dir;
+                                           not a directory: PERCEPT_EINVAL */
     const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds,
                                            which are still checked: inverted ones in the
                                            file are refused (PERCEPT_ECONFIG) */
@@ -248,7 +257,7 @@ PERCEPT_API int percept_world_open_string(percept_world **out, const char *ini_t
 PERCEPT_API void percept_world_close(percept_world *world);
 
 /* Set (or clear with NULL) the callback that receives the world's events.
- * PERCEPT_EBUSY from inside the callback. */
+ * PERCEPT_EBUSY from inside the callback, PERCEPT_EINVAL for a NULL world. */
 PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_fn fn, void *user);
 
 /*
@@ -317,11 +326,13 @@ typedef struct percept_position {
  * in any order.
  *
  * The whole batch is checked before any move: an unknown ID (PERCEPT_ENOENT),
- * a position percept_move() would refuse, an entity named twice or more than
- * UINT32_MAX entries (PERCEPT_EINVAL) move nothing, percept_errmsg()
- * names the first bad entry by its index and percept_errindex() gives that
- * index. `moves` may be NULL when `count`
- * is 0. PERCEPT_EBUSY from inside the event callback.
+ * a position percept_move() would refuse or an entity named twice
+ * (PERCEPT_EINVAL) move nothing, percept_errmsg() names the first bad entry
+ * by its index and percept_errindex() gives that index. More than
+ * UINT32_MAX entries, or `moves` NULL with a `count` above 0, are refused
+ * as a whole (PERCEPT_EINVAL, no entry named: percept_errindex() is
+ * SIZE_MAX). `moves` may be NULL when `count` is 0. PERCEPT_EBUSY from
+ * inside the event callback.
  *
  * Out of memory (PERCEPT_ENOMEM) is the one failure that can stop a batch
  * part-way. The moves already made stay made, with their events delivered;

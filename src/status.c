@@ -21,7 +21,7 @@ const char *percept_strerror(int status)
     case PERCEPT_ECONFIG:
         return "invalid configuration";
     case PERCEPT_EPLUGIN:
-        return "backend plugin failed to load";
+        return "backend plugin could not be found, loaded or used";
     case PERCEPT_EIO:
         return "file could not be read";
     default:

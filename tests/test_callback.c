@@ -104,6 +104,14 @@ static void check_view(fixture *f, const percept_event *e)
     } else if (p != PERCEPT_ENOENT) {
         problem(f, e, "percept_perceives with a removed entity returned %d, expected ENOENT", p);
     }
+    /* The other reading calls answer too (docs/GUARANTEES.md, section 3). */
+    percept_memory m;
+    percept_bounds b;
+    if (percept_memory_usage(w, &m) != PERCEPT_OK || m.total == 0 || m.entities == 0)
+        problem(f, e, "percept_memory_usage failed or counted nothing inside the callback");
+    if (percept_get_bounds(w, &b) != PERCEPT_OK || percept_backend_name(w, e->sense) == NULL ||
+        percept_backend_path(w, e->sense) == NULL)
+        problem(f, e, "percept_get_bounds or percept_backend_name/path failed inside the callback");
     if (has_t) {
         percept_entity_desc d;
         rc = percept_get_entity(w, e->target, &d);
