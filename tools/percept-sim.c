@@ -55,7 +55,7 @@ struct args {
     const char *config;
     const char *backend;                            /* --backend NAME */
     const char *sense_backend[PERCEPT_SENSE_COUNT]; /* --backend SENSE=NAME: the NAMEs */
-    const char *svg, *html, *events;
+    const char *svg, *html, *events, *trace;
     long entities, ticks, frames, snapshot;
     unsigned long long seed;
     int timing, quiet;
@@ -100,6 +100,10 @@ static void print_usage(FILE *out)
             "  --events FILE         write every enter/leave event to FILE as\n"
             "                          TICK OBSERVER TARGET SENSE enter|leave\n"
             "                        (tick 0 is the set-up), to compare backends with cmp\n"
+            "  --trace FILE          write every call of the run to FILE as a trace\n"
+            "                        (docs/trace-format.md) that percept-replay and\n"
+            "                        percept-bench --trace play again: a test of a backend\n"
+            "                        with crowds, flight and stealth\n"
             "  --no-timing           leave out the timing lines (for comparing summaries)\n"
             "  --quiet               no start line and no progress display\n"
             "  --help                print this help and exit\n"
@@ -255,6 +259,11 @@ static int parse_args(int argc, char **argv, struct args *a)
                 return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
             if ((r = cli_once(PROGRAM, &a->seen, 3, "--events")) >= 0)
                 return r;
+        } else if ((r = cli_option_value(argc, argv, &i, "--trace", &a->trace)) != 0) {
+            if (r < 0 || a->trace[0] == '\0')
+                return cli_usage_error(PROGRAM, "option '%s' needs a FILE", arg);
+            if ((r = cli_once(PROGRAM, &a->seen, 9, "--trace")) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--backend", &v)) != 0) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a NAME or SENSE=NAME", arg);
@@ -331,6 +340,8 @@ typedef struct tally {
     unsigned long long noticed[KIND_COUNT][KIND_COUNT][PERCEPT_SENSE_COUNT];
     unsigned long *changes; /* [tick - 1][sense]: enter + leave, for the page's chart */
     FILE *events_out;       /* --events, or NULL */
+    FILE *trace_out;        /* --trace, or NULL */
+    int trace_tick;         /* the tick the trace's last "# tick" line named */
     /* The running call's events for events_out: written once it returns, so
      * that the calls' timings leave out the writing. */
     pending_event *pending;
@@ -372,17 +383,75 @@ static void on_event(void *user, const percept_event *ev)
     }
 }
 
-/* Runs after each library call of the scene, outside its timing: writes the call's events. */
-static void after_call(void *user)
+/* Writes `call` as a line of the trace format (docs/trace-format.md). %.17g
+ * gives every double back exactly, so a replay makes the same calls. */
+static void write_trace_line(FILE *f, const sim_call *c)
+{
+    unsigned id = (unsigned)c->id;
+    switch (c->op) {
+    case OP_ADD:
+        fprintf(f, "add %u %.17g %.17g", id, c->desc.x, c->desc.y);
+        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
+            if (c->desc.range[k] != 0)
+                fprintf(f, " %s=%.17g", percept_sense_name((percept_sense)k), c->desc.range[k]);
+        for (int k = 0, first = 1; k < PERCEPT_SENSE_COUNT; k++) {
+            if (c->desc.hidden & PERCEPT_SENSE_BIT(k)) {
+                fprintf(f, "%s%s", first ? " hide=" : ",", percept_sense_name((percept_sense)k));
+                first = 0;
+            }
+        }
+        fputc('\n', f);
+        break;
+    case OP_MOVE:
+        fprintf(f, "move %u %.17g %.17g\n", id, c->desc.x, c->desc.y);
+        break;
+    case OP_REMOVE:
+        fprintf(f, "remove %u\n", id);
+        break;
+    case OP_RANGE:
+        fprintf(f, "range %u %s %.17g\n", id, percept_sense_name(c->sense), c->range);
+        break;
+    case OP_HIDE:
+        fprintf(f, "%s %u %s\n", c->hidden ? "hide" : "show", id, percept_sense_name(c->sense));
+        break;
+    case OP_COUNT:
+        break;
+    }
+}
+
+/* Runs after each library call of the scene, outside its timing: writes the
+ * call's events and the call itself. */
+static void after_call(void *user, const sim_call *call)
 {
     tally *t = user;
-    for (size_t i = 0; i < t->pending_count; i++) {
+    for (size_t i = 0; t->events_out != NULL && i < t->pending_count; i++) {
         const pending_event *e = &t->pending[i];
         fprintf(t->events_out, "%d %u %u %s %s\n", e->tick, (unsigned)e->observer,
                 (unsigned)e->target, percept_sense_name((percept_sense)e->sense),
                 e->enter ? "enter" : "leave");
     }
     t->pending_count = 0;
+    if (t->trace_out != NULL) {
+        if (t->scene->tick != t->trace_tick) {
+            t->trace_tick = t->scene->tick;
+            fprintf(t->trace_out, "# tick %d\n", t->trace_tick);
+        }
+        write_trace_line(t->trace_out, call);
+    }
+}
+
+/* The trace's opening lines: what made it, and the world's bounds. */
+static void start_trace(FILE *f, const struct args *a, percept_world *world)
+{
+    percept_bounds b;
+    fprintf(f,
+            "# percept-sim --entities %ld --ticks %ld --seed %llu: every call of the run, "
+            "in order\n",
+            a->entities, a->ticks, a->seed);
+    fprintf(f, "# (docs/trace-format.md); tick 0 is the set-up\n");
+    if (percept_get_bounds(world, &b) == PERCEPT_OK)
+        fprintf(f, "world %.17g %.17g %.17g %.17g\n", b.min_x, b.min_y, b.max_x, b.max_y);
+    fprintf(f, "# tick 0\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -506,7 +575,7 @@ typedef struct output {
     ino_t ino;
 } output;
 
-enum { OUT_SVG, OUT_HTML, OUT_EVENTS, OUT_COUNT };
+enum { OUT_SVG, OUT_HTML, OUT_EVENTS, OUT_TRACE, OUT_COUNT };
 
 /* Flushes o: 0, or -1 with the reason in errno (EIO for an earlier error that left none). */
 static int output_flush(output *o)
@@ -830,18 +899,20 @@ static int write_failed(run *r, const output *o)
     return run_error(r, "%s %s: cannot write: %s", o->option, o->path, strerror(errno));
 }
 
-/* After each tick: the events written so far must have reached their file. */
+/* After each tick: the events and the calls written so far must have reached their files. */
 static int check_events(run *r)
 {
-    output *ev = &r->out[OUT_EVENTS];
+    output *ev = &r->out[OUT_EVENTS], *tr = &r->out[OUT_TRACE];
 
-    if (ev->f == NULL)
-        return 0;
-    if (r->tally.pending_lost) {
+    if (ev->f != NULL && r->tally.pending_lost) {
         errno = ENOMEM;
         return write_failed(r, ev);
     }
-    return output_flush(ev) < 0 ? write_failed(r, ev) : 0;
+    if (ev->f != NULL && output_flush(ev) < 0)
+        return write_failed(r, ev);
+    if (tr->f != NULL && output_flush(tr) < 0)
+        return write_failed(r, tr);
+    return 0;
 }
 
 /* Plays the whole run; 0, or an exit status after printing why. */
@@ -855,8 +926,11 @@ static int play(run *r)
     int st;
 
     r->progress = (progress){!a->quiet, isatty(STDERR_FILENO), -1};
+    if (r->tally.trace_out != NULL)
+        start_trace(r->tally.trace_out, a, r->world);
+    int record = r->tally.events_out != NULL || r->tally.trace_out != NULL;
     if (sim_scene_init(s, r->world, (size_t)a->entities, (int)a->ticks, a->seed, a->timing,
-                       r->tally.events_out != NULL ? after_call : NULL, &r->tally) < 0)
+                       record ? after_call : NULL, &r->tally) < 0)
         return run_error(r, "%s", s->error);
     if ((st = check_events(r)) != 0)
         return st;
@@ -923,6 +997,7 @@ int main(int argc, char **argv)
     r.out[OUT_SVG] = (output){.option = "--svg", .path = r.a.svg};
     r.out[OUT_HTML] = (output){.option = "--html", .path = r.a.html};
     r.out[OUT_EVENTS] = (output){.option = "--events", .path = r.a.events};
+    r.out[OUT_TRACE] = (output){.option = "--trace", .path = r.a.trace};
     r.tally.scene = &r.scene;
     r.tally.changes = calloc((size_t)r.a.ticks * PERCEPT_SENSE_COUNT, sizeof *r.tally.changes);
     if (r.tally.changes == NULL) {
@@ -932,6 +1007,7 @@ int main(int argc, char **argv)
     /* The world first: a bad backend or config then leaves no file behind either. */
     if ((status = open_world(&r.a, &r.world)) == 0 && (status = open_outputs(r.out)) == 0) {
         r.tally.events_out = r.out[OUT_EVENTS].f;
+        r.tally.trace_out = r.out[OUT_TRACE].f;
         percept_set_event_callback(r.world, on_event, &r.tally);
         if (!r.a.quiet)
             print_start(&r.a, r.world);

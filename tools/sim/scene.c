@@ -96,20 +96,19 @@ static void patrol_corner(unsigned k, double *x, double *y)
 /* Calls of the library, counted and timed                                   */
 
 /* Books a finished call; on failure keeps the first message for the tool. */
-static int account(sim_scene *s, sim_op op, double start, int status, const char *call,
-                   percept_id id)
+static int account(sim_scene *s, const sim_call *c, double start, int status, const char *call)
 {
-    s->op_calls[op]++;
+    s->op_calls[c->op]++;
     if (s->timing)
-        s->op_seconds[op] += cli_now_seconds() - start;
-    if (s->after_call != NULL)
-        s->after_call(s->after_call_user);
+        s->op_seconds[c->op] += cli_now_seconds() - start;
     if (status < 0) {
         if (s->error[0] == '\0')
-            snprintf(s->error, sizeof s->error, "%s(%u) failed: %s", call, (unsigned)id,
+            snprintf(s->error, sizeof s->error, "%s(%u) failed: %s", call, (unsigned)c->id,
                      percept_errmsg(s->world));
         return -1;
     }
+    if (s->after_call != NULL)
+        s->after_call(s->after_call_user, c);
     return 0;
 }
 
@@ -130,9 +129,10 @@ static int do_add(sim_scene *s, size_t i)
     if (s->dusk && e->kind != KIND_OWL)
         d.range[PERCEPT_SIGHT] *= DUSK_SIGHT;
     d.hidden = e->hidden;
+    sim_call c = {.op = OP_ADD, .id = sim_id(i), .desc = d};
     double t = start_clock(s);
-    int st = percept_add(s->world, sim_id(i), &d);
-    if (account(s, OP_ADD, t, st, "percept_add", sim_id(i)) < 0)
+    int st = percept_add(s->world, c.id, &d);
+    if (account(s, &c, t, st, "percept_add") < 0)
         return -1;
     e->present = 1;
     return 0;
@@ -140,9 +140,10 @@ static int do_add(sim_scene *s, size_t i)
 
 static int do_remove(sim_scene *s, size_t i)
 {
+    sim_call c = {.op = OP_REMOVE, .id = sim_id(i)};
     double t = start_clock(s);
-    int st = percept_remove(s->world, sim_id(i));
-    if (account(s, OP_REMOVE, t, st, "percept_remove", sim_id(i)) < 0)
+    int st = percept_remove(s->world, c.id);
+    if (account(s, &c, t, st, "percept_remove") < 0)
         return -1;
     s->entities[i].present = 0;
     return 0;
@@ -150,9 +151,10 @@ static int do_remove(sim_scene *s, size_t i)
 
 static int do_move(sim_scene *s, size_t i, double x, double y)
 {
+    sim_call c = {.op = OP_MOVE, .id = sim_id(i), .desc = {.x = x, .y = y}};
     double t = start_clock(s);
-    int st = percept_move(s->world, sim_id(i), x, y);
-    if (account(s, OP_MOVE, t, st, "percept_move", sim_id(i)) < 0)
+    int st = percept_move(s->world, c.id, x, y);
+    if (account(s, &c, t, st, "percept_move") < 0)
         return -1;
     s->entities[i].x = x;
     s->entities[i].y = y;
@@ -161,16 +163,18 @@ static int do_move(sim_scene *s, size_t i, double x, double y)
 
 static int do_range(sim_scene *s, size_t i, percept_sense sense, double r)
 {
+    sim_call c = {.op = OP_RANGE, .id = sim_id(i), .sense = sense, .range = r};
     double t = start_clock(s);
-    int st = percept_set_range(s->world, sim_id(i), sense, r);
-    return account(s, OP_RANGE, t, st, "percept_set_range", sim_id(i));
+    int st = percept_set_range(s->world, c.id, sense, r);
+    return account(s, &c, t, st, "percept_set_range");
 }
 
 static int do_hidden(sim_scene *s, size_t i, percept_sense sense, int hidden)
 {
+    sim_call c = {.op = OP_HIDE, .id = sim_id(i), .sense = sense, .hidden = hidden};
     double t = start_clock(s);
-    int st = percept_set_hidden(s->world, sim_id(i), sense, hidden);
-    if (account(s, OP_HIDE, t, st, "percept_set_hidden", sim_id(i)) < 0)
+    int st = percept_set_hidden(s->world, c.id, sense, hidden);
+    if (account(s, &c, t, st, "percept_set_hidden") < 0)
         return -1;
     if (hidden)
         s->entities[i].hidden |= (uint8_t)PERCEPT_SENSE_BIT(sense);
@@ -477,7 +481,7 @@ static void place(sim_scene *s, sim_entity *e, size_t nth)
 }
 
 int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, uint64_t seed,
-                   int timing, void (*after_call)(void *user), void *user)
+                   int timing, void (*after_call)(void *user, const sim_call *call), void *user)
 {
     memset(s, 0, sizeof *s);
     s->world = world;

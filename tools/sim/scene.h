@@ -72,6 +72,17 @@ typedef struct sim_entity {
 /* What a call of the library cost; the tool accumulates these. */
 typedef enum sim_op { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE, OP_COUNT } sim_op;
 
+/* One call of the library the scene made, with its arguments: what a tool
+ * needs to write the run as a trace. Only the fields of its op are set. */
+typedef struct sim_call {
+    sim_op op;
+    percept_id id;
+    percept_entity_desc desc; /* OP_ADD: all of it; OP_MOVE: x and y */
+    percept_sense sense;      /* OP_RANGE, OP_HIDE */
+    double range;             /* OP_RANGE */
+    int hidden;               /* OP_HIDE: 1 hides, 0 shows */
+} sim_call;
+
 typedef struct sim_scene {
     percept_world *world;
     double size; /* the world is [0, size] x [0, size] */
@@ -93,7 +104,7 @@ typedef struct sim_scene {
     double op_seconds[OP_COUNT];
     int timing; /* measure each call (0: count only) */
     /* Runs after each call, outside its timing (NULL: nothing). */
-    void (*after_call)(void *user);
+    void (*after_call)(void *user, const sim_call *call);
     void *after_call_user;
     /* The first failed call, for the tool's message. */
     char error[256];
@@ -101,13 +112,13 @@ typedef struct sim_scene {
 
 /*
  * Lays out `count` creatures for a run of `ticks` ticks from `seed` and adds
- * them to `world`. `after_call` (may be NULL) is called with `user` after
- * every library call, outside its timing: the tool writes out the events the
- * call delivered there. Returns 0, or -1 with scene->error set (the scene
- * must still be freed with sim_scene_free()).
+ * them to `world`. `after_call` (may be NULL) is called with `user` and the
+ * call after every library call that succeeded, outside its timing: the
+ * tool writes out the events the call delivered, and the call, there. Returns 0, or -1 with
+ * scene->error set (the scene must still be freed with sim_scene_free()).
  */
 int sim_scene_init(sim_scene *scene, percept_world *world, size_t count, int ticks, uint64_t seed,
-                   int timing, void (*after_call)(void *user), void *user);
+                   int timing, void (*after_call)(void *user, const sim_call *call), void *user);
 
 /* Plays one tick: phase changes, then everyone moves. 0, or -1 with scene->error. */
 int sim_scene_step(sim_scene *scene);
