@@ -30,6 +30,7 @@
 #include "bench/suite.h"
 #include "bench/targets.h"
 #include "bench/trace.h"
+#include "bench/tuning.h"
 #include "bench/workload.h"
 
 #include "cli.h"
@@ -70,7 +71,8 @@ typedef struct args {
     double budget;     /* seconds for the whole run; < 0: the default */
     double max_replay; /* seconds per replay; < 0: the default */
     uint64_t seed;
-    unsigned seen; /* the options with a value given so far (cli_once) */
+    unsigned seen;       /* the options with a value given so far (cli_once) */
+    bench_params params; /* --param BACKEND.KEY=VALUE, each checked as it was read */
 } args;
 
 /* ------------------------------------------------------------------------ */
@@ -135,6 +137,15 @@ static void print_usage(FILE *out)
           "                     found where the library looks: each directory of\n"
           "                     PERCEPT_PLUGIN_PATH, then " PERCEPT_BENCH_PLUGIN_DIR ";\n"
           "                     the first directory holding NAME.so wins)\n"
+          "  --param BACKEND.KEY=VALUE  set KEY = VALUE in every sense section of the worlds\n"
+          "                     of BACKEND, one of the backends run, in every case; for the\n"
+          "                     size percept-bench tunes (cell_size of grid and hashgrid,\n"
+          "                     tower_size of tower) VALUE replaces the tuned one. KEY:\n"
+          "                     letters, digits, '_' and '-', up to 63 bytes, not backend\n"
+          "                     or observer_cell_size; VALUE: 1 to 100 bytes, one line,\n"
+          "                     no ';', no blank at either end. Up to 32 --param options,\n"
+          "                     each BACKEND.KEY once; a setting the backend refuses ends\n"
+          "                     the run before it starts (exit 2)\n"
           "  --sizes LIST       entity counts of the workload tables, at most 16, each 1 to\n"
           "                     100M (default 1k,10k; suffixes k or K, M or m)\n"
           "  --sweep LIST       sizes of the constant-density sweep, as --sizes (default\n"
@@ -261,6 +272,28 @@ static int check_list(const char *opt, const char *list)
     return -1;
 }
 
+/* Replaces each control character of `s` with '?': a message that quotes a
+ * --param as given must stay one line that a terminal shows as it is. */
+static void mask_controls(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* Adds --param's value `text` to a->params. Returns -1, or a usage error's exit status. */
+static int add_param(args *a, const char *text)
+{
+    char why[512], shown[256];
+    if (bench_params_add(&a->params, text, why, sizeof why) == 0)
+        return -1;
+    /* A long text is cut: the reason names what is wrong with it. */
+    snprintf(shown, sizeof shown, "%.200s%s", text, strlen(text) > 200 ? "..." : "");
+    mask_controls(shown);
+    mask_controls(why);
+    return cli_usage_error(PROGRAM, "--param %s: %s", shown, why);
+}
+
 /* The options that take one value: each may be given once. */
 static const char *const single_value_options[] = {
     "--workloads", "--backends", "--sizes",  "--sweep",  "--out",        "--svg-dir", "--notes",
@@ -344,6 +377,11 @@ static int parse_args(int argc, char **argv, args *a)
             if (why)
                 return cli_usage_error(PROGRAM, "--label %s", why);
             a->label = v;
+        } else if ((r = cli_option_value(argc, argv, &i, "--param", &v)) != 0) {
+            if (r < 0)
+                return cli_usage_error(PROGRAM, "--param needs a setting, BACKEND.KEY=VALUE");
+            if ((r = add_param(a, v)) >= 0)
+                return r;
         } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
             if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
                 return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off', not '%s'",
@@ -524,6 +562,84 @@ static int find_backends(const args *a, const search_path *s, name_list *l)
     return rc;
 }
 
+/*
+ * Every --param must name a backend of this run (those of --backends, or
+ * every one found): a setting for one that does not run would be dropped
+ * without a word. Returns -1, or a usage error's exit status.
+ */
+static int check_param_backends(const args *a, const name_list *backends)
+{
+    for (size_t i = 0; i < a->params.count; i++) {
+        const bench_param *p = &a->params.p[i];
+        size_t b = 0;
+        while (b < backends->count && !bench_param_is_for(p, backends->names[b]))
+            b++;
+        if (b < backends->count)
+            continue;
+        char names[BENCH_MAX_BACKENDS * 258] = "";
+        for (b = 0; b < backends->count; b++) {
+            strcat(names, b ? ", " : "");
+            strncat(names, backends->names[b], 255);
+        }
+        return cli_usage_error(
+            PROGRAM, "--param %s: backend '%.*s' is not among this run's backends (%s: %s)",
+            p->text, (int)p->backend_len, p->text, a->backends ? "--backends" : "found", names);
+    }
+    return -1;
+}
+
+/* Whether --param gives `backend` a setting. */
+static int has_params(const args *a, const char *backend)
+{
+    for (size_t i = 0; i < a->params.count; i++)
+        if (bench_param_is_for(&a->params.p[i], backend))
+            return 1;
+    return 0;
+}
+
+/* Says which --param options `err`, the library's refusal of `backend`'s
+ * world, is about: the one of the key it names, else all of that backend's. */
+static void print_refused(const args *a, const char *backend, const percept_error *err)
+{
+    const bench_param *blamed = bench_params_find(&a->params, backend, err->key);
+    char label[300], why[sizeof err->text + sizeof label + 200];
+    const char *sep = "";
+    fprintf(stderr, PROGRAM ": ");
+    for (size_t i = 0; i < a->params.count; i++) {
+        const bench_param *p = &a->params.p[i];
+        if (blamed ? p == blamed : bench_param_is_for(p, backend)) {
+            fprintf(stderr, "%s--param %s", sep, p->text);
+            sep = ", ";
+        }
+    }
+    bench_tuning_label(label, sizeof label, backend);
+    bench_tuning_open_error(why, sizeof why, err, label);
+    fprintf(stderr, ": %s\n", why);
+}
+
+/*
+ * Opens a world of each backend --param gives settings to, configured as
+ * its replays will be: a setting the backend refuses (a key it does not
+ * take, a bad value) is bad usage, said once before anything runs rather
+ * than in every replay. A backend that fails without its settings as well
+ * is left to the run, which reports it as it does any backend that fails.
+ * Returns -1, or exit status 2 after the library's message.
+ */
+static int check_params_accepted(const args *a, const name_list *backends)
+{
+    for (size_t b = 0; b < backends->count; b++) {
+        const char *name = backends->names[b];
+        percept_error err, bare;
+        if (!has_params(a, name) || bench_tuning_try(name, &a->params, &err) == 0)
+            continue;
+        if (!bench_params_find(&a->params, name, err.key) && bench_tuning_try(name, NULL, &bare))
+            continue;
+        print_refused(a, name, &err);
+        return CLI_EXIT_USAGE;
+    }
+    return -1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The plan                                                                  */
 
@@ -585,6 +701,7 @@ static case_plan *plan_case(plan *p, const char *workload, size_t n, unsigned fl
     c->move_limit =
         !a->full && n > c->move_limit_above && !(flags & CASE_BATCHED) ? DEFAULT_MOVE_LIMIT : 0;
     c->max_replay = a->max_replay >= 0 ? a->max_replay : a->full ? 600 : DEFAULT_MAX_REPLAY;
+    c->params = &a->params;
     return c;
 }
 
@@ -1242,6 +1359,7 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         .reference_limit = TRACE_REFERENCE_LIMIT,
         .budget = a->budget >= 0 ? a->budget : DEFAULT_BUDGET,
         .flags = CASE_TRACE,
+        .params = &a->params,
     };
 
     run_header header;
@@ -1266,6 +1384,7 @@ static int run_trace(const args *a, int argc, char **argv, const search_path *se
         fprintf(stderr, PROGRAM ": cannot replay the trace: out of memory\n");
     bench_report report = header_finish(&header, argc, argv, result, done, backends, notes);
     report.label = a->label;
+    report.params = &a->params;
     report.trace = &t;
     int report_error = write_report(out, &report) != 0;
     failed = print_verdict(&report, backends, failed, report_error, out);
@@ -1297,12 +1416,16 @@ int main(int argc, char **argv)
         return rc;
     }
     char *notes = NULL;
-    if ((rc = a.trace ? -1 : make_plan(&a, &p)) < 0 && !a.trace)
+    rc = check_param_backends(&a, &backends);
+    if (rc < 0 && (rc = a.trace ? -1 : make_plan(&a, &p)) < 0 && !a.trace)
         rc = check_reference(&search, &backends, smallest_case(&p), "run only sizes above 10000");
     if (rc < 0 && a.notes && !(notes = read_text(a.notes)))
         rc = output_error_read(a.notes);
     if (rc < 0)
         rc = plan_outputs(&a, &out);
+    /* Last, as it loads the plugins: a world of each backend given --param settings. */
+    if (rc < 0)
+        rc = check_params_accepted(&a, &backends);
     if (rc >= 0) {
         free(notes);
         list_free(&backends);
@@ -1369,6 +1492,7 @@ int main(int argc, char **argv)
     }
     bench_report report = header_finish(&header, argc, argv, results, done, &backends, notes);
     report.label = a.label;
+    report.params = &a.params;
     report.seed = a.seed;
     report.svg_dir = out.have_svg ? out.svg_dir : NULL;
     report.svg_link = out.svg_link;

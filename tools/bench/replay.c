@@ -226,24 +226,11 @@ static int batches_build(batches *b, const bench_workload *wl, size_t limit)
     return 0;
 }
 
-/* Why the world did not open, with the generated config named by `label`
- * and without its line numbers: the user never sees that text. */
-static void open_error_text(char *out, size_t size, const percept_error *err, const char *label)
-{
-    const char *reason = err->text + err->reason;
-    if (err->reason == 0) /* the message names no place in the config */
-        snprintf(out, size, "%s", err->text);
-    else if (err->key[0] && err->section[0])
-        snprintf(out, size, "%s: key '%s' in [%s]: %s", label, err->key, err->section, reason);
-    else
-        snprintf(out, size, "%s: %s", label, reason);
-}
-
 static void replay_world(const replay_request *req, replay_result *r, double *tick_ns,
                          uint64_t *hashes, const batches *batch)
 {
     const bench_workload *wl = req->wl;
-    static char ini[4096];
+    static char ini[BENCH_INI_SIZE];
     counters cnt = {0, 0, 0};
     percept_allocator allocator = {counting_alloc, &cnt};
     percept_options opt = PERCEPT_OPTIONS_INIT;
@@ -253,7 +240,7 @@ static void replay_world(const replay_request *req, replay_result *r, double *ti
 
     memset(&s, 0, sizeof s);
     opt.allocator = &allocator;
-    if (bench_tuning_ini(ini, sizeof ini, req->backend, wl)) {
+    if (bench_tuning_ini(ini, sizeof ini, req->backend, req->params, wl)) {
         fail(r, "%s: the configuration does not fit its buffer", req->backend);
         return;
     }
@@ -263,11 +250,11 @@ static void replay_world(const replay_request *req, replay_result *r, double *ti
     long base = start_peak_rss_kib();
     /* The library names the config's source in its messages: name it by what it is,
      * and drop the line numbers, of a text the user never sees. */
-    char label[128];
-    snprintf(label, sizeof label, "percept-bench's config for %s", req->backend);
+    char label[300];
+    bench_tuning_label(label, sizeof label, req->backend);
     if (percept_world_open_string(&w, ini, label, &opt, &err)) {
         char why[sizeof err.text + sizeof label + 200];
-        open_error_text(why, sizeof why, &err, label);
+        bench_tuning_open_error(why, sizeof why, &err, label);
         fail(r, "cannot create the world: %.600s", why);
         return;
     }

@@ -11,13 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tuning.h"
 #include "workload.h"
 
 typedef struct replay_request {
     const bench_workload *wl;
     const char *backend;
-    size_t op_limit;           /* run ops [0, op_limit) only */
-    const size_t *checkpoints; /* ascending op counts after which the event hash is taken */
+    const bench_params *params; /* the --param settings (for `backend`, and others); NULL: none */
+    size_t op_limit;            /* run ops [0, op_limit) only */
+    const size_t *checkpoints;  /* ascending op counts after which the event hash is taken */
     size_t checkpoint_count;
     double timeout; /* seconds after which the replay is stopped (timed_out); 0: none */
     /* Each maximal run of moves and teleports within a tick is made by one

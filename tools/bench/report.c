@@ -960,6 +960,52 @@ static void write_workloads(FILE *f, const bench_report *r)
     chart_link(f, r, "bench-events.svg", "events per move against N");
 }
 
+/* `text` as Markdown code: fenced by one backtick more than its longest run of them, and
+ * padded when it starts or ends with one, so that a value may hold any. */
+static void write_code(FILE *f, const char *text)
+{
+    size_t longest = 0, run = 0, len = strlen(text);
+    for (const char *c = text; *c; c++) {
+        run = *c == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    int pad = len > 0 && (text[0] == '`' || text[len - 1] == '`');
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+    fprintf(f, "%s%s%s", pad ? " " : "", text, pad ? " " : "");
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+}
+
+/* A sentence for each backend that --param gave settings to, after the text
+ * on how percept-bench sizes the sections: what it ran with instead. */
+static void write_params(FILE *f, const bench_report *r)
+{
+    for (size_t b = 0; b < r->backend_count; b++) {
+        const char *name = r->backends[b], *size_param = bench_tuning_size_param(name);
+        size_t count = 0, k = 0;
+        for (size_t i = 0; r->params && i < r->params->count; i++)
+            count += bench_param_is_for(&r->params->p[i], name);
+        if (count == 0)
+            continue;
+        fprintf(f, " `%s` ran with ", name);
+        for (size_t i = 0; i < r->params->count; i++) {
+            const bench_param *p = &r->params->p[i];
+            if (!bench_param_is_for(p, name))
+                continue;
+            char setting[BENCH_PARAM_KEY_MAX + BENCH_PARAM_VALUE_MAX + 4];
+            snprintf(setting, sizeof setting, "%s = %s", p->key, p->value);
+            fputs(k == 0 ? "" : k + 1 == count ? " and " : ", ", f);
+            write_code(f, setting);
+            if (size_param && strcmp(p->key, size_param) == 0)
+                fputs(" (in place of the tuned size)", f);
+            k++;
+        }
+        fputs(" in every sense section, given by `--param`.", f);
+    }
+}
+
 static void write_configuration(FILE *f, const bench_report *r)
 {
     fprintf(
@@ -971,11 +1017,12 @@ static void write_configuration(FILE *f, const bench_report *r)
         "typical ranges are %g / %g / %g for sight / hearing / smell, so the sizes follow "
         "sight's), doubled while the world would need more than 2^20 cells. The sections "
         "are identical, so the senses share one backend instance and one observer grid. "
-        "bruteforce and crosslist take no parameters. Ranges are jittered per entity and "
-        "sense by \xc3\x97"
-        "0.8 to 1.2 except in `mixed_ranges`. For example, `uniform_walk`",
+        "bruteforce and crosslist take no parameters.",
         BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR, BENCH_RANGE, BENCH_RANGE,
         BENCH_MIXED_HEARING * BENCH_RANGE, BENCH_MIXED_SMELL * BENCH_RANGE);
+    write_params(f, r);
+    fprintf(f, " Ranges are jittered per entity and sense by \xc3\x97"
+               "0.8 to 1.2 except in `mixed_ranges`. For example, `uniform_walk`");
     const case_result *c = NULL;
     for (size_t i = 0; i < r->case_count; i++)
         if (strcmp(r->cases[i].plan.workload, "uniform_walk") == 0 &&
@@ -990,11 +1037,11 @@ static void write_configuration(FILE *f, const bench_report *r)
     stub.bounds = c->bounds;
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         stub.typical_range[s] = BENCH_RANGE;
-    char ini[2048];
-    if (bench_tuning_ini(ini, sizeof ini, "grid", &stub) == 0)
+    char ini[BENCH_INI_SIZE];
+    if (bench_tuning_ini(ini, sizeof ini, "grid", r->params, &stub) == 0)
         fprintf(f, " at N=%zu with grid:\n\n```ini\n%s```\n\n", c->plan.n, ini);
     else
-        fprintf(f, " is configured the same way.\n\n");
+        fprintf(f, " is configured the same way (the example does not fit its buffer).\n\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1233,13 +1280,17 @@ static void write_trace_configuration(FILE *f, const bench_report *r, const benc
             ". Every sense section sets the backend's size parameter (`cell_size` for grid and "
             "hashgrid, `tower_size` for tower) to %g\xc3\x97 and `observer_cell_size` to "
             "%g\xc3\x97 the largest of them, doubled while the world would need more than 2^20 "
-            "cells, as for the named workloads; bruteforce and crosslist take no parameters. "
-            "The configuration each backend ran with:\n\n",
+            "cells, as for the named workloads; bruteforce and crosslist take no parameters.",
             BENCH_CELL_FACTOR, BENCH_OBSERVER_CELL_FACTOR);
+    write_params(f, r);
+    fprintf(f, " The configuration each backend ran with:\n\n");
     for (size_t i = 0; i < r->backend_count; i++) {
-        char ini[4096];
-        if (bench_tuning_ini(ini, sizeof ini, r->backends[i], &t->wl) == 0)
+        char ini[BENCH_INI_SIZE];
+        if (bench_tuning_ini(ini, sizeof ini, r->backends[i], r->params, &t->wl) == 0)
             fprintf(f, "`%s`:\n\n```ini\n%s```\n\n", r->backends[i], ini);
+        else
+            fprintf(f, "`%s`: its configuration does not fit the report's buffer.\n\n",
+                    r->backends[i]);
     }
 }
 

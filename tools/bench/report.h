@@ -11,6 +11,7 @@
 #include "machine.h"
 #include "suite.h"
 #include "trace.h"
+#include "tuning.h"
 
 typedef struct bench_report {
     const bench_machine *machine;
@@ -30,6 +31,7 @@ typedef struct bench_report {
     /* A --trace run: the one case replays this trace, and the report is about it
      * alone (no targets, no charts, none of the named workloads' sections). */
     const bench_trace *trace;
+    const bench_params *params; /* what --param gave the backends, or NULL */
 } bench_report;
 
 /* The longest --label, in bytes: one row of the machine table. */

@@ -541,6 +541,7 @@ static void run_reference(case_run *run, const bench_workload *wl, FILE *log)
     case_result *out = run->out;
     replay_request rq = {.wl = wl,
                          .backend = BENCH_REFERENCE,
+                         .params = out->plan.params,
                          .op_limit = run->ref_limit,
                          .checkpoints = run->cps,
                          .checkpoint_count = run->cp_count,
@@ -618,6 +619,7 @@ static void run_replay(case_run *run, const bench_workload *wl, size_t b, size_t
     case_result *out = run->out;
     replay_request rq = {.wl = wl,
                          .backend = out->b[b].name,
+                         .params = out->plan.params,
                          .op_limit = op_limit,
                          .checkpoints = run->cps,
                          .checkpoint_count = run->cp_count,

@@ -27,6 +27,7 @@ typedef struct case_plan {
     size_t reference_limit;  /* the populating and first tick up to this N, and nothing above */
     double budget;           /* seconds: no round starts that would end beyond it; 0: no limit */
     unsigned flags;
+    const bench_params *params; /* what --param gives the backends (NULL: nothing) */
 } case_plan;
 
 /* The operations after tick 0 that a replay of the plan runs, out of `moves`. */
