@@ -161,6 +161,29 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+# The client replication example: it checks every client's replica against
+# the distances itself and exits 1 on a difference; every backend must tell
+# it the same story.
+
+# shellcheck disable=SC2086 # pkg-config's flags are lists
+if $CC -std=c11 -Wall -Wextra -o aoi_clients aoi_clients.c $cflags $libs >"$tmp/log" 2>&1; then
+    pass "aoi_clients builds with pkg-config --cflags --libs percept"
+    printf '[percept]\nbackend = bruteforce\n' >brute.ini
+    if ./aoi_clients "$conf" >"$tmp/aoi.out" 2>"$tmp/log" &&
+        ./aoi_clients brute.ini >"$tmp/aoi-brute.out" 2>>"$tmp/log" &&
+        cmp -s "$tmp/aoi.out" "$tmp/aoi-brute.out" &&
+        tail -n 1 "$tmp/aoi.out" | grep -q "^every replica matched"; then
+        pass "aoi_clients: every replica matched, the installed config's backend as bruteforce"
+    else
+        fail "aoi_clients: a replica differed, or the backends disagree: $(head -n 1 "$tmp/log")"
+        tail -n 3 "$tmp/aoi.out" | sed 's/^/    /'
+    fi
+else
+    fail "aoi_clients does not build:"
+    show "$tmp/log"
+fi
+
+# ---------------------------------------------------------------------------
 # The plugin template: built out of tree, loaded through plugin_dir.
 
 if (cd plugin-template && $MAKE CC="$CC" PKG_CONFIG="$PKG_CONFIG") >"$tmp/log" 2>&1 &&
