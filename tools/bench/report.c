@@ -1006,6 +1006,24 @@ static void write_params(FILE *f, const bench_report *r)
     }
 }
 
+/* The backend the configuration example shows: grid when it ran, else the
+ * first that ran with a size the bench tunes, else the first given --param
+ * settings, else the first: an example of what this run did. */
+static const char *example_backend(const bench_report *r)
+{
+    for (size_t b = 0; b < r->backend_count; b++)
+        if (strcmp(r->backends[b], "grid") == 0)
+            return r->backends[b];
+    for (size_t b = 0; b < r->backend_count; b++)
+        if (bench_tuning_size_param(r->backends[b]) != NULL)
+            return r->backends[b];
+    for (size_t b = 0; b < r->backend_count; b++)
+        for (size_t i = 0; r->params && i < r->params->count; i++)
+            if (bench_param_is_for(&r->params->p[i], r->backends[b]))
+                return r->backends[b];
+    return r->backend_count > 0 ? r->backends[0] : "grid";
+}
+
 static void write_configuration(FILE *f, const bench_report *r)
 {
     fprintf(
@@ -1038,8 +1056,9 @@ static void write_configuration(FILE *f, const bench_report *r)
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
         stub.typical_range[s] = BENCH_RANGE;
     char ini[BENCH_INI_SIZE];
-    if (bench_tuning_ini(ini, sizeof ini, "grid", r->params, &stub) == 0)
-        fprintf(f, " at N=%zu with grid:\n\n```ini\n%s```\n\n", c->plan.n, ini);
+    const char *shown = example_backend(r);
+    if (bench_tuning_ini(ini, sizeof ini, shown, r->params, &stub) == 0)
+        fprintf(f, " at N=%zu with %s:\n\n```ini\n%s```\n\n", c->plan.n, shown, ini);
     else
         fprintf(f, " is configured the same way (the example does not fit its buffer).\n\n");
 }
