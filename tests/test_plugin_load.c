@@ -257,6 +257,20 @@ static void test_no_entry_symbol(void **state)
     expect_text(error.text, why);
 }
 
+/* A plugin referring to a symbol nothing defines: dlopen() fails, and the
+ * message gives the loader's words and says what to check. */
+static void test_undefined_symbol(void **state)
+{
+    (void)state;
+    percept_error error;
+    char path[1024], why[512];
+    load_broken("undefsym", &error, path, sizeof path);
+    dlopen_error(path, why, sizeof why);
+    expect_text(error.text, why);
+    expect_text(error.text, "percept_test_symbol_nothing_defines");
+    expect_text(error.text, "link it against the libraries it needs");
+}
+
 static void test_wrong_abi_major(void **state)
 {
     (void)state;
@@ -902,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_working_plugin_loads),
         cmocka_unit_test(test_older_minor_abi_plugin_works),
         cmocka_unit_test(test_no_entry_symbol),
+        cmocka_unit_test(test_undefined_symbol),
         cmocka_unit_test(test_wrong_abi_major),
         cmocka_unit_test(test_missing_operation),
         cmocka_unit_test(test_wrong_name),
