@@ -67,8 +67,8 @@ static void print_usage(FILE *out)
           "                  (default: " PERCEPT_DEFAULT_CONFIG ")\n"
           "  --backend NAME  use backend NAME for every sense (overrides the config's);\n"
           "                  without --config, every other setting keeps its default\n"
-          "  --stats         print counts, backends, their plugin files and timings to\n"
-          "                  standard error\n"
+          "  --stats         print counts, backends, their plugin files, the memory the\n"
+          "                  world holds at the end and timings to standard error\n"
           "  --help          print this help and exit\n"
           "  --version       print the version of the percept library and exit\n"
           "\n"
@@ -428,6 +428,27 @@ static int run_trace(struct replay *r)
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                                */
 
+/* What the world holds at the end of the trace, by part: for sizing a
+ * server's memory with a config, from a trace of its game. */
+static void print_memory(const percept_world *w, size_t entities)
+{
+    percept_memory m;
+    if (w == NULL || percept_memory_usage(w, &m) != PERCEPT_OK)
+        return;
+    fprintf(stderr, "\n  memory at end:     %.2f MiB held", (double)m.total / (1024.0 * 1024.0));
+    if (entities == 0) {
+        fprintf(stderr, " (no entity left)");
+        return;
+    }
+    double per = 1.0 / (double)entities;
+    fprintf(stderr,
+            ", %.0f bytes per entity: pair lists %.0f, entities %.0f, observer grids %.0f, "
+            "backends %.0f, working room %.0f",
+            (double)m.total * per, (double)m.pairs * per, (double)m.entities * per,
+            (double)m.observer_grids * per, (double)m.backends * per,
+            (double)(m.scratch + m.world) * per);
+}
+
 static void print_stats(const struct replay *r, double seconds)
 {
     double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
@@ -444,6 +465,7 @@ static void print_stats(const struct replay *r, double seconds)
     }
     fprintf(stderr, "\n  loaded from:       ");
     cli_print_backend_paths(stderr, r->world);
+    print_memory(r->world, entities);
     fprintf(stderr, "\n  wall time:         %.6f s (%.0f ns per command)\n", seconds, per);
 }
 
