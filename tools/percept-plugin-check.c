@@ -28,8 +28,8 @@ static unsigned check_timeout = DEFAULT_TIMEOUT;
 
 static void usage(FILE *out)
 {
-    fputs("Usage: " PROGRAM " [--check NAME]... [--memory-required] [--timeout SECONDS]\n"
-          "                            PLUGIN.so...\n"
+    fputs("Usage: " PROGRAM " [--check NAME]... [--memory-required]\n"
+          "                            [--timeout SECONDS] PLUGIN.so...\n"
           "       " PROGRAM " --list | --help | --version\n"
           "\n"
           "Run the conformance checks that every backend shipped with percept passes on\n"
