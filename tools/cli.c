@@ -49,10 +49,15 @@ int cli_once(const char *program, unsigned *seen, unsigned bit, const char *opt)
 
 int cli_backend_name_ok(const char *name)
 {
-    if (name[0] == '\0')
+    return cli_name_span_ok(name, strlen(name));
+}
+
+int cli_name_span_ok(const char *s, size_t len)
+{
+    if (len == 0)
         return 0;
-    for (const char *p = name; *p != '\0'; p++) {
-        int c = (unsigned char)*p;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)s[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '-'))
             return 0;
@@ -102,4 +107,15 @@ void cli_print_backend_paths(FILE *out, const percept_world *world)
     }
     if (count == 0)
         fputs("-", out);
+}
+
+void cli_print_memory_per(FILE *out, const percept_memory *m, size_t count, const char *noun)
+{
+    double per = 1.0 / (double)count;
+    fprintf(out,
+            "%.0f bytes per %s: pair lists %.0f, entities %.0f, observer grids %.0f, "
+            "backends %.0f, working room %.0f",
+            (double)m->total * per, noun, (double)m->pairs * per, (double)m->entities * per,
+            (double)m->observer_grids * per, (double)m->backends * per,
+            (double)(m->scratch + m->world) * per);
 }

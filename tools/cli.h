@@ -41,6 +41,8 @@ int cli_once(const char *program, unsigned *seen, unsigned bit, const char *opt)
  * a usage error before anything is opened.
  */
 int cli_backend_name_ok(const char *name);
+/* The same rule for the `len` bytes at `s` (a name inside a longer text). */
+int cli_name_span_ok(const char *s, size_t len);
 
 /*
  * For an error from opening a world about the backend of one sense, a name
@@ -67,6 +69,11 @@ int cli_version(const char *program, const char *arg);
  * of a plugin ran when several are installed.
  */
 void cli_print_backend_paths(FILE *out, const percept_world *world);
+
+/* Writes the world's memory (percept_memory_usage()) per `noun` of the
+ * `count` there: "N bytes per NOUN: pair lists N, entities N, observer
+ * grids N, backends N, working room N", without a newline. */
+void cli_print_memory_per(FILE *out, const percept_memory *m, size_t count, const char *noun);
 
 /* The monotonic clock, in seconds. */
 static inline double cli_now_seconds(void)

@@ -215,29 +215,33 @@ static void on_event(void *user, const percept_event *ev)
 }
 
 /*
- * Creates r->world from --config, --backend or the installed default config,
+ * Opens a world from --config, --backend or the installed default config,
  * with `bounds` (may be NULL) replacing the config's. --backend alone needs
- * no config: every other setting keeps its default. On failure fills *err.
+ * no config: every other setting keeps its default. On failure *out is NULL
+ * and *err filled.
  */
-static int open_world(struct replay *r, const percept_bounds *bounds, percept_error *err)
+static int open_config(const struct args *a, const percept_bounds *bounds, percept_world **out,
+                       percept_error *err)
 {
     percept_options opt = PERCEPT_OPTIONS_INIT;
-    const struct args *a = r->args;
-    int st;
 
     opt.bounds = bounds;
     opt.backend = a->backend;
-    if (a->config != NULL) {
-        st = percept_world_open(&r->world, a->config, &opt, err);
-    } else if (a->backend != NULL) {
-        st = percept_world_open_string(&r->world, "", BACKEND_SOURCE, &opt, err);
-    } else {
-        st = percept_world_open(&r->world, PERCEPT_DEFAULT_CONFIG, &opt, err);
-    }
-    if (st < 0) {
-        r->world = NULL;
+    if (a->config != NULL)
+        return percept_world_open(out, a->config, &opt, err);
+    if (a->backend != NULL)
+        return percept_world_open_string(out, "", BACKEND_SOURCE, &opt, err);
+    return percept_world_open(out, PERCEPT_DEFAULT_CONFIG, &opt, err);
+}
+
+/* Creates r->world (open_config()), and says once which tuned parameters a
+ * forced --backend leaves unused. */
+static int open_world(struct replay *r, const percept_bounds *bounds, percept_error *err)
+{
+    const struct args *a = r->args;
+    int st = open_config(a, bounds, &r->world, err);
+    if (st < 0)
         return st;
-    }
     /* Once, not again for each world line that opens the world anew. */
     if (a->config != NULL && a->backend != NULL && !r->noted) {
         note_unused_params(stderr, PROGRAM, a->config, a->backend);
@@ -440,13 +444,8 @@ static void print_memory(const percept_world *w, size_t entities)
         fprintf(stderr, " (no entity left)");
         return;
     }
-    double per = 1.0 / (double)entities;
-    fprintf(stderr,
-            ", %.0f bytes per entity: pair lists %.0f, entities %.0f, observer grids %.0f, "
-            "backends %.0f, working room %.0f",
-            (double)m.total * per, (double)m.pairs * per, (double)m.entities * per,
-            (double)m.observer_grids * per, (double)m.backends * per,
-            (double)(m.scratch + m.world) * per);
+    fputs(", ", stderr);
+    cli_print_memory_per(stderr, &m, entities, "entity");
 }
 
 static void print_stats(const struct replay *r, double seconds)
@@ -478,18 +477,15 @@ static void print_stats(const struct replay *r, double seconds)
  * key, a syntax error) is then told at once, not after the trace's first
  * line, which on standard input may be a long time coming.
  */
-static int refused_for_bounds(struct replay *r, const percept_error *err)
+static int refused_for_bounds(const struct args *a, const percept_error *err)
 {
     static const percept_bounds other = {0.0, 0.0, 1.0, 1.0};
+    percept_world *world;
     percept_error probe;
-    int noted = r->noted;
 
     memset(&probe, 0, sizeof probe);
-    r->noted = 1; /* the probe says nothing */
-    int st = open_world(r, &other, &probe);
-    r->noted = noted;
-    percept_world_close(r->world);
-    r->world = NULL;
+    int st = open_config(a, &other, &world, &probe);
+    percept_world_close(world);
     return st != err->status || strcmp(probe.text, err->text) != 0;
 }
 
@@ -518,7 +514,7 @@ static int setup(struct replay *r, const struct args *a)
          * cell size too small for them, say); a plugin that does not load,
          * a file that cannot be read, a typo, fail with any bounds, and are
          * told at once, before a trace on standard input has said anything. */
-        if (st != PERCEPT_ECONFIG || !refused_for_bounds(r, &err)) {
+        if (st != PERCEPT_ECONFIG || !refused_for_bounds(a, &err)) {
             report_open_error(r, &err, st);
             return CLI_EXIT_USAGE;
         }

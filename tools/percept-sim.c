@@ -764,13 +764,9 @@ static void write_memory(FILE *o, const percept_world *w)
     size_t n = percept_entity_count(w);
     if (percept_memory_usage(w, &m) != 0 || n == 0)
         return;
-    double per = 1.0 / (double)n;
-    fprintf(o,
-            "  memory     %.2f MiB held at the end, %.0f bytes per creature: pair lists %.0f, "
-            "entities %.0f, observer grids %.0f, backends %.0f, working room %.0f\n",
-            (double)m.total / (1024.0 * 1024.0), (double)m.total * per, (double)m.pairs * per,
-            (double)m.entities * per, (double)m.observer_grids * per, (double)m.backends * per,
-            (double)(m.scratch + m.world) * per);
+    fprintf(o, "  memory     %.2f MiB held at the end, ", (double)m.total / (1024.0 * 1024.0));
+    cli_print_memory_per(o, &m, n, "creature");
+    fputc('\n', o);
 }
 
 /* The deterministic part: everything but timings and file locations. */

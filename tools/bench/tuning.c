@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../cli.h"
+
 /* Every cell array stays below this many cells, whatever the world's shape. */
 #define MAX_CELLS (1u << 20)
 
@@ -23,18 +25,6 @@ const char *bench_tuning_size_param(const char *backend)
 
 /* ------------------------------------------------------------------------ */
 /* --param settings                                                          */
-
-/* Whether the `len` bytes at `s` are a name of letters, digits, '_' and '-'
- * (the rule of backend names, which keys follow too). */
-static int name_ok(const char *s, size_t len)
-{
-    static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                  "0123456789_-";
-    for (size_t i = 0; i < len; i++)
-        if (!s[i] || !strchr(allowed, s[i]))
-            return 0;
-    return len > 0;
-}
 
 /* Why `value` cannot follow "KEY = " on a line of the configuration, or NULL:
  * the library would read another value, or none, than the one given. */
@@ -92,12 +82,12 @@ static int param_parse(bench_param *p, const char *text, char *why, size_t why_s
         return -1;
     }
     size_t key_len = (size_t)(eq - dot - 1);
-    if (!name_ok(text, (size_t)(dot - text))) {
+    if (!cli_name_span_ok(text, (size_t)(dot - text))) {
         snprintf(why, why_size, "bad backend name '%.*s': letters, digits, '_' and '-' only",
                  (int)(dot - text), text);
         return -1;
     }
-    if (!name_ok(dot + 1, key_len)) {
+    if (!cli_name_span_ok(dot + 1, key_len)) {
         snprintf(why, why_size, "bad key '%.*s': letters, digits, '_' and '-' only", (int)key_len,
                  dot + 1);
         return -1;
