@@ -83,8 +83,10 @@ for page in man1/percept-bench.1 man1/percept-plugin-check.1 man1/percept-replay
         fail "not installed, or with a placeholder left in it: $D$mandir/$page"
     fi
 done
-if grep -qF "$sysconfdir/percept/percept.ini" "$D$mandir/man5/percept.ini.5" &&
-    grep -qF "$pkglibdir" "$D$mandir/man5/percept.ini.5"; then
+# The page's paths without troff's escapes (\: a break point, \- a minus).
+sed -e 's/\\://g' -e 's/\\-/-/g' "$D$mandir/man5/percept.ini.5" >"$tmp/man5.txt" 2>/dev/null
+if grep -qF "$sysconfdir/percept/percept.ini" "$tmp/man5.txt" &&
+    grep -qF "$pkglibdir" "$tmp/man5.txt"; then
     pass "percept.ini(5) names the installed config and plugin directory"
 else
     fail "percept.ini(5) does not name $sysconfdir/percept/percept.ini and $pkglibdir"
