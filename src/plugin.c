@@ -114,8 +114,10 @@ static int describe_dir(char *out, size_t size, const char *dir)
     if (!S_ISDIR(st.st_mode))
         return snprintf(out, size, "%s (not a directory)", dir);
     char cwd[4096];
-    if (dir[0] != '/' && getcwd(cwd, sizeof cwd))
-        return snprintf(out, size, "%s (%s/%s)", dir, cwd, dir);
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd)) {
+        const char *slash = strcmp(cwd, "/") == 0 ? "" : "/"; /* "/.", not "//." */
+        return snprintf(out, size, "%s (%s%s%s)", dir, cwd, slash, dir);
+    }
     return snprintf(out, size, "%s", dir);
 }
 
