@@ -216,6 +216,17 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
     return 0;
 }
 
+/* dlerror()'s text `e` without the plugin's path where it starts with it
+ * ("PATH: undefined symbol: x", glibc's form): the message names the path
+ * already, and saying it twice could push the hint past the 511 bytes kept. */
+static const char *without_path(const char *e, const char *path)
+{
+    size_t len = strlen(path);
+    if (strncmp(e, path, len) == 0 && e[len] == ':' && e[len + 1] == ' ')
+        return e + len + 2;
+    return e;
+}
+
 /* What to check for a dlopen() failure of the plugin at `path`, from the
  * loader's wording (glibc's and musl's). */
 static const char *dlopen_hint(const char *e, const char *path)
@@ -383,8 +394,8 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *e = dlerror();
-        snprintf(why, why_size, "%s: dlopen failed: %s%s", path, e ? e : "unknown error",
-                 dlopen_hint(e, path));
+        snprintf(why, why_size, "%s: dlopen failed: %s%s", path,
+                 e ? without_path(e, path) : "unknown error", dlopen_hint(e, path));
         return PERCEPT_EPLUGIN;
     }
     dlerror();
@@ -392,7 +403,7 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     const char *e = dlerror();
     if (e || !sym) {
         snprintf(why, why_size, "%s: dlsym('%s') failed: %s: not a percept backend plugin", path,
-                 PERCEPT_BACKEND_ENTRY_SYMBOL, e ? e : "symbol is NULL");
+                 PERCEPT_BACKEND_ENTRY_SYMBOL, e ? without_path(e, path) : "symbol is NULL");
         dlclose(handle);
         return PERCEPT_EPLUGIN;
     }

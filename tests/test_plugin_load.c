@@ -110,6 +110,21 @@ static void load_broken(const char *name, percept_error *error, char *path, size
     open_fails(text, plugin_dir, PERCEPT_EPLUGIN, error);
     plugin_path(path, path_size, plugin_dir, name);
     expect_text(error->text, path);
+    /* Once: dlerror()'s own copy of it would push the hint out of a long message. */
+    const char *first = strstr(error->text, path);
+    if (first != NULL && strstr(first + strlen(path), path) != NULL) {
+        print_error("the path is named twice in: %s\n", error->text);
+        fail();
+    }
+}
+
+/* `why`, dlerror()'s text, without the file's path where it starts with it:
+ * the loader's message names the path once, before "dlopen failed". */
+static void drop_path(const char *path, char *why, size_t size)
+{
+    size_t len = strlen(path);
+    if (strncmp(why, path, len) == 0 && strncmp(why + len, ": ", 2) == 0)
+        memmove(why, why + len + 2, strnlen(why, size) - len - 1);
 }
 
 /* What dlerror() says after the loader's own attempt at the same step. */
@@ -121,6 +136,7 @@ static void dlopen_error(const char *path, char *buf, size_t size)
     const char *why = dlerror();
     assert_non_null(why);
     snprintf(buf, size, "%s", why);
+    drop_path(path, buf, size);
 }
 
 static void dlsym_error(const char *path, char *buf, size_t size)
@@ -133,6 +149,7 @@ static void dlsym_error(const char *path, char *buf, size_t size)
     assert_null(sym);
     assert_non_null(why);
     snprintf(buf, size, "%s", why);
+    drop_path(path, buf, size);
     dlclose(handle);
 }
 
