@@ -99,8 +99,10 @@ typedef struct case_result {
     size_t majority_checks; /* checkpoints whose hash two or more backends agreed on */
     int disagree;           /* a checkpoint without a majority: none blamed, the case fails */
     size_t unchecked;       /* usable backends, not the reference, compared with nothing */
-    char check_note[768];   /* the disagreement, or what became of the hidden reference */
-    double seconds;         /* wall time of the whole case */
+    /* The disagreement, or what became of the hidden reference (its whole
+     * error, with a few words before it). */
+    char check_note[sizeof((replay_result *)0)->error + 64];
+    double seconds; /* wall time of the whole case */
 } case_result;
 
 /* Whether backend b's figures can be shown: it ran, at least one round, without failing. */
