@@ -137,7 +137,9 @@ fi
 # differently from the core's dx*dx + dy*dy <= r*r, those are the entities
 # it drops.
 gen() {
-    awk -v seed="$1" '
+    # In the C locale: awk writes numbers with the locale's decimal point,
+    # and a trace's is '.' whatever the locale ('12,5' is not a coordinate).
+    LC_ALL=C awk -v seed="$1" '
     function rnd() { state = (state * 16807) % 2147483647; return state / 2147483647 }
     function pick(n) { return int(rnd() * n) }
     function range() {
