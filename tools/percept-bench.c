@@ -46,6 +46,10 @@ enum { EXIT_MISMATCH = 1 };
 
 #define MAX_SIZES 16
 #define MAX_CASES 256
+/* A backend's name goes on the "backend = NAME" lines of its worlds'
+ * configuration, and the library reads lines of up to 198 characters
+ * (GUARANTEES.md, "Limits"): a longer name would fail every case. */
+#define BACKEND_NAME_MAX (198 - (int)(sizeof "backend = " - 1))
 #define DEFAULT_SEED 20240611u
 /* Under five minutes for the whole run; the batched twins take about a third of it. */
 #define DEFAULT_BUDGET 270.0
@@ -524,10 +528,14 @@ static int find_backends(const args *a, const search_path *s, name_list *l)
         const char *p = a->backends;
         while (*p && rc < 0) {
             size_t len = strcspn(p, ",");
-            char name[256];
+            char name[BACKEND_NAME_MAX + 1];
             const char *dir;
-            if (len >= sizeof name) {
-                rc = cli_usage_error(PROGRAM, "--backends: the name '%.20s...' is too long", p);
+            if (len > BACKEND_NAME_MAX) {
+                rc = cli_usage_error(PROGRAM,
+                                     "--backends: the name '%.20s...' is %zu characters; a "
+                                     "backend's name goes on a line of its worlds' configuration, "
+                                     "which holds at most %d",
+                                     p, len, BACKEND_NAME_MAX);
                 break;
             }
             memcpy(name, p, len);
