@@ -453,8 +453,12 @@ static int table(const backend *b)
           (unsigned)(o->abi_version >> 16), (unsigned)PERCEPT_BACKEND_ABI_MAJOR);
     CHECK(o->struct_size >= PERCEPT_BACKEND_OPS_MIN_SIZE,
           "struct_size is too small for the mandatory operations");
-    CHECK(o->name != NULL && strcmp(o->name, b->name) == 0, "name '%s' is not the file's name",
-          o->name ? o->name : "");
+    CHECK(o->name != NULL, "name is NULL: set it to \"%s\", the file's name", b->name);
+    /* percept finds backend NAME as NAME.so and checks the two agree. */
+    CHECK(strcmp(o->name, b->name) == 0,
+          "name '%s' is not the file's name '%s': percept loads backend NAME from NAME.so, so "
+          "set name to \"%s\" or call the file %s.so",
+          o->name, b->name, b->name, o->name);
     CHECK(o->create && o->destroy && o->reserve && o->insert && o->update && o->remove && o->query,
           "a mandatory operation is NULL");
     /* Here, not only in the checks that measure memory, so that a run of
