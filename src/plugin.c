@@ -209,8 +209,10 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
         }
     }
     if (strcmp(ops->name, name)) {
-        snprintf(why, size, "%s: name mismatch: the plugin says it is '%s', expected '%s'", path,
-                 ops->name, name);
+        snprintf(why, size,
+                 "%s: name mismatch: the plugin says it is '%s', expected '%s' (backend NAME is "
+                 "loaded from NAME.so: set the table's name to \"%s\" or call the file %s.so)",
+                 path, ops->name, name, name, ops->name);
         return -1;
     }
     return 0;

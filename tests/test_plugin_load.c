@@ -320,6 +320,8 @@ static void test_wrong_name(void **state)
     expect_text(error.text, "somethingelse");
     const char *rest = strstr(error.text, path) + strlen(path);
     expect_text(rest, "wrongname");
+    /* Which of the two to change. */
+    expect_text(rest, "set the table's name to \"wrongname\" or call the file somethingelse.so");
 }
 
 static void test_entry_returns_null(void **state)
