@@ -1,7 +1,8 @@
 #!/bin/sh
 # installcheck.sh - proves an installed percept works outside the build tree:
 # the examples are copied to a scratch directory and built with pkg-config
-# alone; the guard example runs on the installed default config and plugins;
+# alone; the guard example runs on the installed default config and plugins
+# (linked with libpercept.a too, where that is installed);
 # the plugin template builds against the installed header, loads through
 # plugin_dir and gives bruteforce's events; percept-sim runs, is deterministic
 # and writes its pictures; the sample traces replay to their expected output
@@ -160,6 +161,24 @@ if $CC -std=c11 -Wall -Wextra -o npc_guard npc_guard.c $cflags $libs >"$tmp/log"
 else
     fail "npc_guard does not build:"
     show "$tmp/log"
+fi
+
+# With a static library installed (./configure --enable-static), the guard
+# linked with the archive itself and the dependencies pkg-config --static
+# names tells the same story, with the same shared plugins loaded at run
+# time.
+if [ -f "$D$libdir/libpercept.a" ]; then
+    # shellcheck disable=SC2086 # pkg-config's flags are lists
+    if static_libs=$($PKG_CONFIG --static --libs percept | sed 's/\(^\| \)-lpercept\( \|$\)/ /') &&
+        $CC -std=c11 -o npc_guard_static npc_guard.c $cflags "$D$libdir/libpercept.a" \
+            $static_libs >"$tmp/log" 2>&1 &&
+        ./npc_guard_static "$conf" >"$tmp/guard-static.out" 2>"$tmp/log" &&
+        cmp -s npc_guard.expected "$tmp/guard-static.out"; then
+        pass "npc_guard linked with libpercept.a and pkg-config --static --libs ($static_libs)"
+    else
+        fail "npc_guard with the static library:"
+        show "$tmp/log"
+    fi
 fi
 
 # ---------------------------------------------------------------------------
