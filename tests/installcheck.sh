@@ -169,7 +169,7 @@ fi
 # time.
 if [ -f "$D$libdir/libpercept.a" ]; then
     # shellcheck disable=SC2086 # pkg-config's flags are lists
-    if static_libs=$($PKG_CONFIG --static --libs percept | sed 's/\(^\| \)-lpercept\( \|$\)/ /') &&
+    if static_libs=$($PKG_CONFIG --static --libs percept | sed -e 's/^-lpercept / /' -e 's/ -lpercept / /' -e 's/ -lpercept$//') &&
         $CC -std=c11 -o npc_guard_static npc_guard.c $cflags "$D$libdir/libpercept.a" \
             $static_libs >"$tmp/log" 2>&1 &&
         ./npc_guard_static "$conf" >"$tmp/guard-static.out" 2>"$tmp/log" &&
