@@ -22,9 +22,7 @@
 #include "config.h" /* pc_backend_name_ok() */
 #include "environment_trust.h"
 
-#ifndef PERCEPT_PLUGIN_DIR
-#define PERCEPT_PLUGIN_DIR "/usr/local/lib/percept"
-#endif
+#include "install_dirs.h" /* written by make: the configured paths */
 
 /* Appends `dir`, keeping the last entry for the installed directory, which
  * no length of PERCEPT_PLUGIN_PATH may push out. */

@@ -34,12 +34,9 @@
 #include "bench/workload.h"
 
 #include "cli.h"
+#include "install_dirs.h" /* written by make: the configured paths */
 
 #define PROGRAM "percept-bench"
-
-#ifndef PERCEPT_BENCH_PLUGIN_DIR
-#define PERCEPT_BENCH_PLUGIN_DIR "/usr/local/lib/percept"
-#endif
 
 /* The exit status when events differ or a replay fails; bad usage is CLI_EXIT_USAGE. */
 enum { EXIT_MISMATCH = 1 };
@@ -139,7 +136,7 @@ static void print_usage(FILE *out)
           "  --workloads LIST   comma-separated workloads (default: all)\n"
           "  --backends LIST    comma-separated backends, at most 16 (default: every NAME.so\n"
           "                     found where the library looks: each directory of\n"
-          "                     PERCEPT_PLUGIN_PATH, then " PERCEPT_BENCH_PLUGIN_DIR ";\n"
+          "                     PERCEPT_PLUGIN_PATH, then " PERCEPT_PLUGIN_DIR ";\n"
           "                     the first directory holding NAME.so wins)\n"
           "  --param BACKEND.KEY=VALUE  set KEY = VALUE in every sense section of the worlds\n"
           "                     of BACKEND, one of the backends run, in every case; for the\n"

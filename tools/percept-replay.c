@@ -20,9 +20,7 @@
 #include "unused_params.h"
 #include "trace_syntax.h"
 
-#ifndef PERCEPT_DEFAULT_CONFIG
-#define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
-#endif
+#include "install_dirs.h" /* written by make: the configured paths */
 
 #define PROGRAM "percept-replay"
 

@@ -29,9 +29,7 @@
 #include "cli.h"
 #include "unused_params.h"
 
-#ifndef PERCEPT_DEFAULT_CONFIG
-#define PERCEPT_DEFAULT_CONFIG "/usr/local/etc/percept/percept.ini"
-#endif
+#include "install_dirs.h" /* written by make: the configured paths */
 
 #define PROGRAM "percept-sim"
 

@@ -16,9 +16,7 @@
  * set-ID bench must list exactly the plugins its worlds would load. */
 #include "../../src/environment_trust.h"
 
-#ifndef PERCEPT_BENCH_PLUGIN_DIR
-#define PERCEPT_BENCH_PLUGIN_DIR "/usr/local/lib/percept"
-#endif
+#include "install_dirs.h" /* written by make: the configured paths */
 
 /* The preferred order of the shipped backends in tables; others follow by name. */
 static const char *const known_order[] = {"bruteforce", "grid", "hashgrid", "tower", "crosslist"};
@@ -39,7 +37,7 @@ int search_init(search_path *s)
              dir && s->count < SEARCH_MAX_DIRS - 1; dir = strtok_r(NULL, ":", &save))
             s->dirs[s->count++] = dir;
     }
-    s->dirs[s->count++] = PERCEPT_BENCH_PLUGIN_DIR;
+    s->dirs[s->count++] = PERCEPT_PLUGIN_DIR;
     return 0;
 }
 
