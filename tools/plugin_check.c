@@ -92,8 +92,9 @@ void pc_set_reporter(void (*report)(const char *line))
     reporter = report != NULL ? report : report_to_stderr;
 }
 
-/* Reports one failure, naming the backend and the check. */
-static void report(int line, const char *fmt, ...)
+/* Reports one failure, naming the backend and the check. Each message says
+ * what was asked and what came back, so the user needs no line of ours. */
+static void report(const char *fmt, ...)
 {
     char msg[1024], out[1400];
     va_list ap;
@@ -101,9 +102,9 @@ static void report(int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(out, sizeof out, "backend '%s' fails %s (plugin_check.c:%d): %s\n",
+    snprintf(out, sizeof out, "backend '%s' fails %s: %s\n",
              pc_current != NULL ? pc_current->name : "?",
-             pc_current_check != NULL ? pc_current_check : "?", line, msg);
+             pc_current_check != NULL ? pc_current_check : "?", msg);
     reporter(out);
 }
 
@@ -111,7 +112,7 @@ static void report(int line, const char *fmt, ...)
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            report(__LINE__, __VA_ARGS__);                                                         \
+            report(__VA_ARGS__);                                                                   \
             return -1;                                                                             \
         }                                                                                          \
     } while (0)

@@ -47,8 +47,8 @@ typedef struct pc_check {
 extern const pc_check pc_checks[];
 extern const size_t pc_check_count;
 
-/* Where failures go, one line each ("backend 'NAME' fails CHECK
- * (plugin_check.c:LINE): WHY"): by default standard error. */
+/* Where failures go, one line each ("backend 'NAME' fails CHECK: WHY"): by
+ * default standard error. */
 void pc_set_reporter(void (*report)(const char *line));
 
 /* The plugin and the check running, NULL between checks: for a runner that
