@@ -80,7 +80,10 @@ static double cells_along(double len, double size)
  */
 static void count_text(char *buf, size_t size, double n)
 {
-    decimal_snprintf(buf, size, n < 1e15 ? "%.0f" : "%.3g", n);
+    if (n < 1e15)
+        decimal_snprintf(buf, size, "%.0f", n);
+    else
+        decimal_limit_text(buf, size, n);
 }
 
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
@@ -96,7 +99,7 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
     }
     double nx = cells_along(w, size), ny = cells_along(h, size);
     if (!(nx * ny <= max_cells)) {
-        char text[256], cx[32], cy[32];
+        char text[256], cx[32], cy[32], sz[32];
         count_text(cx, sizeof cx, nx);
         count_text(cy, sizeof cy, ny);
         if (size_param >= 0)
@@ -107,10 +110,11 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
                 cx, cy, unit, max_cells, key);
         else
             decimal_snprintf(text, sizeof(text),
-                             "%s %g (the default) is too small for the world bounds: "
+                             "%s %s (the default) is too small for the world bounds: "
                              "%s x %s %s (at most %.0f); set a larger %s in the section, or use "
                              "hashgrid, whose cells only exist where entities are",
-                             key, size, cx, cy, unit, max_cells, key);
+                             key, decimal_exact_text(sz, sizeof sz, size), cx, cy, unit, max_cells,
+                             key);
         backend_set_error(error, size_param, text);
         return -1;
     }

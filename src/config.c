@@ -647,18 +647,25 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
         int lo = b->min_x > b->max_x ? 0 : 1, hi = lo + 2;
         int lo_line = cfg->bound_lines[lo], hi_line = cfg->bound_lines[hi];
         int line = lo_line > hi_line ? lo_line : hi_line;
-        char defaults[96] = "";
+        char defaults[96] = "", dmin[32], dmax[32];
         if (!lo_line || !hi_line)
-            decimal_snprintf(defaults, sizeof defaults,
-                             " (a bound not set takes its default: min %g, max %g)",
-                             lo == 0 ? default_bounds.min_x : default_bounds.min_y,
-                             lo == 0 ? default_bounds.max_x : default_bounds.max_y);
-        char place[1024];
+            decimal_snprintf(
+                defaults, sizeof defaults, " (a bound not set takes its default: min %s, max %s)",
+                decimal_exact_text(dmin, sizeof dmin,
+                                   lo == 0 ? default_bounds.min_x : default_bounds.min_y),
+                decimal_exact_text(dmax, sizeof dmax,
+                                   lo == 0 ? default_bounds.max_x : default_bounds.max_y));
+        /* Each bound as it was written, to its last digit: %g would show
+         * min_x 1000000.5 and max_x 1000000.25 both as 1e+06. */
+        char place[1024], x0[32], x1[32], y0[32], y1[32];
         snprintf(place, sizeof place, "%s:%d: [world]", cfg->source, line);
         pc_error_set_at(err, PERCEPT_ECONFIG, line, place,
-                        "the bounds are inverted (min_x %g, max_x %g, min_y %g, max_y %g): each "
+                        "the bounds are inverted (min_x %s, max_x %s, min_y %s, max_y %s): each "
                         "min must not exceed its max%s",
-                        b->min_x, b->max_x, b->min_y, b->max_y, defaults);
+                        decimal_exact_text(x0, sizeof x0, b->min_x),
+                        decimal_exact_text(x1, sizeof x1, b->max_x),
+                        decimal_exact_text(y0, sizeof y0, b->min_y),
+                        decimal_exact_text(y1, sizeof y1, b->max_y), defaults);
         pc_error_about(err, "world", bound_keys[lo_line > hi_line ? lo : hi], NULL, 0);
         return PERCEPT_ECONFIG;
     }

@@ -86,21 +86,11 @@ int decimal_snprintf(char *buf, size_t size, const char *fmt, ...)
     return n;
 }
 
-const char *decimal_exact_text(char *buf, size_t size, double v)
+/* Drops the exponent's '+' and leading zeros that %g writes ("1e+15" to
+ * "1e15", "1e-05" to "1e-5"): how the documentation, the config keys and
+ * users write numbers. */
+static void tidy_exponent(char *buf)
 {
-    for (int digits = 6; digits < 17; digits++) {
-        decimal_snprintf(buf, size, "%.*g", digits, v);
-        double back;
-        if (decimal_parse(buf, &back) == 0 && back == v)
-            return buf;
-    }
-    decimal_snprintf(buf, size, "%.17g", v);
-    return buf;
-}
-
-const char *decimal_limit_text(char *buf, size_t size, double v)
-{
-    decimal_snprintf(buf, size, "%g", v);
     char *e = strchr(buf, 'e');
     if (e) {
         char *digits = e + 1 + (e[1] == '-'), *from = e + 1 + (e[1] == '+' || e[1] == '-');
@@ -108,5 +98,26 @@ const char *decimal_limit_text(char *buf, size_t size, double v)
             from++;
         memmove(digits, from, strlen(from) + 1);
     }
+}
+
+const char *decimal_exact_text(char *buf, size_t size, double v)
+{
+    int digits = 6;
+    for (; digits < 17; digits++) {
+        decimal_snprintf(buf, size, "%.*g", digits, v);
+        double back;
+        if (decimal_parse(buf, &back) == 0 && back == v)
+            break;
+    }
+    if (digits == 17)
+        decimal_snprintf(buf, size, "%.17g", v);
+    tidy_exponent(buf);
+    return buf;
+}
+
+const char *decimal_limit_text(char *buf, size_t size, double v)
+{
+    decimal_snprintf(buf, size, "%g", v);
+    tidy_exponent(buf);
     return buf;
 }

@@ -29,9 +29,9 @@ int decimal_parse(const char *text, double *out);
 const char *decimal_limit_text(char *buf, size_t size, double v);
 
 /*
- * `v` in the fewest digits that read back as `v` (up to 17), for a message
- * that quotes a refused value: %g would show 1e15 + 0.125 as 1e15. Returns
- * buf.
+ * `v` in the fewest digits that read back as `v` (up to 17), its exponent
+ * written as decimal_limit_text() writes it ("1e16"), for a message that
+ * quotes a refused value: %g would show 1e15 + 0.125 as 1e15. Returns buf.
  */
 const char *decimal_exact_text(char *buf, size_t size, double v);
 

@@ -254,11 +254,12 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
                      PERCEPT_SENSE_BIT(s));
     if (rc == -2) {
-        pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
-                         percept_sense_name((percept_sense)s), "observer_cell_size",
-                         PERCEPT_SENSE_BIT(s),
-                         "%g is too small for the world bounds (more than %u cells)",
-                         sc->observer_cell_size, OG_MAX_CELLS);
+        char size[32];
+        pc_error_set_key(
+            err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
+            percept_sense_name((percept_sense)s), "observer_cell_size", PERCEPT_SENSE_BIT(s),
+            "%s is too small for the world bounds (more than %u cells)",
+            decimal_exact_text(size, sizeof size, sc->observer_cell_size), OG_MAX_CELLS);
         return PERCEPT_ECONFIG;
     }
     if (rc) {

@@ -135,6 +135,11 @@ static void check_number_edges(const char *backend)
     REFUSED(&f, percept_set_range(f.w, 1, H, beyond), PERCEPT_EINVAL, "percept_set_range");
     assert_non_null(strstr(percept_errmsg(f.w), "hearing range 1000000000000000.1 must be a "
                                                 "number from 0 to 1e15"));
+    /* A number in exponent form is written as the limit is: "1e16", not
+     * %g's "1e+16" beside "1e15". */
+    REFUSED(&f, percept_move(f.w, 1, 1e16, 2.5e-7), PERCEPT_EINVAL, "percept_move");
+    assert_non_null(strstr(percept_errmsg(f.w), "(1e16, 2.5e-7) must be finite and "
+                                                "within [-1e15, 1e15]"));
     percept_position far = {1, 0.5, -beyond};
     REFUSED(&f, percept_move_many(f.w, &far, 1), PERCEPT_EINVAL, "percept_move_many");
     assert_non_null(strstr(percept_errmsg(f.w), "moves[0]: entity 1: position (0.5, "

@@ -1525,9 +1525,13 @@ static void test_messages_in_any_locale(void **state)
                           "0.001 is too small");
     expect_refused_saying("[percept]\nbackend = bruteforce\n[world]\nmin_x = 10.5\nmax_x = 2.5\n",
                           "min_x 10.5, max_x 2.5");
+    /* Bounds that differ past %g's six digits are written in full. */
+    expect_refused_saying("[percept]\nbackend = bruteforce\n[world]\nmin_x = 1000000.5\n"
+                          "max_x = 1000000.25\n",
+                          "min_x 1000000.5, max_x 1000000.25");
     expect_refused_saying("[percept]\nbackend = grid\n[world]\nmax_x = 6.25e14\n"
                           "[sight]\ncell_size = 0.5\n",
-                          "1.25e+15 x");
+                          "1.25e15 x");
     setlocale(LC_ALL, "C");
     assert_non_null(moved);
     assert_non_null(ranged);

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The library's own number formatting, compiled into the bench too
+ * (Makefile.am), so that a refused value reads as the library writes it. */
+#include "../../src/decimal.h"
 #include "../trace_syntax.h"
 #include "stats.h"
 
@@ -177,19 +180,6 @@ static void note_position(loader *l, double x, double y)
 /* ------------------------------------------------------------------------ */
 /* The library's checks                                                      */
 
-/* A number as the library's messages print it: the fewest digits from six
- * up that read back as the same double. */
-static const char *exact_number(char *buf, size_t size, double v)
-{
-    for (int digits = 6; digits < 17; digits++) {
-        snprintf(buf, size, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            return buf;
-    }
-    snprintf(buf, size, "%.17g", v);
-    return buf;
-}
-
 /*
  * The faults the library finds in a call's values, caught here rather than
  * half-way through a replay, and worded as percept-replay reports them: the
@@ -204,8 +194,8 @@ static int bad_position(loader *l, const char *cmd, const char *fn, uint32_t id,
     return trace_error(l,
                        "%s: %s: entity %lu: position (%s, %s) must be finite and within "
                        "[-1e15, 1e15] (%s)",
-                       cmd, fn, (unsigned long)id, exact_number(xs, sizeof xs, x),
-                       exact_number(ys, sizeof ys, y), percept_status_name(PERCEPT_EINVAL));
+                       cmd, fn, (unsigned long)id, decimal_exact_text(xs, sizeof xs, x),
+                       decimal_exact_text(ys, sizeof ys, y), percept_status_name(PERCEPT_EINVAL));
 }
 
 static int bad_range(loader *l, const char *cmd, const char *fn, uint32_t id, int sense, double r)
@@ -215,7 +205,7 @@ static int bad_range(loader *l, const char *cmd, const char *fn, uint32_t id, in
         return 0;
     return trace_error(l, "%s: %s: entity %lu: %s range %s must be a number from 0 to 1e15 (%s)",
                        cmd, fn, (unsigned long)id, percept_sense_name((percept_sense)sense),
-                       exact_number(rs, sizeof rs, r), percept_status_name(PERCEPT_EINVAL));
+                       decimal_exact_text(rs, sizeof rs, r), percept_status_name(PERCEPT_EINVAL));
 }
 
 /* The dense ID of trace ID `id`, which must be in the world; *slot (may be
