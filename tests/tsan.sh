@@ -23,7 +23,15 @@ for p in bruteforce grid hashgrid crosslist; do
 done
 $cc $flags -fPIC -shared -fvisibility=hidden -DGRID_AS_TOWER plugins/grid.c $util \
     -o "$work/tower.so"
-$cc $flags src/*.c tests/test_threads.c tests/testutil.c -o "$work/test_threads" \
+# The installation paths the build's Makefile would write (Makefile.am,
+# "installation paths"): here, the plugins built above.
+{
+    echo '/* install_dirs.h - written by tests/tsan.sh */'
+    printf '#define PERCEPT_PLUGIN_DIR "%s"\n' "$work"
+    printf '#define PERCEPT_DEFAULT_CONFIG "%s"\n' "$work/percept.ini"
+    printf '#define PERCEPT_DOC_DIR "%s"\n' "$work"
+} >"$work/install_dirs.h"
+$cc $flags -I"$work" src/*.c tests/test_threads.c tests/testutil.c -o "$work/test_threads" \
     -linih -lcmocka -ldl -lpthread -lm
 # halt_on_error: a data race fails the run instead of scrolling past.
 PERCEPT_PLUGIN_PATH=$work PERCEPT_TEST_BACKENDS="bruteforce grid hashgrid tower crosslist" \
