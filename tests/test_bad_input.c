@@ -425,10 +425,10 @@ static void test_open_arguments(void **state)
     w = NULL;
     assert_int_equal(open_text(&w, ok, &grown.known, &error), PERCEPT_OK);
     percept_world_close(w);
-    grown.known.size = (size_t)1 << 40; /* garbage, never read past */
+    grown.known.size = SIZE_MAX / 2; /* garbage, never read past */
     w = (percept_world *)(void *)&dummy;
     rc = open_text(&w, ok, &grown.known, &error);
-    expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "PERCEPT_OPTIONS_INIT", "options.size 2^40");
+    expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "PERCEPT_OPTIONS_INIT", "options.size SIZE_MAX / 2");
     grown.known.size = sizeof grown;
     grown.newer[5] = 1;
     w = (percept_world *)(void *)&dummy;
