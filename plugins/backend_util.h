@@ -14,6 +14,8 @@
 
 #include "percept/backend.h"
 
+#include "../src/ieee_double.h"
+
 /* Allocate, resize or free (size 0) through the host's allocator. */
 void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t size);
 

@@ -9,6 +9,8 @@
 
 #include "percept/backend.h"
 
+#include "../src/ieee_double.h" /* the reference: in the specification's arithmetic */
+
 typedef struct point {
     double x, y;
     percept_slot slot;

@@ -11,7 +11,6 @@
  */
 #include "world.h"
 
-#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
@@ -24,15 +23,9 @@
 
 #include "alloc.h"
 #include "decimal.h"
+#include "ieee_double.h"
 #include "key_sort.h"
 #include "prefetch.h"
-
-/* The relation is dx*dx + dy*dy <= R*R in IEEE double. With excess
- * precision (x87 code, FLT_EVAL_METHOD 2) boundary pairs would differ from
- * the specification; configure builds 32-bit x86 with SSE2's doubles. */
-#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
-#error "percept needs double expressions evaluated in double (FLT_EVAL_METHOD 0 or 1): on 32-bit x86, build with -msse2 -mfpmath=sse"
-#endif
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 /* How much wider than its own reach a mover's query may grow to find the
