@@ -10,6 +10,9 @@
 
 #include <float.h>
 
+/* Each #error on one line, as the compiler prints it. */
+/* clang-format off */
+
 /* Double expressions evaluated in double: x87 code (32-bit x86 without
  * SSE2 math) keeps 80-bit intermediates, and a pair on a range's boundary
  * would round otherwise than the specification says. 1, as GCC says for
@@ -24,5 +27,6 @@
 #if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
 #error "percept must not be built with -ffast-math or -ffinite-math-only: its relation needs IEEE arithmetic with NaNs"
 #endif
+/* clang-format on */
 
 #endif
