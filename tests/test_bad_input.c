@@ -428,7 +428,8 @@ static void test_open_arguments(void **state)
     grown.known.size = SIZE_MAX / 2; /* garbage, never read past */
     w = (percept_world *)(void *)&dummy;
     rc = open_text(&w, ok, &grown.known, &error);
-    expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "PERCEPT_OPTIONS_INIT", "options.size SIZE_MAX / 2");
+    expect_open_refused(rc, w, &error, PERCEPT_EINVAL, "PERCEPT_OPTIONS_INIT",
+                        "options.size SIZE_MAX / 2");
     grown.known.size = sizeof grown;
     grown.newer[5] = 1;
     w = (percept_world *)(void *)&dummy;
