@@ -350,6 +350,61 @@ static void test_rounded_reach(void **state)
     tu_for_each_backend(check_rounded_reach);
 }
 
+/*
+ * The relation rounds each square before adding: fl(fl(dx*dx) + fl(dy*dy)).
+ * A fused multiply-add rounds once, fl(dx*dx + fl(dy*dy)), and a compiler
+ * may use one for the sum (-ffp-contract=fast on a processor with FMA, or
+ * -ffast-math). These two pairs come out the other way fused, whichever
+ * square is fused: the first is perceived only without fusing, the second
+ * only with it. The answers are worked out here with each product stored
+ * through a volatile, which no compiler may fuse with the addition.
+ */
+static void check_unfused_sum(const char *backend)
+{
+    static const struct {
+        double dx, dy, r;
+    } pairs[] = {
+        {0x1.32f53024edc59p+6, 0x1.73bd8bb35c424p+4, 0x1.40b7cb91f441fp+6},
+        {0x1.05e205c472dep+5, 0x1.6ca1bb1b49672p+6, 0x1.836e12c5f647fp+6},
+    };
+    BEGIN(NOMOVE);
+    int perceived = 0;
+    for (size_t i = 0; i < COUNT_OF(pairs); i++) {
+        double dx = pairs[i].dx, dy = pairs[i].dy, r = pairs[i].r;
+        volatile double xx = dx * dx, yy = dy * dy, rr = r * r;
+        double sum = xx + yy;
+        int expect = sum <= rr;
+        /* A case only if fusing either square would decide it otherwise. */
+        assert_true((fma(dx, dx, yy) <= rr) != expect);
+        assert_true((fma(dy, dy, xx) <= rr) != expect);
+        perceived += expect;
+        /* Target added to the observer, and observer added to the target. */
+        ADD(1, 0, 0, r, 0, 0, 0);
+        ADD(2, dx, dy, 0, 0, 0, 0);
+        if (percept_perceives(w, 1, 2, S) != expect)
+            fail_msg("%s: observer at (0, 0) range %a, target added at (%a, %a): perceives %d, "
+                     "the relation (squares rounded apart) says %d",
+                     backend, r, dx, dy, !expect, expect);
+        REMOVE(1);
+        ADD(1, 0, 0, r, 0, 0, 0);
+        if (percept_perceives(w, 1, 2, S) != expect)
+            fail_msg("%s: target at (%a, %a), observer added at (0, 0) range %a: perceives %d, "
+                     "the relation (squares rounded apart) says %d",
+                     backend, dx, dy, r, !expect, expect);
+        REMOVE(2);
+        REMOVE(1);
+        tu_recorder_clear(&rec);
+    }
+    assert_int_equal(perceived, 1); /* one case of each outcome */
+    END();
+}
+
+static void test_unfused_sum(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_unfused_sum);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Asymmetric ranges                                                          */
 
@@ -1311,6 +1366,7 @@ int main(void)
         tu_backend_test(test_hidden_per_sense),
         tu_backend_test(test_boundary_inside),
         tu_backend_test(test_rounded_reach),
+        tu_backend_test(test_unfused_sum),
         tu_backend_test(test_asymmetric_ranges),
         tu_backend_test(test_add_remove_both_directions),
         tu_backend_test(test_event_order),
