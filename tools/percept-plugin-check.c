@@ -7,12 +7,15 @@
  * still run.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -64,12 +67,78 @@ static void print_line(const char *line)
     fputs(line, stderr);
 }
 
+/* What a child says through its pipe: that the plugin is loaded, then the
+ * check's verdict. */
+#define SAID_LOADED 'L'
+
+/* The reason a signal gives, for the message naming it. */
+static const char *signal_hint(int sig, int loaded)
+{
+    if (!loaded)
+        return sig == SIGBUS ? ": a file shorter than its headers say (truncated, or rewritten "
+                               "while it was loaded?)"
+                             : "";
+    if (sig == SIGABRT)
+        return ": the C library aborts on a block freed or resized around host->alloc, or on a "
+               "corrupted heap";
+    return "";
+}
+
+/* Milliseconds on a monotonic clock. */
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /*
- * Runs check c on p in a child process; returns 0 when it passed,
- * PC_NOT_APPLICABLE when it had nothing to test, else -1. The
- * child reports its verdict through a pipe once the check has returned, so
- * a plugin that ends the process itself (exit(0) in a query, say) cannot
- * pass for a check that passed.
+ * Reads what the child says (see SAID_LOADED) into said[0..1] until it has
+ * said both or closed the pipe, or --timeout has passed (*timed_out set);
+ * returns how many bytes came. The limit is kept here, not by an alarm in
+ * the child, which a plugin could block.
+ */
+static int read_said(int fd, char said[2], int *timed_out)
+{
+    *timed_out = 0;
+    long long deadline = now_ms() + (long long)check_timeout * 1000;
+    int got = 0;
+    while (got < 2) {
+        int wait = -1;
+        if (check_timeout > 0) {
+            long long left = deadline - now_ms();
+            if (left <= 0) {
+                *timed_out = 1;
+                break;
+            }
+            wait = left > INT_MAX ? INT_MAX : (int)left;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int ready = poll(&pfd, 1, wait);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready < 0)
+            break;
+        if (ready == 0)
+            continue; /* the deadline is tested above */
+        ssize_t n = read(fd, said + got, (size_t)(2 - got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (int)n;
+    }
+    return got;
+}
+
+/*
+ * Runs check c on the plugin file p in a child process, which loads the
+ * plugin itself: a file that crashes or hangs dlopen(), its constructors or
+ * its entry function fails the check, named, and never reaches this
+ * process. Returns 0 when it passed, PC_NOT_APPLICABLE when it had nothing
+ * to test, else -1. The child reports its verdict through a pipe once the
+ * check has returned, so a plugin that ends the process itself (exit(0) in
+ * a query, say) cannot pass for a check that passed.
  */
 static int run_in_child(const pc_plugin *p, const pc_check *c)
 {
@@ -89,21 +158,26 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
     }
     if (pid == 0) {
         close(fds[0]);
-        pc_current = p;
+        pc_plugin loaded;
+        pc_plugin_load(&loaded, p->path); /* a failure is the table check's to report */
+        loaded.memory_required = p->memory_required;
+        char said = SAID_LOADED;
+        ssize_t unused = write(fds[1], &said, 1);
+        pc_current = &loaded;
         pc_current_check = c->name;
-        alarm(check_timeout);
-        int rc = c->run(p);
-        char verdict = rc == 0 ? 'P' : rc == PC_NOT_APPLICABLE ? 'N' : 'F';
+        int rc = c->run(&loaded);
+        said = rc == 0 ? 'P' : rc == PC_NOT_APPLICABLE ? 'N' : 'F';
         fflush(stderr);
-        ssize_t unused = write(fds[1], &verdict, 1);
+        unused = write(fds[1], &said, 1);
         (void)unused;
         _exit(0);
     }
     close(fds[1]);
-    char verdict = 0;
-    ssize_t got;
-    while ((got = read(fds[0], &verdict, 1)) < 0 && errno == EINTR)
-        continue;
+    char said[2] = {0, 0};
+    int timed_out;
+    int got = read_said(fds[0], said, &timed_out);
+    if (timed_out)
+        kill(pid, SIGKILL);
     close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0) {
@@ -112,24 +186,33 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
             return -1;
         }
     }
+    int loaded = got >= 1 && said[0] == SAID_LOADED;
+    const char *loading = "loading it (dlopen, its constructors, its entry function) was ";
+    if (timed_out) {
+        fprintf(stderr, "backend '%s' fails %s: %s\n", p->name, c->name,
+                loaded ? "it ran longer than --timeout (a loop that never ends?)"
+                       : "loading it took longer than --timeout (a loop in its entry function "
+                         "or a constructor?)");
+        return -1;
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fprintf(stderr, "backend '%s' fails %s: stopped by signal %d (%s)%s\n", p->name, c->name,
-                sig, strsignal(sig),
-                sig == SIGABRT   ? ": the C library aborts on a block freed or resized around "
-                                   "host->alloc, or on a corrupted heap"
-                : sig == SIGALRM ? ": it ran longer than --timeout (a loop that never ends?)"
-                                 : "");
+        fprintf(stderr, "backend '%s' fails %s: %sstopped by signal %d (%s)%s\n", p->name, c->name,
+                loaded ? "" : loading, sig, strsignal(sig), signal_hint(sig, loaded));
         return -1;
     }
-    if (got != 1) {
+    if (got != 2) {
         fprintf(stderr,
-                "backend '%s' fails %s: the process ended inside the check (exit status %d): a "
-                "plugin must not end the process\n",
-                p->name, c->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                "backend '%s' fails %s: the process ended %s (exit status %d): a plugin must not "
+                "end the process\n",
+                p->name, c->name,
+                loaded ? "inside the check"
+                       : "while loading it (dlopen, its constructors, its "
+                         "entry function)",
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return -1;
     }
-    return verdict == 'P' ? 0 : verdict == 'N' ? PC_NOT_APPLICABLE : -1;
+    return said[1] == 'P' ? 0 : said[1] == 'N' ? PC_NOT_APPLICABLE : -1;
 }
 
 static const pc_check *find_check(const char *name)
@@ -226,8 +309,9 @@ int main(int argc, char **argv)
                 t = strtoul(value, &end, 10);
             }
             if (end == NULL || *end != '\0' || errno != 0 || t > MAX_TIMEOUT)
-                return cli_usage_error(PROGRAM, "--timeout: expected whole seconds from 0 to %d",
-                                       MAX_TIMEOUT);
+                return cli_usage_error(PROGRAM,
+                                       "--timeout%s%s: expected whole seconds from 0 to %d",
+                                       r > 0 ? " " : "", r > 0 ? value : "", MAX_TIMEOUT);
             check_timeout = (unsigned)t;
         } else if ((r = cli_option_value(argc, argv, &i, "--check", &value)) != 0) {
             if (r < 0)
@@ -261,11 +345,12 @@ int main(int argc, char **argv)
     pc_set_reporter(print_line);
     int failed_plugins = 0;
     for (int k = 0; k < path_count; k++) {
+        /* Only the children load it (see run_in_child()). The operands'
+         * names were checked above. */
         pc_plugin p;
-        pc_plugin_load(&p, paths[k]); /* a failure is reported by the table check */
+        pc_plugin_locate(&p, paths[k]);
         p.memory_required = memory_required;
         failed_plugins += check_plugin(&p, chosen, any_chosen) > 0;
-        pc_plugin_unload(&p);
     }
     return failed_plugins > 0 ? EXIT_FAILED : 0;
 }

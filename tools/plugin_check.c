@@ -27,7 +27,7 @@ const char *pc_current_check;
 /* ------------------------------------------------------------------------ */
 /* Loading                                                                   */
 
-int pc_plugin_load(pc_plugin *p, const char *path)
+int pc_plugin_locate(pc_plugin *p, const char *path)
 {
     memset(p, 0, sizeof *p);
     size_t n = strlen(path);
@@ -43,6 +43,13 @@ int pc_plugin_load(pc_plugin *p, const char *path)
     memcpy(p->path, path, n + 1);
     memcpy(p->name, base, len - 3);
     p->name[len - 3] = '\0';
+    return 0;
+}
+
+int pc_plugin_load(pc_plugin *p, const char *path)
+{
+    if (pc_plugin_locate(p, path) != 0)
+        return -1;
     /* dlopen() searches the library path for a name without a slash. */
     char where[sizeof p->path + 2];
     snprintf(where, sizeof where, "%s%s", strchr(path, '/') ? "" : "./", path);

@@ -25,6 +25,13 @@ typedef struct pc_plugin {
 } pc_plugin;
 
 /*
+ * Fills in p's path and name for the plugin at `path` without loading it.
+ * Returns 0, or -1 with p->load_error set when the file name is not
+ * NAME.so.
+ */
+int pc_plugin_locate(pc_plugin *p, const char *path);
+
+/*
  * Loads the plugin at `path` (a file ending in ".so") into *p. Returns 0,
  * or -1 with p->load_error set: the "table" check then reports it, so a
  * plugin that cannot be loaded fails like one with a bad table.

@@ -4,14 +4,30 @@
  * by name and signal, and go on with the next. It traps (SIGILL) rather
  * than dereference a null pointer: the sanitizer build would catch a
  * SIGSEGV itself and exit instead of dying by the signal. With CRASHY_LOOP
- * set in the environment the query never returns instead, for --timeout;
+ * set in the environment the query never returns instead, for --timeout
+ * (with SIGALRM blocked, so that an alarm in the process cannot end it);
  * with CRASHY_EXIT it ends the process with status 0, which must not pass.
+ * CRASHY_ENTRY=trap or CRASHY_ENTRY=loop make the entry function itself
+ * trap or never return, for a plugin that breaks while it is loaded.
  */
 #include <percept/backend.h>
 
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stub_ops.h"
+
+/* Never returns, with SIGALRM blocked: only the runner can stop it. */
+static void loop_forever(void)
+{
+    sigset_t alarm_set;
+    sigemptyset(&alarm_set);
+    sigaddset(&alarm_set, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alarm_set, NULL);
+    for (volatile int forever = 1; forever;)
+        continue;
+}
 
 static void crashy_query(const percept_backend *b, double x, double y, double r,
                          percept_backend_visit visit, void *ctx)
@@ -25,8 +41,7 @@ static void crashy_query(const percept_backend *b, double x, double y, double r,
     if (getenv("CRASHY_EXIT") != NULL)
         exit(0);
     if (getenv("CRASHY_LOOP") != NULL)
-        for (volatile int forever = 1; forever;)
-            continue;
+        loop_forever();
     __builtin_trap(); /* the fault */
 }
 
@@ -46,5 +61,10 @@ static const percept_backend_ops ops = {
 
 PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
 {
+    const char *entry = getenv("CRASHY_ENTRY");
+    if (entry != NULL && strcmp(entry, "loop") == 0)
+        loop_forever();
+    if (entry != NULL && strcmp(entry, "trap") == 0)
+        __builtin_trap();
     return &ops;
 }
