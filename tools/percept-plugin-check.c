@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,56 @@ static void print_line(const char *line)
     fputs(line, stderr);
 }
 
+/* In a child, whose standard output and error go to a file (see
+ * run_in_child()): the reports go to the real standard error. */
+static int report_fd = -1;
+
+static void report_to_fd(const char *line)
+{
+    size_t len = strlen(line);
+    while (len > 0) {
+        ssize_t n = write(report_fd, line, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        line += n;
+        len -= (size_t)n;
+    }
+}
+
+/*
+ * After a check: what the plugin printed (the child's standard output and
+ * error went to `captured`). A plugin must not print: the host's program
+ * owns those streams. Says so with the first line and returns -1; 0 when
+ * nothing was printed. After a check that failed otherwise, shows up to 40
+ * lines, which may explain it (a sanitizer's report, glibc's on a bad
+ * free()).
+ */
+static int check_printed(const pc_plugin *p, const pc_check *c, FILE *captured, int failed)
+{
+    struct stat st;
+    if (fstat(fileno(captured), &st) != 0 || st.st_size == 0)
+        return 0;
+    rewind(captured);
+    char line[160];
+    if (fgets(line, sizeof line, captured) == NULL)
+        line[0] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    fprintf(stderr,
+            "backend '%s' fails %s: printed %jd bytes to standard output or error, starting "
+            "'%s': a plugin must not print (the program that loads it owns those streams)\n",
+            p->name, c->name, (intmax_t)st.st_size, line);
+    rewind(captured);
+    int lines = 0, ch;
+    while (failed && lines < 40 && (ch = getc(captured)) != EOF) {
+        if (ch == '\n')
+            lines++;
+        putc(ch, stderr);
+    }
+    return -1;
+}
+
 /* What a child says through its pipe: that the plugin is loaded, then the
  * check's verdict. */
 #define SAID_LOADED 'L'
@@ -79,8 +130,8 @@ static const char *signal_hint(int sig, int loaded)
                                "while it was loaded?)"
                              : "";
     if (sig == SIGABRT)
-        return ": the C library aborts on a block freed or resized around host->alloc, or on a "
-               "corrupted heap";
+        return ": abort(), called by the plugin, or by the C library for a block freed or "
+               "resized around host->alloc or a corrupted heap";
     return "";
 }
 
@@ -131,61 +182,11 @@ static int read_said(int fd, char said[2], int *timed_out)
     return got;
 }
 
-/*
- * Runs check c on the plugin file p in a child process, which loads the
- * plugin itself: a file that crashes or hangs dlopen(), its constructors or
- * its entry function fails the check, named, and never reaches this
- * process. Returns 0 when it passed, PC_NOT_APPLICABLE when it had nothing
- * to test, else -1. The child reports its verdict through a pipe once the
- * check has returned, so a plugin that ends the process itself (exit(0) in
- * a query, say) cannot pass for a check that passed.
- */
-static int run_in_child(const pc_plugin *p, const pc_check *c)
+/* The check's outcome from how the child ended and what it said; says why
+ * it failed on standard error. */
+static int verdict(const pc_plugin *p, const pc_check *c, int status, int timed_out, int got,
+                   const char said[2])
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
-        return -1;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        pc_plugin loaded;
-        pc_plugin_load(&loaded, p->path); /* a failure is the table check's to report */
-        loaded.memory_required = p->memory_required;
-        char said = SAID_LOADED;
-        ssize_t unused = write(fds[1], &said, 1);
-        pc_current = &loaded;
-        pc_current_check = c->name;
-        int rc = c->run(&loaded);
-        said = rc == 0 ? 'P' : rc == PC_NOT_APPLICABLE ? 'N' : 'F';
-        fflush(stderr);
-        unused = write(fds[1], &said, 1);
-        (void)unused;
-        _exit(0);
-    }
-    close(fds[1]);
-    char said[2] = {0, 0};
-    int timed_out;
-    int got = read_said(fds[0], said, &timed_out);
-    if (timed_out)
-        kill(pid, SIGKILL);
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
-            return -1;
-        }
-    }
     int loaded = got >= 1 && said[0] == SAID_LOADED;
     const char *loading = "loading it (dlopen, its constructors, its entry function) was ";
     if (timed_out) {
@@ -213,6 +214,83 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
         return -1;
     }
     return said[1] == 'P' ? 0 : said[1] == 'N' ? PC_NOT_APPLICABLE : -1;
+}
+
+/*
+ * Runs check c on the plugin file p in a child process, which loads the
+ * plugin itself: a file that crashes or hangs dlopen(), its constructors or
+ * its entry function fails the check, named, and never reaches this
+ * process. Returns 0 when it passed, PC_NOT_APPLICABLE when it had nothing
+ * to test, else -1. The child reports its verdict through a pipe once the
+ * check has returned, so a plugin that ends the process itself (exit(0) in
+ * a query, say) cannot pass for a check that passed.
+ */
+static int run_in_child(const pc_plugin *p, const pc_check *c)
+{
+    int fds[2];
+    FILE *captured = tmpfile();
+    if (captured == NULL) {
+        fprintf(stderr, PROGRAM ": cannot make a temporary file: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pipe(fds) != 0) {
+        fprintf(stderr, PROGRAM ": pipe: %s\n", strerror(errno));
+        fclose(captured);
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, PROGRAM ": fork: %s\n", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        fclose(captured);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        /* What the plugin prints goes to `captured`, the reports to the
+         * real standard error. */
+        report_fd = dup(STDERR_FILENO);
+        if (report_fd >= 0 && dup2(fileno(captured), STDOUT_FILENO) >= 0 &&
+            dup2(fileno(captured), STDERR_FILENO) >= 0)
+            pc_set_reporter(report_to_fd);
+        pc_plugin loaded;
+        pc_plugin_load(&loaded, p->path); /* a failure is the table check's to report */
+        loaded.memory_required = p->memory_required;
+        char said = SAID_LOADED;
+        ssize_t unused = write(fds[1], &said, 1);
+        pc_current = &loaded;
+        pc_current_check = c->name;
+        int rc = c->run(&loaded);
+        said = rc == 0 ? 'P' : rc == PC_NOT_APPLICABLE ? 'N' : 'F';
+        fflush(stdout);
+        fflush(stderr);
+        unused = write(fds[1], &said, 1);
+        (void)unused;
+        _exit(0);
+    }
+    close(fds[1]);
+    char said[2] = {0, 0};
+    int timed_out;
+    int got = read_said(fds[0], said, &timed_out);
+    if (timed_out)
+        kill(pid, SIGKILL);
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, PROGRAM ": waitpid: %s\n", strerror(errno));
+            fclose(captured);
+            return -1;
+        }
+    }
+    int rc = verdict(p, c, status, timed_out, got, said);
+    if (check_printed(p, c, captured, rc < 0) != 0)
+        rc = -1;
+    fclose(captured);
+    return rc;
 }
 
 static const pc_check *find_check(const char *name)

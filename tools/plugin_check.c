@@ -272,13 +272,22 @@ static percept_backend *create_with(inst *t, double min_x, double min_y, double 
     return t->be;
 }
 
+/* create()'s reason, or what to say when it gave none. */
+static const char *reason_of(const percept_backend_error *err)
+{
+    if (memchr(err->text, '\0', sizeof err->text) == NULL)
+        return "(its reason is not a terminated string)";
+    return err->text[0] != '\0' ? err->text : "(no reason given)";
+}
+
 /* An instance with no parameters over the given bounds; fails the backend if refused. */
 static int open_bounds(inst *t, double min_x, double min_y, double max_x, double max_y)
 {
     percept_backend_error err;
     create_with(t, min_x, min_y, max_x, max_y, NULL, 0, &err);
-    CHECK(t->be != NULL, "create() with no parameters and bounds %g %g %g %g failed: %s", min_x,
-          min_y, max_x, max_y, err.text);
+    CHECK(t->be != NULL,
+          "create() with no parameters and bounds %.17g %.17g %.17g %.17g failed: %s", min_x, min_y,
+          max_x, max_y, reason_of(&err));
     return 0;
 }
 
@@ -318,10 +327,11 @@ static int apply(inst *t, int updating, percept_slot slot, double x, double y, d
     const char *op = updating ? "update" : "insert";
     size_t grows = t->host.grows;
     (updating ? t->b->ops->update : t->b->ops->insert)(t->be, slot, x, y, r);
-    CHECK(t->host.grows == grows,
-          "%s(slot %u, %g, %g, %g) asked host->alloc for memory %zu time(s): reserve() must "
-          "prepare all an %s needs",
-          op, (unsigned)slot, x, y, r, t->host.grows - grows, op);
+    CHECK(
+        t->host.grows == grows,
+        "%s(slot %u, %.17g, %.17g, %.17g) asked host->alloc for memory %zu time(s): reserve() must "
+        "prepare all an %s needs",
+        op, (unsigned)slot, x, y, r, t->host.grows - grows, op);
     return 0;
 }
 
@@ -340,7 +350,7 @@ static int do_insert(inst *t, percept_slot slot, double x, double y, double r)
     CHECK(slot < MAX_SLOTS && !t->in[slot], "test bug: slot %u", (unsigned)slot);
     uint32_t count = slot + 1 > t->slot_count ? slot + 1 : t->slot_count;
     int rc = reserve(t, count, slot, x, y, r);
-    CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) returned %d with a working allocator",
+    CHECK(rc == 0, "reserve(%u, slot %u, %.17g, %.17g, %.17g) returned %d with a working allocator",
           (unsigned)count, (unsigned)slot, x, y, r, rc);
     t->slot_count = count;
     TRY(apply_insert(t, slot, x, y, r));
@@ -353,7 +363,7 @@ static int do_update(inst *t, percept_slot slot, double x, double y, double r)
 {
     CHECK(t->in[slot], "test bug: slot %u", (unsigned)slot);
     int rc = reserve(t, t->slot_count, slot, x, y, r);
-    CHECK(rc == 0, "reserve(%u, slot %u, %g, %g, %g) for an update returned %d",
+    CHECK(rc == 0, "reserve(%u, slot %u, %.17g, %.17g, %.17g) for an update returned %d",
           (unsigned)t->slot_count, (unsigned)slot, x, y, r, rc);
     TRY(apply_update(t, slot, x, y, r));
     t->x[slot] = x, t->y[slot] = y, t->range[slot] = r;
@@ -386,7 +396,8 @@ static int memory_exact(inst *t, const char *when)
     size_t reported = usage(t->be);
     CHECK(reported == t->host.live_bytes,
           "memory_usage() reports %zu bytes %s, but the instance holds %zu from host->alloc "
-          "(keep one capacity per array, changed only when that array grew)",
+          "(keep one capacity per array, changed only when that array grew; and take every "
+          "block from host->alloc, none from malloc())",
           reported, when, t->host.live_bytes);
     return 0;
 }
@@ -396,6 +407,21 @@ static int within(double x1, double y1, double x2, double y2, double r)
 {
     double dx = x2 - x1, dy = y2 - y1;
     return dx * dx + dy * dy <= r * r;
+}
+
+/*
+ * For a slot a query missed: when it lies on the range's boundary to within
+ * a rounding or two, the usual cause, said after the message.
+ */
+static const char *boundary_hint(double x, double y, double r, double sx, double sy)
+{
+    double dx = sx - x, dy = sy - y, d2 = dx * dx + dy * dy, r2 = r * r;
+    if (!(fabs(d2 - r2) <= 1e-12 * r2))
+        return "";
+    return ": it lies on the boundary, where rounding decides. Test dx*dx + dy*dy <= r*r in "
+           "IEEE double, as the host does, built with -ffp-contract=off (a fused multiply-add "
+           "rounds once less) and never -ffast-math; a window cut at x - r or x + r needs a "
+           "margin for its own rounding";
 }
 
 /*
@@ -409,20 +435,22 @@ static int query_check(inst *t, double x, double y, double r)
     t->stray_visits = 0;
     size_t calls = t->host.calls;
     t->b->ops->query(t->be, x, y, r, visit, t);
-    CHECK(t->host.calls == calls, "query(%g, %g, %g) called the host allocator %zu time(s)", x, y,
-          r, t->host.calls - calls);
-    CHECK(t->stray_visits == 0, "query(%g, %g, %g) visited slot %u, which was never inserted", x, y,
-          r, (unsigned)t->stray_slot);
+    CHECK(t->host.calls == calls,
+          "query(%.17g, %.17g, %.17g) called the host allocator %zu time(s)", x, y, r,
+          t->host.calls - calls);
+    CHECK(t->stray_visits == 0,
+          "query(%.17g, %.17g, %.17g) visited slot %u, which was never inserted", x, y, r,
+          (unsigned)t->stray_slot);
     for (uint32_t s = 0; s < MAX_SLOTS; s++) {
         if (t->in[s]) {
             CHECK(t->hits[s] > 0 || !within(x, y, t->x[s], t->y[s], r),
                   "query(%.17g, %.17g, %.17g) missed slot %u at (%.17g, %.17g), within the "
-                  "distance",
-                  x, y, r, (unsigned)s, t->x[s], t->y[s]);
+                  "distance%s",
+                  x, y, r, (unsigned)s, t->x[s], t->y[s], boundary_hint(x, y, r, t->x[s], t->y[s]));
         } else {
             CHECK(t->hits[s] == 0,
-                  "query(%g, %g, %g) visited slot %u, which is not in the index (%s)", x, y, r,
-                  (unsigned)s, s < t->slot_count ? "removed" : "never inserted");
+                  "query(%.17g, %.17g, %.17g) visited slot %u, which is not in the index (%s)", x,
+                  y, r, (unsigned)s, s < t->slot_count ? "removed" : "never inserted");
         }
     }
     return 0;
@@ -444,7 +472,8 @@ static int query_count(inst *t, double x, double y, double r, unsigned n)
     TRY(query_check(t, x, y, r));
     for (uint32_t s = 0; s < MAX_SLOTS; s++)
         seen += t->hits[s] > 0;
-    CHECK(seen == n, "query(%g, %g, %g) visited %u distinct slots, expected %u", x, y, r, seen, n);
+    CHECK(seen == n, "query(%.17g, %.17g, %.17g) visited %u distinct slots, expected %u", x, y, r,
+          seen, n);
     return 0;
 }
 
@@ -457,18 +486,29 @@ static int table(const backend *b)
     const percept_backend_ops *o = b->ops;
     CHECK(o != NULL, "cannot be loaded: %s", b->load_error);
     CHECK(o->abi_version >> 16 == PERCEPT_BACKEND_ABI_MAJOR,
-          "abi_version has another major version (%u, this percept's is %u)",
-          (unsigned)(o->abi_version >> 16), (unsigned)PERCEPT_BACKEND_ABI_MAJOR);
+          "abi_version %u.%u has another major version than this percept's %u: set abi_version = "
+          "PERCEPT_BACKEND_ABI_VERSION and rebuild against this percept's <percept/backend.h>",
+          (unsigned)(o->abi_version >> 16), (unsigned)(o->abi_version & 0xffff),
+          (unsigned)PERCEPT_BACKEND_ABI_MAJOR);
     CHECK(o->struct_size >= PERCEPT_BACKEND_OPS_MIN_SIZE,
-          "struct_size is too small for the mandatory operations");
+          "struct_size is %u bytes, too small for the mandatory operations (%zu bytes): set "
+          "struct_size = sizeof(percept_backend_ops)",
+          (unsigned)o->struct_size, (size_t)PERCEPT_BACKEND_OPS_MIN_SIZE);
     CHECK(o->name != NULL, "name is NULL: set it to \"%s\", the file's name", b->name);
     /* percept finds backend NAME as NAME.so and checks the two agree. */
     CHECK(strcmp(o->name, b->name) == 0,
           "name '%s' is not the file's name '%s': percept loads backend NAME from NAME.so, so "
           "set name to \"%s\" or call the file %s.so",
           o->name, b->name, b->name, o->name);
-    CHECK(o->create && o->destroy && o->reserve && o->insert && o->update && o->remove && o->query,
-          "a mandatory operation is NULL");
+    const char *missing = !o->create    ? "create"
+                          : !o->destroy ? "destroy"
+                          : !o->reserve ? "reserve"
+                          : !o->insert  ? "insert"
+                          : !o->update  ? "update"
+                          : !o->remove  ? "remove"
+                          : !o->query   ? "query"
+                                        : NULL;
+    CHECK(missing == NULL, "a mandatory operation is NULL: %s", missing);
     /* Here, not only in the checks that measure memory, so that a run of
      * any checks with "table" first tells a plugin without it. */
     CHECK(memory_usage_of(b) != NULL || !b->memory_required,
@@ -549,7 +589,8 @@ static int create_unknown_key(const backend *b)
               "create() gave no reason for refusing an unknown key");
         /* The wording docs/plugins.md asks for, as every shipped backend and the template say. */
         CHECK(strstr(err.text, "unknown parameter") != NULL,
-              "create() refused an unknown key with '%s', which does not say 'unknown parameter'",
+              "create() refused an unknown key with '%s', which does not say 'unknown parameter' "
+              "(the words the host's messages and every backend use for it: docs/plugins.md)",
               err.text);
         TRY(inst_close(t));
     }
@@ -609,11 +650,11 @@ static int size_limits(const backend *b)
             for (int k = 0; k < 2; k++)
                 CHECK(c->says[k] == NULL || strstr(err.text, c->says[k]) != NULL,
                       "create() refused %s = %s with '%s', which does not say '%s'", c->key,
-                      c->value, err.text, c->says[k]);
+                      c->value, reason_of(&err), c->says[k]);
             TRY(inst_close(t));
             continue;
         }
-        CHECK(t->be != NULL, "create() refused %s = %s: %s", c->key, c->value, err.text);
+        CHECK(t->be != NULL, "create() refused %s = %s: %s", c->key, c->value, reason_of(&err));
         /* Found at the limits of the core's coordinates, and apart a cell's width. */
         static const double pos[][2] = {{1e15, 1e15},   {-1e15, -1e15}, {1e15, -1e15},
                                         {0.0005, 0},    {0.0015, 0},    {-0.0005, 0.0025},
@@ -885,23 +926,34 @@ static int huge_range(const backend *b)
 }
 
 /*
- * Extreme but valid values: a trace may give any finite number, so a query
- * radius of 1e300 and positions of 1e12 reach the backend unchanged.
+ * Extreme but valid values: positions at the host's limit (1e15, far
+ * outside the bounds) and between, and radii up to 1e300, which the
+ * checks ask with though the host never does.
  */
 static int extreme_values(const backend *b)
 {
     inst *t = inst_new(b);
     TRY(open_default(t));
-    TRY(do_insert(t, 0, 1e12, -1e12, 1e300));
+    TRY(do_insert(t, 0, 1e15, -1e15, 1e15));
     TRY(do_insert(t, 1, 500, 500, 0));
-    TRY(do_insert(t, 2, -1e12, 3, 1));
-    TRY(query_count(t, 500, 500, 1e300, 3));
-    TRY(query_count(t, 0, 0, 1e150, 3));
-    TRY(query_must_see(t, 1e12, -1e12, 0, 0));
-    TRY(query_must_see(t, -1e12, 3, 0, 2));
-    TRY(do_update(t, 0, -1e12, 3, 1e300));
-    TRY(query_must_see(t, -1e12, 3, 0, 0));
-    TRY(query_must_see(t, -1e12, 3, 0, 2));
+    TRY(do_insert(t, 2, -1e15, 3, 1));
+    TRY(do_insert(t, 3, 1e12, 1e12, 1));
+    TRY(do_insert(t, 4, -3e14, 7e14, 0));
+    TRY(query_count(t, 500, 500, 1e300, 5));
+    TRY(query_count(t, 0, 0, 1e150, 5));
+    TRY(query_count(t, 0, 0, 1e16, 5));
+    TRY(query_must_see(t, 1e15, -1e15, 0, 0));
+    TRY(query_must_see(t, -1e15, 3, 0, 2));
+    TRY(query_must_see(t, -1e15 + 0.5, 3, 1, 2));
+    TRY(query_must_see(t, 1e12, 1e12, 0, 3));
+    TRY(query_must_see(t, -3e14, 7e14, 0, 4));
+    TRY(query_must_see(t, 1e15, 1e15, 2e15, 0));
+    TRY(do_update(t, 0, -1e15, 3, 1e15));
+    TRY(query_must_see(t, -1e15, 3, 0, 0));
+    TRY(query_must_see(t, -1e15, 3, 0, 2));
+    TRY(do_update(t, 3, 1e15, 1e15, 1));
+    TRY(query_must_see(t, 1e15, 1e15, 0, 3));
+    TRY(query_check(t, 1e12, 1e12, 1));
     return inst_close(t);
 }
 

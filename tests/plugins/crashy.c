@@ -8,11 +8,13 @@
  * (with SIGALRM blocked, so that an alarm in the process cannot end it);
  * with CRASHY_EXIT it ends the process with status 0, which must not pass.
  * CRASHY_ENTRY=trap or CRASHY_ENTRY=loop make the entry function itself
- * trap or never return, for a plugin that breaks while it is loaded.
+ * trap or never return, for a plugin that breaks while it is loaded, and
+ * CRASHY_ENTRY=print makes it print, which a plugin must not.
  */
 #include <percept/backend.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,5 +68,7 @@ PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
         loop_forever();
     if (entry != NULL && strcmp(entry, "trap") == 0)
         __builtin_trap();
+    if (entry != NULL && strcmp(entry, "print") == 0)
+        printf("crashy was here\n");
     return &ops;
 }
