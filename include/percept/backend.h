@@ -102,7 +102,7 @@ typedef struct percept_backend_ops {
     uint32_t abi_version; /* PERCEPT_BACKEND_ABI_VERSION */
     uint32_t struct_size; /* sizeof(percept_backend_ops) as compiled by the plugin */
     const char *name;     /* equal to the plugin's file name without ".so" */
-    const char *description;
+    const char *description; /* one line for people, or NULL; the host reads nothing from it */
 
     /*
      * Create an instance from setup. Validate every parameter: reject an
@@ -147,8 +147,8 @@ typedef struct percept_backend_ops {
      * exact distance and ignores repeats), a missing entity is not. The
      * entity standing at (x, y) itself may be reported. Must not allocate
      * and must not change the index. From the host, x and y are finite, of
-     * magnitude at most 1e15, and r is finite and not negative; r may be 0
-     * or far larger than the world.
+     * magnitude at most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is
+     * finite and not negative; r may be 0 or far larger than the world.
      */
     void (*query)(const percept_backend *backend, double x, double y, double r,
                   percept_backend_visit visit, void *ctx);
@@ -173,9 +173,11 @@ typedef struct percept_backend_ops {
  * A query costs about the entities within its square, however many the
  * index holds: a grid or towers, not a scan of every entity nor a walk along
  * one sorted axis. The host then finds short-sighted observers of a changing
- * entity with small extra queries, instead of keeping them in its observer
- * grid. Claim it only if it is true: a host believing it of a scanning
- * backend pays a whole scan for every such query.
+ * entity by widening the change's query to their longest range (and by
+ * querying around an entity that perceives nothing itself), instead of
+ * keeping them in its observer grid. Claim it only if it is true: from a
+ * backend that scans, the host would pay a whole scan where its observer
+ * grid would have answered.
  */
 #define PERCEPT_BACKEND_QUERY_LOCAL 1u
 
