@@ -316,6 +316,8 @@ int trace_parse_line(trace_reader *r, trace_line *out)
         if ((c < 0x20 && c != '\t') || c == 0x7f)
             return fault(r, "control character 0x%02x in column %zu", c, i + 1);
     }
+    if (r->too_long)
+        return fault(r, "line longer than %d bytes", TRACE_LINE_MAX);
     n = split_fields(r->text, f, MAX_FIELDS);
     if ((known = command_of(r, f, n, &out->command)) <= 0)
         return known;
@@ -378,25 +380,46 @@ void trace_close(trace_reader *r)
 
 int trace_read_line(trace_reader *r)
 {
-    ssize_t len;
+    size_t len = 0;
+    int c = EOF;
 
+    if (r->text == NULL) {
+        r->text = malloc(TRACE_LINE_MAX + 1);
+        if (r->text == NULL) {
+            r->read_errno = ENOMEM;
+            return -1;
+        }
+        r->text_cap = TRACE_LINE_MAX + 1;
+    }
+    r->too_long = 0;
     errno = 0;
-    len = getline(&r->text, &r->text_cap, r->in);
+    /* Bytes up to the newline, at most TRACE_LINE_MAX of them: a file
+     * without newlines (/dev/zero, say) is refused after that many, not
+     * read into memory whole. */
+    flockfile(r->in);
+    while (len < TRACE_LINE_MAX && (c = getc_unlocked(r->in)) != EOF && c != '\n')
+        r->text[len++] = (char)c;
+    if (len == TRACE_LINE_MAX && c != '\n' && c != EOF) {
+        c = getc_unlocked(r->in); /* the line may end right there, or after a CR */
+        if (c == '\r')
+            c = getc_unlocked(r->in);
+        r->too_long = c != '\n' && c != EOF;
+    }
+    funlockfile(r->in);
     /* A line cut short by a read error is not run: the error is reported. */
-    if (len <= 0 || ferror(r->in)) {
-        if (!ferror(r->in) && errno != ENOMEM)
-            return 0;
+    if (ferror(r->in)) {
         r->read_errno = errno;
         return -1;
     }
+    if (len == 0 && c == EOF)
+        return 0;
     r->line++;
     /* Only the last line can lack its newline: the caller warns that the
      * file may have been cut off (in "hearing=83", say, read as "hearing=8"). */
-    r->cut = r->text[len - 1] != '\n';
-    if (!r->cut)
-        r->text[--len] = '\0';
-    if (len > 0 && r->text[len - 1] == '\r')
-        r->text[--len] = '\0';
-    r->text_len = (size_t)len;
+    r->cut = c == EOF;
+    if (!r->too_long && len > 0 && r->text[len - 1] == '\r')
+        len--;
+    r->text[len] = '\0';
+    r->text_len = len;
     return 1;
 }

@@ -39,6 +39,11 @@ typedef struct trace_line {
     percept_bounds bounds;    /* world */
 } trace_line;
 
+/* The longest line read, without its line end: a longer one is an error
+ * (no command needs a hundredth of it, and a file without newlines is not
+ * read into memory whole). */
+#define TRACE_LINE_MAX 1048576
+
 /* The most bytes of one field of the line that a message quotes. */
 #define TRACE_FIELD_SHOWN 200
 
@@ -49,13 +54,16 @@ typedef struct trace_reader {
     unsigned long line;           /* 1-based number of the line last read */
     unsigned long first_add_line; /* the line of the first add: a world line must come before */
     int cut;                      /* the line last read had no newline (it was the last) */
+    int too_long;                 /* the line last read had more than TRACE_LINE_MAX bytes: only
+                                     those are in text, and parsing it fails */
     int read_errno;               /* after trace_read_line() returned -1: errno, or 0 */
-    char *text;                   /* the line last read, without its line end */
+    char *text;                   /* the line last read, without its line end (room for
+                                     TRACE_LINE_MAX bytes and a NUL) */
     size_t text_len;              /* its length: a NUL byte in it is a fault, not its end */
-    size_t text_cap;
+    size_t text_cap;              /* text's size: TRACE_LINE_MAX + 1 once a line was read */
     /* After trace_parse_line() returned -1: what is wrong. Room for the
      * longest message, which quotes at most two fields, each cut to
-     * TRACE_FIELD_SHOWN bytes and "..." (the line itself may be any length). */
+     * TRACE_FIELD_SHOWN bytes and "..." (the line itself may be far longer). */
     char msg[1024];
     char shown[2][TRACE_FIELD_SHOWN + 4];
 } trace_reader;
