@@ -382,8 +382,8 @@ static int check_options_size(const percept_options *opt, percept_error *err)
     return PERCEPT_OK;
 }
 
-static int world_open(percept_world **out, const char *path, const char *text, const char *label,
-                      const percept_options *opt, percept_error *err)
+static int world_open_once(percept_world **out, const char *path, const char *text,
+                           const char *label, const percept_options *opt, percept_error *err)
 {
     int rc;
     if (err)
@@ -464,6 +464,45 @@ static int world_open(percept_world **out, const char *path, const char *text, c
     }
     *out = w;
     return PERCEPT_OK;
+}
+
+/*
+ * A configuration refused for the world bounds (a cell_size too small for
+ * them, say) names its key, which is right for the file; but when the
+ * bounds came from percept_options, a program that set them is pointed at
+ * a line it did not get wrong. So when the same configuration opens with
+ * its own [world] bounds, the message says that the options' bounds are
+ * what it does not fit, and `option` names them. (A second opening, on
+ * this failure only.)
+ */
+static int world_open(percept_world **out, const char *path, const char *text, const char *label,
+                      const percept_options *opt, percept_error *err)
+{
+    int rc = world_open_once(out, path, text, label, opt, err);
+    if (rc != PERCEPT_ECONFIG || !err || !opt || !opt->bounds || err->option[0])
+        return rc;
+    percept_options own;
+    memset(&own, 0, sizeof own);
+    memcpy(&own, opt, opt->size < sizeof own ? opt->size : sizeof own);
+    own.size = sizeof own;
+    own.bounds = NULL;
+    percept_world *probe = NULL;
+    percept_error probe_err;
+    if (world_open_once(&probe, path, text, label, &own, &probe_err) != PERCEPT_OK)
+        return rc;
+    percept_world_close(probe);
+    const percept_bounds *b = opt->bounds;
+    char n[4][32];
+    size_t len = strlen(err->text);
+    decimal_snprintf(err->text + len, sizeof err->text - len,
+                     " (the world bounds are percept_options.bounds, %s %s %s %s; with the "
+                     "config's own [world] bounds it opens)",
+                     decimal_exact_text(n[0], sizeof n[0], b->min_x),
+                     decimal_exact_text(n[1], sizeof n[1], b->min_y),
+                     decimal_exact_text(n[2], sizeof n[2], b->max_x),
+                     decimal_exact_text(n[3], sizeof n[3], b->max_y));
+    snprintf(err->option, sizeof err->option, "bounds");
+    return rc;
 }
 
 int percept_world_open(percept_world **out, const char *path, const percept_options *options,

@@ -1453,6 +1453,39 @@ static void test_options_bounds_size_the_grid(void **state)
     assert_int_not_equal(try_open_bounds(small, &huge_bounds), PERCEPT_OK);
 }
 
+/*
+ * A cell size the config's own bounds take, refused for bounds the options
+ * gave: the message names the key and line, as for the file, and says that
+ * the options' bounds are what it does not fit (`option` "bounds"). Refused
+ * with either bounds (an unknown key), the options go unmentioned.
+ */
+static void test_options_bounds_named_when_they_are_the_cause(void **state)
+{
+    (void)state;
+    const char *text = "[percept]\nbackend = grid\n[world]\nmax_x = 1000\nmax_y = 1000\n"
+                       "[sight]\ncell_size = 64\n";
+    const percept_bounds vast = {-1e15, -1e15, 1e15, 1e15};
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.bounds = &vast;
+    percept_world *world = NULL;
+    percept_error error;
+    assert_int_equal(percept_world_open_string(&world, text, NAME, &options, &error),
+                     PERCEPT_ECONFIG);
+    assert_null(world);
+    assert_int_equal(error.line, 7);
+    expect_fields(&error, "sight", "cell_size", "bounds", PERCEPT_SENSE_BIT(PERCEPT_SIGHT));
+    expect_text(&error, "too small for the world bounds");
+    expect_text(&error, "(the world bounds are percept_options.bounds, -1e15 -1e15 1e15 1e15; "
+                        "with the config's own [world] bounds it opens)");
+    assert_int_equal(try_open_bounds(text, NULL), PERCEPT_OK);
+
+    const char *typo = "[percept]\nbackend = grid\n[sight]\ncel_size = 64\n";
+    assert_int_equal(percept_world_open_string(&world, typo, NAME, &options, &error),
+                     PERCEPT_ECONFIG);
+    expect_fields(&error, "sight", "cel_size", "", PERCEPT_SENSE_BIT(PERCEPT_SIGHT));
+    assert_null(strstr(error.text, "percept_options"));
+}
+
 /* Sets a German locale, whose decimal point is ',', or skips the test
  * where none is installed (CI generates de_DE.UTF-8). */
 static void comma_locale_or_skip(void)
@@ -2103,6 +2136,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_options_backend_refused),
     cmocka_unit_test(test_options_bounds),
     cmocka_unit_test(test_options_bounds_size_the_grid),
+    cmocka_unit_test(test_options_bounds_named_when_they_are_the_cause),
     cmocka_unit_test(test_decimal_point_in_any_locale),
     cmocka_unit_test(test_messages_in_any_locale),
     cmocka_unit_test(test_move_events_values),
