@@ -40,16 +40,30 @@ int backend_size_param(const percept_backend_setup *setup, const char *backend, 
             return -1;
         }
         double v;
-        int number = p->value != NULL && decimal_parse(p->value, &v) == 0 && v > 0;
-        if (number && v >= min) {
+        int number = p->value != NULL && decimal_parse(p->value, &v) == 0;
+        if (number && v >= min && v <= BACKEND_SIZE_MAX) {
             *value = v;
             *index = (int)i;
             continue;
         }
-        /* Each reason holds for every value it refuses. */
-        if (min_reason != NULL)
+        /* Each reason holds for every value it refuses, and says what the
+         * text was refused for: not a number, too small, too large. */
+        char low[32] = "greater than 0 and";
+        if (min_reason != NULL) {
+            char m[24];
+            snprintf(low, sizeof low, "of at least %s and", decimal_limit_text(m, sizeof m, min));
+        }
+        if (!number)
+            snprintf(text, sizeof text,
+                     "must be a plain decimal number (no hex, 'inf' or 'nan') %s at most 1e15",
+                     low);
+        else if (v > BACKEND_SIZE_MAX)
+            snprintf(text, sizeof text,
+                     "must be at most 1e15, the limit of coordinates (a larger size indexes "
+                     "nothing otherwise)");
+        else if (min_reason != NULL)
             snprintf(text, sizeof text, "%s", min_reason);
-        else if (!number)
+        else if (!(v > 0))
             snprintf(text, sizeof text, "must be a number greater than 0");
         else
             snprintf(text, sizeof text,

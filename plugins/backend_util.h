@@ -29,18 +29,19 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
  */
 #define BACKEND_SIZE_MIN DBL_MIN
 #define BACKEND_SIZE_MIN_TEXT "2.2250738585072014e-308" /* DBL_MIN, as read back exactly */
+/* The largest: PERCEPT_COORD_LIMIT, as every number of a configuration. */
+#define BACKEND_SIZE_MAX 1e15
 
 /*
  * The parameters of a backend that takes one size, `key` (cell_size,
  * tower_size): a plain decimal number, read as decimal_parse() reads the
  * core's numbers (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever
- * the locale), of at least `min`. With min > BACKEND_SIZE_MIN, `min_reason`
- * is the message for any bad value: it names the key and the limit and
- * says why (and is written out, as printf's numbers follow the locale);
- * with BACKEND_SIZE_MIN it is NULL. Any other key, a repeat or a bad value
- * fills *error and returns -1. On success *value holds the size (left as
- * the caller's default when the key is absent), *index the parameter's
- * index or -1.
+ * the locale), of at least `min` and at most BACKEND_SIZE_MAX. With
+ * min > BACKEND_SIZE_MIN, `min_reason` is the message for a number below
+ * it: it names the key and the limit and says why (and is written out, as
+ * printf's numbers follow the locale); with BACKEND_SIZE_MIN it is NULL. Any other key, a repeat or
+ * a bad value fills *error and returns -1. On success *value holds the size (left as the caller's
+ * default when the key is absent), *index the parameter's index or -1.
  */
 int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
                        double min, const char *min_reason, double *value, int *index,

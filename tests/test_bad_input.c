@@ -622,12 +622,23 @@ static void check_backend_params(const char *backend)
                                                       : NULL;
     if (key == NULL)
         return;
-    static const char *const bad_values[] = {"0", "-1", "abc", "nan", "inf", "", "1e400", "5x"};
-    for (size_t i = 0; i < COUNT_OF(bad_values); i++) {
+    /* Each refused for what it is: not a number, too small, too large. */
+    const char *too_small = strcmp(backend, "hashgrid") == 0 ? "at least 0.001" : "greater than 0";
+    static const char *const not_numbers[] = {"abc", "nan", "inf", "", "1e400", "5x", "0x10"};
+    for (size_t i = 0; i < COUNT_OF(not_numbers); i++) {
         char param[64];
-        snprintf(param, sizeof param, "%s = %s", key, bad_values[i]);
-        expect_param_refused(backend, sections[i % 3], param, NULL);
+        snprintf(param, sizeof param, "%s = %s", key, not_numbers[i]);
+        expect_param_refused(backend, sections[i % 3], param, "must be a plain decimal number");
     }
+    static const char *const too_small_values[] = {"0", "-1", "-0"};
+    for (size_t i = 0; i < COUNT_OF(too_small_values); i++) {
+        char param[64];
+        snprintf(param, sizeof param, "%s = %s", key, too_small_values[i]);
+        expect_param_refused(backend, sections[i % 3], param, too_small);
+    }
+    char param[64];
+    snprintf(param, sizeof param, "%s = 1.0000000000000002e15", key);
+    expect_param_refused(backend, "sight", param, "must be at most 1e15");
     /* A good value still opens. */
     char text[256];
     percept_world *w = NULL;

@@ -709,7 +709,7 @@ static const error_case error_cases[] = {
      "sight",
      "cell_size",
      SIGHT,
-     "must be a number"},
+     "must be a plain decimal number"},
     /* The backend refuses its default size for these bounds: no parameter to
      * blame, so the line that chose it, naming every sense it serves. */
     {"grid's default cell size on a huge world",
