@@ -509,6 +509,17 @@ static int table(const backend *b)
                           : !o->query   ? "query"
                                         : NULL;
     CHECK(missing == NULL, "a mandatory operation is NULL: %s", missing);
+    /* A hint bit this percept does not define is a mistake (a stray value,
+     * a flag of another table), unless the plugin is of a later minor
+     * version, which may define more than this checker knows. */
+    const uint32_t known_hints = PERCEPT_BACKEND_QUERY_LOCAL;
+    if (o->struct_size >= offsetof(percept_backend_ops, query_hints) + sizeof o->query_hints &&
+        (o->abi_version & 0xffff) <= PERCEPT_BACKEND_ABI_MINOR)
+        CHECK((o->query_hints & ~known_hints) == 0,
+              "query_hints 0x%x sets bits that backend ABI %u.%u does not define (0x%x): set "
+              "only PERCEPT_BACKEND_QUERY_* bits",
+              (unsigned)o->query_hints, (unsigned)PERCEPT_BACKEND_ABI_MAJOR,
+              (unsigned)PERCEPT_BACKEND_ABI_MINOR, (unsigned)(o->query_hints & ~known_hints));
     /* Here, not only in the checks that measure memory, so that a run of
      * any checks with "table" first tells a plugin without it. */
     CHECK(memory_usage_of(b) != NULL || !b->memory_required,

@@ -9,7 +9,8 @@
  * with CRASHY_EXIT it ends the process with status 0, which must not pass.
  * CRASHY_ENTRY=trap or CRASHY_ENTRY=loop make the entry function itself
  * trap or never return, for a plugin that breaks while it is loaded, and
- * CRASHY_ENTRY=print makes it print, which a plugin must not.
+ * CRASHY_ENTRY=print makes it print, which a plugin must not;
+ * CRASHY_ENTRY=hints gives a table with query_hints bits no ABI defines.
  */
 #include <percept/backend.h>
 
@@ -70,5 +71,11 @@ PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
         __builtin_trap();
     if (entry != NULL && strcmp(entry, "print") == 0)
         printf("crashy was here\n");
+    if (entry != NULL && strcmp(entry, "hints") == 0) {
+        static percept_backend_ops hinted;
+        hinted = ops;
+        hinted.query_hints = 0x6; /* bits ABI 1.1 does not define */
+        return &hinted;
+    }
     return &ops;
 }
