@@ -71,9 +71,10 @@ static void print_usage(FILE *out)
           "  --version       print the version of the percept library and exit\n"
           "\n"
           "Exit status: 0 on success; 1 if the trace has an error (reported as\n"
-          "FILE:LINE: message, after the output of the lines before it)\n"
-          "or cannot be read to its end; 2 on bad usage, a TRACE that cannot be\n"
-          "opened, or a configuration that fails to load.\n",
+          "FILE:LINE: message, after the output of the lines before it),\n"
+          "cannot be read to its end, or standard output cannot be written;\n"
+          "2 on bad usage, a TRACE that cannot be opened, or a configuration\n"
+          "that fails to load.\n",
           out);
 }
 
@@ -448,7 +449,6 @@ static void print_memory(const percept_world *w, size_t entities)
 
 static void print_stats(const struct replay *r, double seconds)
 {
-    double per = r->commands > 0 ? seconds * 1e9 / (double)r->commands : 0.0;
     size_t entities = r->world != NULL ? percept_entity_count(r->world) : 0;
 
     fprintf(stderr, PROGRAM ": statistics for %s\n", r->trace.name);
@@ -463,7 +463,11 @@ static void print_stats(const struct replay *r, double seconds)
     fprintf(stderr, "\n  loaded from:       ");
     cli_print_backend_paths(stderr, r->world);
     print_memory(r->world, entities);
-    fprintf(stderr, "\n  wall time:         %.6f s (%.0f ns per command)\n", seconds, per);
+    fprintf(stderr, "\n  wall time:         %.6f s", seconds);
+    if (r->commands > 0)
+        fprintf(stderr, " (%.0f ns per command)\n", seconds * 1e9 / (double)r->commands);
+    else
+        fprintf(stderr, " (no command run)\n");
 }
 
 /* ------------------------------------------------------------------------ */

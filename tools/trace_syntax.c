@@ -414,6 +414,12 @@ int trace_read_line(trace_reader *r)
     if (len == 0 && c == EOF)
         return 0;
     r->line++;
+    /* A UTF-8 byte order mark, as some editors write at the start of a
+     * file: skipped, as the config reader does, not an unknown command. */
+    if (r->line == 1 && len >= 3 && memcmp(r->text, "\xef\xbb\xbf", 3) == 0) {
+        memmove(r->text, r->text + 3, len - 3);
+        len -= 3;
+    }
     /* Only the last line can lack its newline: the caller warns that the
      * file may have been cut off (in "hearing=83", say, read as "hearing=8"). */
     r->cut = c == EOF;
