@@ -208,8 +208,8 @@ typedef struct percept_options {
  * for programs: an editor that marks the bad key, a tool that names its own
  * command-line option rather than a config it generated. Each holds what
  * the message names, and is empty (0, "") where it names nothing of the
- * kind. For "percept.ini:12: key 'cel_size' in [sight]: unknown parameter
- * (grid takes: cell_size) (read '64')": line 12, section "sight", key
+ * kind. For "percept.ini:14: key 'cel_size' in [sight]: unknown parameter
+ * (grid takes: cell_size) (read '64')": line 14, section "sight", key
  * "cel_size", option "", senses PERCEPT_SENSE_BIT(PERCEPT_SIGHT) (with any
  * other sense sharing that backend), text + reason "unknown parameter ...".
  */
