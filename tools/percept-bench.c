@@ -25,6 +25,7 @@
 
 #include "bench/machine.h"
 #include "bench/plugin_search.h"
+#include "bench/replay.h"
 #include "bench/report.h"
 #include "bench/stats.h"
 #include "bench/suite.h"
@@ -133,11 +134,12 @@ static void print_usage(FILE *out)
           "  --full             add 100k entities to every workload and a 1M-entity memory run\n"
           "  --quick            tiny sizes and one round: a smoke test of a few seconds, too\n"
           "                     small to judge the targets by (they are shown, not judged)\n"
-          "  --workloads LIST   comma-separated workloads (default: all)\n"
-          "  --backends LIST    comma-separated backends, at most 16 (default: every NAME.so\n"
-          "                     found where the library looks: each directory of\n"
-          "                     PERCEPT_PLUGIN_PATH, then " PERCEPT_PLUGIN_DIR ";\n"
-          "                     the first directory holding NAME.so wins)\n"
+          "  --workloads LIST   comma-separated workloads, each named once (default: all)\n"
+          "  --backends LIST    comma-separated backends, each named once, at most 16\n"
+          "                     (default: every NAME.so found where the library looks:\n"
+          "                     each directory of PERCEPT_PLUGIN_PATH, then\n"
+          "                     " PERCEPT_PLUGIN_DIR "; the first directory holding NAME.so\n"
+          "                     wins)\n"
           "  --param BACKEND.KEY=VALUE  set KEY = VALUE in every sense section of the worlds\n"
           "                     of BACKEND, one of the backends run, in every case; for the\n"
           "                     size percept-bench tunes (cell_size of grid and hashgrid,\n"
@@ -148,9 +150,11 @@ static void print_usage(FILE *out)
           "                     each BACKEND.KEY once; a setting the backend refuses ends\n"
           "                     the run before it starts (exit 2)\n"
           "  --sizes LIST       entity counts of the workload tables, at most 16, each 1 to\n"
-          "                     100M (default 1k,10k; suffixes k or K, M or m)\n"
+          "                     100M and given once (1k and 1000 are one size); suffixes k\n"
+          "                     or K, M or m (default 1k,10k; 1k,10k,100k with --full, 300\n"
+          "                     with --quick)\n"
           "  --sweep LIST       sizes of the constant-density sweep, as --sizes (default\n"
-          "                     1k,4k,16k,64k,256k; 'none' to skip it)\n"
+          "                     1k,4k,16k,64k,256k; 300,1200 with --quick; 'none' to skip it)\n"
           "  --batched on|off   also replay uniform_walk and teleport at every size, and the\n"
           "                     sweep, with each tick's moves in one percept_move_many call\n"
           "                     (default on)\n"
@@ -181,7 +185,7 @@ static void print_usage(FILE *out)
           " bytes;\n"
           "                     'make bench' gives the source tree's commit)\n"
           "  --version          print the version and exit\n"
-          "  --help             print this help and exit\n"
+          "  -h, --help         print this help and exit\n"
           "\n"
           "At most 256 cases in all (a workload at one size is a case; the sweep's sizes\n"
           "and the batched replays add more). The report file and the chart directory are\n"
@@ -193,17 +197,22 @@ static void print_usage(FILE *out)
           "Environment: PERCEPT_PLUGIN_PATH, colon-separated directories of NAME.so\n"
           "backends (ignored, as by the library, when percept-bench runs set-user-ID or\n"
           "set-group-ID); PERCEPT_BENCH_NO_FORK=1 replays inside this process instead of a\n"
-          "child, for profilers that do not follow fork() (memory figures then cover the\n"
-          "whole process, and --max-replay stops no replay: it only skips, as predicted).\n"
+          "child, for profilers that do not follow fork(): the report then says so and\n"
+          "gives no memory figures (not measured), and --max-replay stops no replay (it\n"
+          "only skips, as predicted).\n"
           "\n"
-          "Exit status: 0 when every backend's events match the reference (or, above\n"
-          "10000 entities, the majority's), 1 when one does not, the backends disagree\n"
-          "without a majority, a backend's events were compared with no other replay's\n"
-          "(a backend alone above 10000 entities), a replay fails, no backend completes a\n"
-          "replay, or the report or a chart cannot be written at the end, 2 on bad usage,\n"
-          "bruteforce.so missing where a case needs it as the reference, a --trace FILE\n"
-          "that cannot be read or has a fault (FILE:LINE: ...), or when the report or the\n"
-          "chart directory cannot be written at the start.\n",
+          "Exit status: 0 when the events of every backend that completed a replay match\n"
+          "the reference (or, above 10000 entities, the majority's); a backend skipped as\n"
+          "too slow (--max-replay) is not checked where it was skipped, which the last\n"
+          "line and the report say (NOT checked), and the status stays 0. 1 when a\n"
+          "backend's events do not match, the backends disagree without a majority, a\n"
+          "backend's events were compared with no other replay's (a backend alone above\n"
+          "10000 entities), a replay fails, no backend completes a replay, or the report\n"
+          "or a chart cannot be written at the end. 2 on bad usage, no backend found, a\n"
+          "--param setting its backend refuses, bruteforce.so missing where a case needs\n"
+          "it as the reference, a --trace FILE that cannot be read or has a fault\n"
+          "(FILE:LINE: ...), a --notes FILE that cannot be read, or when the report or\n"
+          "the chart directory cannot be written at the start.\n",
           out);
 }
 
@@ -234,9 +243,10 @@ static size_t parse_count(const char *s)
  * -1 after a usage error naming the option and the bad item. The list has no
  * empty items (check_list()).
  */
-static int parse_counts(const char *opt, const char *list, size_t *out, size_t max)
+static int parse_counts(const char *opt, const char *list, size_t out[MAX_SIZES])
 {
     char buf[512];
+    const char *spelled[MAX_SIZES]; /* each count as given, within buf */
     size_t n = 0;
     if (strlen(list) >= sizeof buf) {
         cli_usage_error(PROGRAM, "%s: the list is too long", opt);
@@ -252,13 +262,40 @@ static int parse_counts(const char *opt, const char *list, size_t *out, size_t m
                             opt, tok);
             return -1;
         }
-        if (n == max) {
-            cli_usage_error(PROGRAM, "%s: at most %zu sizes", opt, max);
+        /* A size given twice, however written ("1k,1000"), is a slip: the run would
+         * merge the two silently, and the list would count one size twice. */
+        for (size_t j = 0; j < n; j++) {
+            if (out[j] != v)
+                continue;
+            if (strcmp(spelled[j], tok) == 0)
+                cli_usage_error(PROGRAM, "%s: '%s' is given twice", opt, tok);
+            else
+                cli_usage_error(PROGRAM, "%s: '%s' is given twice (first as '%s')", opt, tok,
+                                spelled[j]);
             return -1;
         }
+        if (n == MAX_SIZES) {
+            cli_usage_error(PROGRAM, "%s: at most %d sizes", opt, MAX_SIZES);
+            return -1;
+        }
+        spelled[n] = tok;
         out[n++] = v;
     }
     return (int)n;
+}
+
+/* Whether `name`, `len` bytes, is an item of the comma-separated `list` before
+ * its offset `end`: a name given twice in a list is a slip, which the run would
+ * merge silently (and a list of 17 names could then pass for 16 backends). */
+static int listed_before(const char *list, size_t end, const char *name, size_t len)
+{
+    for (const char *p = list; (size_t)(p - list) < end;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 /* A comma-separated list must have items, none of them empty: "a,,b" or "a," is
@@ -541,6 +578,8 @@ static int find_backends(const args *a, const search_path *s, name_list *l)
                 rc = cli_usage_error(
                     PROGRAM, "--backends: bad backend name '%s': letters, digits, '_' and '-' only",
                     name);
+            else if (listed_before(a->backends, (size_t)(p - a->backends), name, len))
+                rc = cli_usage_error(PROGRAM, "--backends: '%s' is given twice", name);
             else if (!(dir = search_find(s, name)))
                 rc = cli_usage_error(PROGRAM,
                                      "--backends: no backend '%s': %s.so is in none of %s "
@@ -733,8 +772,11 @@ static int check_workloads(const args *a)
         return cli_usage_error(PROGRAM, "%s", "--workloads: the list is too long");
     strcpy(buf, a->workloads);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (bench_workload_index(tok) != bench_workload_count)
+        if (bench_workload_index(tok) != bench_workload_count) {
+            if (listed_before(a->workloads, (size_t)(tok - buf), tok, strlen(tok)))
+                return cli_usage_error(PROGRAM, "--workloads: '%s' is given twice", tok);
             continue;
+        }
         char known[1024];
         size_t len = 0;
         for (size_t w = 0; w < bench_workload_count && len < sizeof known; w++) {
@@ -794,11 +836,11 @@ static int make_plan(const args *a, plan *p)
                             : a->full  ? "1k,10k,100k"
                                        : "1k,10k";
     const char *sweep_list = a->sweep ? a->sweep : a->quick ? "300,1200" : "1k,4k,16k,64k,256k";
-    if ((ns = parse_counts("--sizes", size_list, sizes, MAX_SIZES)) < 0)
+    if ((ns = parse_counts("--sizes", size_list, sizes)) < 0)
         return CLI_EXIT_USAGE;
     if (strcmp(sweep_list, "none") == 0)
         nw = 0;
-    else if ((nw = parse_counts("--sweep", sweep_list, sweep, MAX_SIZES)) < 0)
+    else if ((nw = parse_counts("--sweep", sweep_list, sweep)) < 0)
         return CLI_EXIT_USAGE;
 
     for (size_t w = 0; w < bench_workload_count; w++) {
@@ -1202,12 +1244,22 @@ static int check_reference(const search_path *s, const name_list *backends, size
 }
 
 /* The verdict on the events (see suite_check_summary()), with the run's time; `failed`
- * when something else went wrong (out of memory). */
-static void describe_check(const name_list *backends, const suite_check *s, size_t cases,
-                           int failed, double seconds, char *out, size_t size)
+ * when something else went wrong (out of memory). A backend skipped for its time
+ * (--max-replay) was not checked where it was skipped: then the verdict names the
+ * backends it checked, and those it did not, rather than claim every backend. */
+static void describe_check(const name_list *backends, const case_result *cases, size_t count,
+                           const suite_check *s, int failed, double seconds, char *out, size_t size)
 {
-    char secs[32];
+    char secs[32], checked[4096], skipped[4096], subject[4200];
+    const char *every = "every backend's events";
     bench_fmt_seconds(secs, sizeof secs, seconds);
+    if (s->skipped) {
+        suite_describe_backends(cases, count, 0, "", checked, sizeof checked);
+        snprintf(subject, sizeof subject, "the events of %s", checked);
+        every = subject;
+    }
+    const char *hidden =
+        s->hidden ? " (bruteforce, replayed untimed: it was not in --backends)" : "";
     if (failed || s->failed || s->reference_failed)
         snprintf(out, size, "FAILED: a replay failed or events differ in %s", secs);
     else if (s->disagree)
@@ -1231,20 +1283,25 @@ static void describe_check(const name_list *backends, const suite_check *s, size
                  "%s ran alone in %s: it is the reference, so its events were not compared "
                  "with another backend's",
                  BENCH_REFERENCE, secs);
-    else if (s->by_reference == 0)
+    else if (s->checked == 0) /* the others skipped: the reference alone completed a replay */
         snprintf(out, size,
-                 "every backend's events agree with the other backends' (%s did not run) in %s",
+                 "%s alone completed a replay in %s: it is the reference, so no backend's events "
+                 "were compared with it",
                  BENCH_REFERENCE, secs);
-    else if (s->by_reference == cases && s->reference_whole == cases && !s->by_majority)
-        snprintf(out, size, "every backend's events match the reference%s in %s",
-                 s->hidden ? " (bruteforce, replayed untimed: it was not in --backends)" : "",
-                 secs);
+    else if (s->by_reference == 0)
+        snprintf(out, size, "%s agree with the other backends' (%s did not run) in %s", every,
+                 BENCH_REFERENCE, secs);
+    else if (s->by_reference == count && s->reference_whole == count && !s->by_majority)
+        snprintf(out, size, "%s match the reference%s in %s", every, hidden, secs);
     else
         snprintf(out, size,
-                 "every backend's events match the reference%s where it ran, and the other "
-                 "backends' elsewhere, in %s",
-                 s->hidden ? " (bruteforce, replayed untimed: it was not in --backends)" : "",
-                 secs);
+                 "%s match the reference%s where it ran, and the other backends' elsewhere, in %s",
+                 every, hidden, secs);
+    size_t len = strlen(out);
+    if (s->skipped && len + 1 < size) {
+        suite_describe_backends(cases, count, 1, "", skipped, sizeof skipped);
+        snprintf(out + len, size - len, "; NOT checked (see above): %s", skipped);
+    }
 }
 
 /* The report's date, "YYYY-MM-DD HH:MM UTC". */
@@ -1267,6 +1324,11 @@ typedef struct run_header {
 
 static void header_start(run_header *h)
 {
+    /* The report says so too; said first here, as it changes what the run measures. */
+    if (!replay_forks())
+        fprintf(stderr, PROGRAM ": PERCEPT_BENCH_NO_FORK is set: every replay runs in this "
+                                "process, one after another; no memory is measured, and "
+                                "--max-replay stops no replay\n");
     bench_machine_probe(&h->machine);
     h->start = cli_now_seconds();
 }
@@ -1290,6 +1352,7 @@ static bench_report header_finish(run_header *h, int argc, char **argv, const ca
         .date = h->date,
         .seconds = seconds,
         .notes = notes,
+        .in_process = !replay_forks(),
     };
 }
 
@@ -1302,10 +1365,11 @@ static bench_report header_finish(run_header *h, int argc, char **argv, const ca
 static int print_verdict(const bench_report *r, const name_list *backends, int failed,
                          int report_error, const outputs *out)
 {
-    char verdict[512];
+    char verdict[10000];
     suite_check check;
     suite_check_summary(r->cases, r->case_count, &check);
-    describe_check(backends, &check, r->case_count, failed, r->seconds, verdict, sizeof verdict);
+    describe_check(backends, r->cases, r->case_count, &check, failed, r->seconds, verdict,
+                   sizeof verdict);
     fprintf(stderr, PROGRAM ": %s", verdict);
     if (report_error)
         fprintf(stderr, "; the report was NOT written (see above)");

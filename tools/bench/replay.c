@@ -402,8 +402,16 @@ static int read_all(int fd, char **data, size_t *len)
     }
 }
 
-/* Without a child, for profilers that do not follow fork(): the memory figure is then
- * the growth of the whole process's peak. */
+int replay_forks(void)
+{
+    const char *in_process = getenv("PERCEPT_BENCH_NO_FORK");
+    return !in_process || !*in_process || strcmp(in_process, "0") == 0;
+}
+
+/* Without a child, for profilers that do not follow fork(). The process's peak
+ * resident set is then the highest of every replay so far, and memory an earlier
+ * world freed is reused by the next: the growth of the peak says nothing of this
+ * world (mostly 0), so no memory figure is given rather than a wrong one. */
 static void replay_in_process(const replay_request *req, replay_result *out)
 {
     out->tick_ns = calloc(req->wl->tick_count + 1, sizeof *out->tick_ns);
@@ -414,14 +422,14 @@ static void replay_in_process(const replay_request *req, replay_result *out)
         return;
     }
     replay(req, out, out->tick_ns, out->hashes);
+    out->rss_bytes = NAN;
 }
 
 void replay_run(const replay_request *req, replay_result *out)
 {
     int fds[2];
     memset(out, 0, sizeof *out);
-    const char *in_process = getenv("PERCEPT_BENCH_NO_FORK");
-    if (in_process && *in_process && strcmp(in_process, "0") != 0) {
+    if (!replay_forks()) {
         replay_in_process(req, out);
         return;
     }

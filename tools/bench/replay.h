@@ -43,7 +43,8 @@ typedef struct replay_result {
     size_t ticks;
     uint64_t *hashes; /* [hash_count]: the event hash at each checkpoint reached */
     size_t hash_count;
-    double rss_bytes;  /* growth of the peak resident set during the replay */
+    double rss_bytes;  /* growth of the peak resident set during the replay; NAN: not
+                          measured (a replay in this process: see replay_forks()) */
     double heap_bytes; /* peak of the bytes the library held through its allocator (0: unknown) */
 } replay_result;
 
@@ -57,7 +58,17 @@ static inline uint32_t replay_timed_kind(uint32_t kind, int batched)
 /* Runs the request in a child process and fills *out; out->failed and out->error
  * say whether and why it failed, including a child that could not be started. */
 void replay_run(const replay_request *req, replay_result *out);
+
 void replay_result_free(replay_result *r);
+
+/*
+ * Whether replay_run() forks a child for each replay: yes unless
+ * PERCEPT_BENCH_NO_FORK is set to anything but "" or "0", for profilers that do
+ * not follow fork(). Without a child the replays run one after another in this
+ * process: no timeout stops them, and their resident memory is not measured
+ * (rss_bytes is NAN), as the process's peak holds every earlier replay's.
+ */
+int replay_forks(void);
 
 /* The cost of one clock read, in nanoseconds: the timing's resolution. */
 double replay_clock_cost_ns(void);

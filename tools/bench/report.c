@@ -86,6 +86,10 @@ static void fmt_count(char *buf, size_t size, size_t n)
         snprintf(buf, size, "%zu", n);
 }
 
+/* A figure this run did not measure (the resident memory of replays that ran in
+ * this process): an em dash, unlike the "-" of a figure that does not apply. */
+#define NOT_MEASURED "\xe2\x80\x94"
+
 static double ratio(double v, double base)
 {
     return base > 0 && !isnan(v) ? v / base : NAN;
@@ -219,14 +223,24 @@ static replay_limits limits_of(const bench_report *r)
 }
 
 /* The method's bullets that hold for every replay, of a named workload or a
- * trace: the forked process and its memory figure, the world and its hash. */
-static void write_replay_method(FILE *f)
+ * trace: the forked process and its memory figure (or the one process, and no
+ * memory figure), the world and its hash. */
+static void write_replay_method(FILE *f, const bench_report *r)
 {
+    if (r->in_process)
+        fprintf(f,
+                "- Every replay ran inside the `percept-bench` process, one after another, "
+                "with no fork (`PERCEPT_BENCH_NO_FORK` was set, for a profiler that does not "
+                "follow `fork()`): the backends did not start from the same heap, no replay "
+                "was stopped for its time, and the resident memory was not measured (" NOT_MEASURED
+                " in the tables), as the process's peak holds every earlier replay's. The "
+                "allocator given to the world counts its calls.\n");
+    else
+        fprintf(f, "- Every replay runs in a freshly forked process: all backends start from the "
+                   "same heap, and the peak resident set (`ru_maxrss`) of that process, minus what "
+                   "it held before creating the world, is the memory figure (divided by the most "
+                   "entities alive at once). The allocator given to the world counts its calls.\n");
     fprintf(f,
-            "- Every replay runs in a freshly forked process: all backends start from the same "
-            "heap, and the peak resident set (`ru_maxrss`) of that process, minus what it held "
-            "before creating the world, is the memory figure (divided by the most entities alive "
-            "at once). The allocator given to the world counts its calls.\n"
             "- Worlds are created with `percept_world_open_string()`, `move_events = off`, and an "
             "event callback that folds every ENTER and LEAVE event, with the index of the call "
             "that caused it, into an order-independent hash.\n");
@@ -262,7 +276,7 @@ static void write_method(FILE *f, const bench_report *r)
             "- Each workload is generated from the seed into an array of operations (add, move, "
             "teleport, remove, login) before any timing; tick 0 adds the population, every later "
             "tick moves it. The same array is replayed against every backend.\n");
-    write_replay_method(f);
+    write_replay_method(f, r);
     fprintf(f,
             "- Backends run interleaved in rounds (A B C ..., A B C ...) after an untimed warm-up "
             "replay of the populating tick; %s measured round%s per case. Figures are the "
@@ -290,13 +304,14 @@ static void write_method(FILE *f, const bench_report *r)
         fprintf(f, "- Every replay runs whole ticks.");
     char secs[32];
     bench_fmt_seconds(secs, sizeof secs, max_replay);
-    /* --max-replay 0 and --budget 0 (and --quick's and --full's runs) set no limit. */
-    if (max_replay > 0)
+    /* --max-replay 0 and --budget 0 (and --quick's and --full's runs) set no limit;
+     * a replay in this process has no child to stop (write_replay_method() says so). */
+    if (max_replay > 0 && !r->in_process)
         fprintf(f,
                 " A replay that runs over %s is stopped: its backend is noted as too slow and "
                 "skipped at the workload's larger sizes.",
                 secs);
-    else
+    else if (!r->in_process)
         fprintf(f, " No replay is stopped for its time.");
     if (budgeted)
         fprintf(f, " The run has a time budget shared among the cases; a case runs fewer rounds "
@@ -373,12 +388,36 @@ static void write_check_rule(FILE *f, const bench_report *r, const suite_check *
                    "strict majority the backends disagree, none is blamed, and the run fails. ");
 }
 
+/*
+ * Whose events a verdict says were checked: "every backend's events", or, when some
+ * backend was skipped for its time (--max-replay), "the events of `a`, `b`", the
+ * backends that were checked; then *skipped is the end of the verdict, which names
+ * the backends skipped, else "". A backend skipped where it was too slow was not
+ * checked there, and the report must not claim it was.
+ */
+static const char *checked_events(const case_result *cases, size_t count, const suite_check *s,
+                                  char *subject, size_t size, char *skipped, size_t skipped_size)
+{
+    char names[4096];
+    skipped[0] = '\0';
+    if (!s->skipped)
+        return "every backend's events";
+    suite_describe_backends(cases, count, 1, "`", names, sizeof names);
+    snprintf(skipped, skipped_size, "; NOT checked: %s", names);
+    suite_describe_backends(cases, count, 0, "`", names, sizeof names);
+    snprintf(subject, size, "the events of %s", names);
+    return subject;
+}
+
 static void write_correctness(FILE *f, const bench_report *r)
 {
     size_t bad = 0, checks = 0;
     int batched = 0;
     suite_check s;
+    char subject[4200], skipped[4200];
     suite_check_summary(r->cases, r->case_count, &s);
+    const char *every = checked_events(r->cases, r->case_count, &s, subject, sizeof subject,
+                                       skipped, sizeof skipped);
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
         batched |= (c->plan.flags & CASE_BATCHED) != 0;
@@ -413,14 +452,21 @@ static void write_correctness(FILE *f, const bench_report *r)
                 "nothing says they are right.**\n\n",
                 s.unchecked_cases, s.unchecked_cases == 1 ? "" : "s");
     else if (r->backend_count == 1 && reference_in_run(r))
-        fprintf(f, ".\n\n");
+        fprintf(f, "%s.\n\n", skipped);
+    else if (s.checked == 0) /* the others skipped: the reference alone completed a replay */
+        fprintf(f,
+                ": **only `%s`, the reference, completed a replay: no backend's events were "
+                "compared with it%s.**\n\n",
+                BENCH_REFERENCE, skipped);
     else if (s.by_reference == r->case_count && s.reference_whole == r->case_count)
-        fprintf(f, ": **every backend's events are identical to the reference's.**\n\n");
+        fprintf(f, ": **%s are identical to the reference's%s.**\n\n", every, skipped);
     else if (s.by_reference)
-        fprintf(f, ": **every backend's events are identical to the reference's where it ran, "
-                   "and to the other backends' elsewhere.**\n\n");
+        fprintf(f,
+                ": **%s are identical to the reference's where it ran, and to the other "
+                "backends' elsewhere%s.**\n\n",
+                every, skipped);
     else
-        fprintf(f, ": **every backend's events are identical to the other backends'.**\n\n");
+        fprintf(f, ": **%s are identical to the other backends'%s.**\n\n", every, skipped);
     int listed = 0;
     for (size_t i = 0; i < r->case_count; i++) {
         const case_result *c = &r->cases[i];
@@ -632,8 +678,14 @@ static void write_sweep(FILE *f, const bench_report *r)
         write_notes(f, pts[i], 1);
     fprintf(f, "\n");
 
-    fprintf(f, "### Memory\n\nPeak resident bytes per entity (in parentheses: peak bytes the "
-               "library held through its allocator, per entity), same runs.\n\n");
+    if (r->in_process)
+        fprintf(f, "### Memory\n\nPeak resident bytes per entity: not measured (" NOT_MEASURED
+                   "), as the replays ran in one process (see [How it is measured](#how-it-is-"
+                   "measured)). In parentheses: peak bytes the library held through its "
+                   "allocator, per entity, same runs.\n\n");
+    else
+        fprintf(f, "### Memory\n\nPeak resident bytes per entity (in parentheses: peak bytes the "
+                   "library held through its allocator, per entity), same runs.\n\n");
     chart_link(f, r, "bench-memory.svg", "resident bytes per entity against N");
     backend_columns(f, r, "N", "---:");
     for (size_t i = 0; i < m; i++) {
@@ -642,11 +694,14 @@ static void write_sweep(FILE *f, const bench_report *r)
         fprintf(f, "| %s |", size);
         for (size_t b = 0; b < pts[i]->backend_count; b++) {
             const backend_result *br = &pts[i]->b[b];
-            if (!suite_usable(br) || isnan(br->rss_per_entity)) {
+            if (!suite_usable(br)) {
                 fprintf(f, " - |");
                 continue;
             }
-            fprintf(f, " %.0f", br->rss_per_entity);
+            if (isnan(br->rss_per_entity))
+                fprintf(f, " " NOT_MEASURED);
+            else
+                fprintf(f, " %.0f", br->rss_per_entity);
             if (!isnan(br->heap_per_entity))
                 fprintf(f, " (%.0f)", br->heap_per_entity);
             fprintf(f, " |");
@@ -895,7 +950,10 @@ static void write_backend_table(FILE *f, const case_result *c, int ticks)
             fprintf(f, " %s%s |", t, isnan(br->tick_p99) ? "" : q);
         }
         fmt_ratio(q, sizeof q, base ? ratio(br->rss_per_entity, base->rss_per_entity) : NAN);
-        fprintf(f, " %.0f%s |", br->rss_per_entity, q);
+        if (isnan(br->rss_per_entity))
+            fprintf(f, " " NOT_MEASURED " |");
+        else
+            fprintf(f, " %.0f%s |", br->rss_per_entity, q);
         for (int i = 0; i < nk; i++)
             if (br->ops[kinds[i]])
                 fprintf(f, "%s %s %.2f", i ? "," : "", bench_op_kind_name(kinds[i]),
@@ -937,9 +995,11 @@ static void write_workload_exponents(FILE *f, const bench_report *r, const char 
 
 static void write_workloads(FILE *f, const bench_report *r)
 {
-    fprintf(f, "## Workloads\n\nEach cell: median time per operation (minimum over rounds) and "
-               "its ratio to the case's base; ns/event is the whole replay's time over its "
-               "events; ticks are movement ticks; bytes/entity is the peak resident set.\n\n");
+    fprintf(f,
+            "## Workloads\n\nEach cell: median time per operation (minimum over rounds) and "
+            "its ratio to the case's base; ns/event is the whole replay's time over its "
+            "events; ticks are movement ticks; bytes/entity is the peak resident set%s.\n\n",
+            r->in_process ? " (not measured: the replays ran in one process)" : "");
     for (size_t w = 0; w < bench_workload_count; w++) {
         const char *name = bench_workloads[w].name;
         if (!has_workload(r, name))
@@ -1094,7 +1154,10 @@ static void write_trace_correctness(FILE *f, const bench_trace *t, const case_re
 {
     size_t replays = 0, completed = 0;
     const backend_result *ref = NULL;
-    char limit[48];
+    char limit[48], subject[4200], skipped[4200];
+    suite_check s;
+    suite_check_summary(c, 1, &s);
+    const char *every = checked_events(c, 1, &s, subject, sizeof subject, skipped, sizeof skipped);
     fmt_count(limit, sizeof limit, c->plan.reference_limit);
     strcat(limit, " entities");
     for (size_t b = 0; b < c->backend_count; b++) {
@@ -1140,10 +1203,15 @@ static void write_trace_correctness(FILE *f, const bench_trace *t, const case_re
     else if (c->backend_count == 1 && ref)
         fprintf(f, ", of the reference alone: its events were not compared with another "
                    "backend's.\n\n");
+    else if (s.checked == 0) /* the others skipped: the reference alone completed a replay */
+        fprintf(f,
+                ": **only `%s`, the reference, completed a replay: no backend's events were "
+                "compared with it%s.**\n\n",
+                BENCH_REFERENCE, skipped);
     else if (c->reference_ops > 0)
-        fprintf(f, ": **every backend's events are identical to `%s`'s.**\n\n", BENCH_REFERENCE);
+        fprintf(f, ": **%s are identical to `%s`'s%s.**\n\n", every, BENCH_REFERENCE, skipped);
     else
-        fprintf(f, ": **every backend's events are identical to the other backends'.**\n\n");
+        fprintf(f, ": **%s are identical to the other backends'%s.**\n\n", every, skipped);
     int listed = 0;
     for (size_t b = 0; b < c->backend_count; b++) {
         if (c->b[b].failed) {
@@ -1162,7 +1230,8 @@ static void write_trace_correctness(FILE *f, const bench_trace *t, const case_re
         fprintf(f, "\n");
 }
 
-static void write_trace_results(FILE *f, const bench_trace *t, const case_result *c)
+static void write_trace_results(FILE *f, const bench_report *r, const bench_trace *t,
+                                const case_result *c)
 {
     const backend_result *base = base_of(c), *truth = trace_truth(c);
     fprintf(f, "## Results\n\n");
@@ -1176,8 +1245,9 @@ static void write_trace_results(FILE *f, const bench_trace *t, const case_result
     fprintf(f,
             "; ratios to `%s`. Each cell: median time per operation (minimum over rounds) and "
             "its ratio; ns/event is a whole replay's time over its events; bytes/entity is the "
-            "peak resident set over the most entities alive at once.\n\n",
-            base ? base->name : "-");
+            "peak resident set over the most entities alive at once%s.\n\n",
+            base ? base->name : "-",
+            r->in_process ? " (not measured: the replays ran in one process)" : "");
     write_backend_table(f, c, 0);
     write_notes(f, c, 0);
     fprintf(f, "\n### Operations and events\n\n");
@@ -1238,7 +1308,7 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
     else
         fprintf(f, ". Nothing follows them, so event hashes are compared at the trace's end "
                    "only, and no tick latency is reported.\n");
-    write_replay_method(f);
+    write_replay_method(f, r);
     fprintf(f,
             "- Backends run interleaved in rounds (A B C ..., A B C ...), %zu measured round%s. "
             "Figures are the median over rounds, with the minimum in parentheses. Consecutive "
@@ -1247,7 +1317,7 @@ static void write_trace_method(FILE *f, const bench_report *r, const bench_trace
             p->rounds, p->rounds == 1 ? "" : "s", r->machine->clock_read_ns);
     char secs[32];
     bench_fmt_seconds(secs, sizeof secs, p->max_replay);
-    if (p->max_replay > 0)
+    if (p->max_replay > 0 && !r->in_process) /* a replay in this process is never stopped */
         fprintf(f, "- A replay that runs over %s is stopped and its backend noted as too slow.\n",
                 secs);
     bench_fmt_seconds(secs, sizeof secs, p->budget);
@@ -1329,7 +1399,7 @@ static int write_trace_report(FILE *f, const bench_report *r)
         return ferror(f) ? -1 : 0;
     }
     write_trace_correctness(f, t, &r->cases[0]);
-    write_trace_results(f, t, &r->cases[0]);
+    write_trace_results(f, r, t, &r->cases[0]);
     write_trace_method(f, r, t, &r->cases[0]);
     write_trace_configuration(f, r, t);
     if (r->notes) {
@@ -1437,7 +1507,9 @@ int report_write_charts(const bench_report *r, FILE *log)
                          "target at 10k: 150 ns"};
     bad += backend_chart(r, "bench-scaling.svg", &scaling, CASE_SWEEP | CASE_MEMORY, NULL, OP_MOVE,
                          1, log);
-    svg_chart memory = {"uniform_walk: peak resident bytes per entity",
+    svg_chart memory = {r->in_process ? "uniform_walk: peak resident bytes per entity (not "
+                                        "measured: the replays ran in one process)"
+                                      : "uniform_walk: peak resident bytes per entity",
                         "entities (N)",
                         "bytes per entity",
                         SVG_COUNT,

@@ -32,6 +32,9 @@ typedef struct bench_report {
      * alone (no targets, no charts, none of the named workloads' sections). */
     const bench_trace *trace;
     const bench_params *params; /* what --param gave the backends, or NULL */
+    /* PERCEPT_BENCH_NO_FORK: the replays ran one after another in this process (see
+     * replay_forks()), none was stopped for its time, and no memory was measured. */
+    int in_process;
 } bench_report;
 
 /* The longest --label, in bytes: one row of the machine table. */

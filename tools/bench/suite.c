@@ -71,8 +71,9 @@ static void plan_limits(case_result *out, const bench_workload *wl, const char *
         br->ran = 1;
         br->op_limit = all;
         br->tick_p50 = br->tick_p99 = NAN;
-        if (skip && skip[b]) {
+        if (skip && skip[b]) { /* the caller skips a backend for its time alone */
             br->ran = 0;
+            br->skipped_slow = 1;
             snprintf(br->note, sizeof br->note, "%s", skip[b]);
             continue;
         }
@@ -184,7 +185,7 @@ static void aggregate(case_result *out, size_t b, replay_result *res, size_t rou
     free(ticks);
     size_t m = 0;
     for (size_t r = 0; r < rounds; r++)
-        if (!res[r].failed && n->peak_alive)
+        if (!res[r].failed && n->peak_alive && !isnan(res[r].rss_bytes)) /* NAN: not measured */
             v[m++] = res[r].rss_bytes / (double)n->peak_alive;
     br->rss_per_entity = stats_median(v, m);
     br->heap_per_entity =
@@ -654,8 +655,10 @@ static void run_finish(case_run *run, size_t rounds, FILE *log)
     for (size_t b = 0; b < out->backend_count; b++) {
         if (out->b[b].ran)
             aggregate(out, b, run->res[b], rounds, &run->counts[b]);
-        if (out->b[b].too_slow && out->b[b].rounds == 0)
+        if (out->b[b].too_slow && out->b[b].rounds == 0) {
             out->b[b].ran = 0; /* nothing measured: shown as skipped, with the note */
+            out->b[b].skipped_slow = 1;
+        }
     }
     note_unchecked(run, log);
 
@@ -818,14 +821,50 @@ void suite_check_summary(const case_result *cases, size_t count, suite_check *s)
     }
     /* Every case runs the same backends, in the same order. */
     for (size_t b = 0; count && b < cases[0].backend_count; b++) {
-        int usable = 0;
-        for (size_t i = 0; i < count && b < cases[i].backend_count; i++)
+        int usable = 0, checked = 0, skipped = 0;
+        for (size_t i = 0; i < count && b < cases[i].backend_count; i++) {
             usable |= suite_usable(&cases[i].b[b]);
+            checked |= suite_usable(&cases[i].b[b]) && cases[i].b[b].compared;
+            skipped |= cases[i].b[b].skipped_slow;
+        }
         if (usable) {
             s->usable++;
             s->alone = cases[0].b[b].name;
         }
+        s->checked += checked != 0;
+        s->skipped += skipped != 0;
     }
+}
+
+size_t suite_describe_backends(const case_result *cases, size_t count, int skipped,
+                               const char *quote, char *out, size_t size)
+{
+    size_t listed = 0, len = 0;
+    if (size)
+        out[0] = '\0';
+    for (size_t b = 0; count && b < cases[0].backend_count; b++) {
+        size_t in = 0; /* the cases that select it */
+        for (size_t i = 0; i < count && b < cases[i].backend_count; i++) {
+            const backend_result *br = &cases[i].b[b];
+            in += skipped ? br->skipped_slow != 0 : suite_usable(br) && br->compared;
+        }
+        if (!in)
+            continue;
+        char where[96] = "";
+        if (skipped && count == 1)
+            snprintf(where, sizeof where, " (too slow)");
+        else if (skipped && in == count)
+            snprintf(where, sizeof where, " (too slow in every case)");
+        else if (skipped)
+            snprintf(where, sizeof where, " (too slow in %zu of %zu cases)", in, count);
+        int n = snprintf(out + len, len < size ? size - len : 0, "%s%s%s%s%s", listed ? ", " : "",
+                         quote, cases[0].b[b].name, quote, where);
+        len += n > 0 ? (size_t)n : 0;
+        if (len >= size)
+            len = size; /* cut: snprintf() ended it where it stopped */
+        listed++;
+    }
+    return listed;
 }
 
 int suite_check_failed(const suite_check *s)

@@ -65,6 +65,9 @@ typedef struct backend_result {
      * a strict majority including some other backend agree on (see suite.c). */
     int compared;
     int too_slow; /* a replay ran over plan.max_replay: skipped at larger sizes */
+    /* Skipped for its time (--max-replay: too slow here, at a smaller size, or as its
+     * smaller sizes predict) without a completed round: its events were not checked. */
+    int skipped_slow;
     char error[768];
     char note[256]; /* why it was skipped */
     size_t rounds;
@@ -173,11 +176,25 @@ typedef struct suite_check {
     size_t by_majority;      /* cases with a checkpoint that a majority decided */
     size_t hidden;           /* cases where the reference ran for the check alone */
     size_t usable;           /* backends that completed a replay in some case */
+    size_t checked;          /* backends whose events were checked in some case (not the
+                                reference among them: the others are checked against it) */
+    size_t skipped;          /* backends skipped for their time in some case (skipped_slow):
+                                not checked there, which the verdict must say */
     const char *alone;       /* one of them */
     size_t reference_limit;  /* the largest N the reference runs at */
 } suite_check;
 
 void suite_check_summary(const case_result *cases, size_t count, suite_check *s);
+/*
+ * The backends (in the cases' order) whose events were checked in some case, or,
+ * with `skipped`, those skipped for their time in some case: ", "-separated into
+ * out, each name between two `quote`s, a skipped one followed by " (too slow)" or,
+ * in a run of more than one case, " (too slow in every case)" or " (too slow in K
+ * of N cases)". Returns how many.
+ */
+size_t suite_describe_backends(const case_result *cases, size_t count, int skipped,
+                               const char *quote, char *out, size_t size);
+
 /* Whether the summary fails the run: a failure, a disagreement, a backend compared with
  * nothing, or no backend that completed a replay. */
 int suite_check_failed(const suite_check *s);

@@ -172,12 +172,20 @@ static void memory_target(const case_result *cases, size_t n, target_result *t)
         if (strcmp(cases[i].plan.workload, "uniform_walk") == 0 && cases[i].plan.n >= 100000 &&
             !(cases[i].plan.flags & CASE_BATCHED) && (!c || cases[i].plan.n > c->plan.n))
             c = &cases[i];
-    int best = -1;
+    int best = -1, unmeasured = 0;
     for (size_t b = 0; c && !c->disagree && b < c->backend_count; b++) {
         const backend_result *br = &c->b[b];
+        unmeasured |= suite_usable(br) && isnan(br->rss_per_entity);
         if (suite_usable(br) && !isnan(br->rss_per_entity) &&
             (best < 0 || br->rss_per_entity < c->b[best].rss_per_entity))
             best = (int)b;
+    }
+    if (best < 0 && unmeasured) { /* replays in one process: PERCEPT_BENCH_NO_FORK */
+        t->status = TARGET_UNMEASURED;
+        snprintf(t->measured, sizeof t->measured,
+                 "resident memory not measured at N=%zu: the replays ran in one process",
+                 c->plan.n);
+        return;
     }
     if (best < 0) {
         t->status = TARGET_UNMEASURED;
