@@ -137,9 +137,9 @@ static void print_usage(FILE *out)
           "  --workloads LIST   comma-separated workloads, each named once (default: all)\n"
           "  --backends LIST    comma-separated backends, each named once, at most 16\n"
           "                     (default: every NAME.so found where the library looks:\n"
-          "                     each directory of PERCEPT_PLUGIN_PATH, then\n"
-          "                     " PERCEPT_PLUGIN_DIR "; the first directory holding NAME.so\n"
-          "                     wins)\n"
+          "                     each directory of PERCEPT_PLUGIN_PATH, then " PERCEPT_PLUGIN_DIR
+          ";\n"
+          "                     the first directory holding NAME.so wins)\n"
           "  --param BACKEND.KEY=VALUE  set KEY = VALUE in every sense section of the worlds\n"
           "                     of BACKEND, one of the backends run, in every case; for the\n"
           "                     size percept-bench tunes (cell_size of grid and hashgrid,\n"
