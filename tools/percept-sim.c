@@ -7,13 +7,14 @@
  *
  * Only the public API (percept.h) is used: the tool is also an example.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX.1-2008 with realpath(), an XSI function */
 
 #include <percept.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +40,7 @@ enum { EXIT_RUN = 1 };
 #define DEFAULT_ENTITIES 2000
 #define DEFAULT_TICKS 200
 #define DEFAULT_FRAMES 100
-#define MAX_ENTITIES 1000000
+#define MAX_ENTITIES 100000
 #define MAX_TICKS 100000
 
 /* ------------------------------------------------------------------------ */
@@ -93,8 +94,9 @@ static void print_usage(FILE *out)
             "                        (default: the end of market day, when the crowd\n"
             "                        fills the square)\n"
             "  --html FILE           the animated page (default " PROGRAM ".html)\n"
-            "  --frames N            a frame every TICKS/N ticks, plus the first tick: about\n"
-            "                        N + 1 frames in the page, N 1..%d (default %d)\n"
+            "  --frames N            a frame every TICKS/N ticks, plus the first and the\n"
+            "                        last tick: about N + 1 frames in the page, N 1..%d\n"
+            "                        (default %d)\n"
             "  --events FILE         write every enter/leave event to FILE as\n"
             "                          TICK OBSERVER TARGET SENSE enter|leave\n"
             "                        (tick 0 is the set-up), to compare backends with cmp\n"
@@ -109,12 +111,26 @@ static void print_usage(FILE *out)
             "\n"
             "The line printed at the start (on standard error, unless --quiet) names\n"
             "each sense's backend and the option or config file it came from.\n"
+            "FILE - for --events or --trace (not both) is standard output; the\n"
+            "summary then goes to standard error.\n"
+            "\n"
+            "The town keeps its size whatever --entities says: more creatures crowd\n"
+            "it, so time and memory grow about with the square of their number.\n"
+            "With the default config, a tick took about 0.09 s at 10000 creatures,\n"
+            "2 s at 50000 and 14 s at 100000 while they wander (33 MB, 670 MB and\n"
+            "2.6 GB held at most); a whole run of 200 ticks, market day's crowd\n"
+            "included, took 22 s and 82 MB at 10000 and 11 min and 1.8 GB at 50000;\n"
+            "at 100000 it had not finished after 39 min, holding 6.9 GB.\n"
             "\n"
             "Every output file is opened before the run starts: one that cannot be\n"
-            "written is an error and no file is left behind. If the run fails later\n"
-            "(a full disk, say), all its output files are removed, and it says so;\n"
-            "a summary that cannot be written to standard output fails the run too\n"
-            "(exit status 1) but keeps the files, which are complete by then.\n"
+            "written is an error and no file is left behind. A regular file is\n"
+            "written to a temporary file beside it (.NAME.XXXXXX), renamed over it\n"
+            "only when the whole run has succeeded: a run that fails (a full disk,\n"
+            "say) or is ended by SIGINT, SIGTERM or SIGHUP changes no file and\n"
+            "removes its temporary files; a failed run says which files were not\n"
+            "written. Other files (/dev/null, a pipe, -) are written directly.\n"
+            "A summary that cannot be written to standard output fails the run too\n"
+            "(exit status 1) but keeps the files, complete by then.\n"
             "\n"
             "Exit status: 0 on success; 1 if a library call or writing an output file\n"
             "failed during the run; 2 on bad usage, an output file that cannot be\n"
@@ -307,6 +323,12 @@ static int parse_args(int argc, char **argv, struct args *a)
                                    arg);
         }
     }
+    /* Two streams in one would be neither a trace nor an events file. */
+    if (a->events != NULL && a->trace != NULL && strcmp(a->events, "-") == 0 &&
+        strcmp(a->trace, "-") == 0)
+        return cli_usage_error(PROGRAM,
+                               "--events - and --trace -: only one of them can go to standard "
+                               "output");
     if (a->snapshot > a->ticks)
         return cli_usage_error(PROGRAM, "--snapshot %ld: expected a tick from 1 to %ld (--ticks)",
                                a->snapshot, a->ticks);
@@ -562,18 +584,98 @@ static void print_start(const struct args *a, percept_world *w)
 /*
  * An output file of the run. All are opened before the run starts, so that a
  * path that cannot be written fails at once rather than late in a long run.
+ *
+ * A regular file, or one that does not exist yet, is written to a temporary
+ * file beside it, renamed over it only once the whole run has succeeded: a
+ * run that fails or is killed leaves no half-written file, and a file that
+ * was there keeps its old contents. Anything else (/dev/null, a pipe, a
+ * terminal, "-" for standard output) is written directly: there is nothing
+ * to rename over, and a reader may be waiting for the data as it comes.
  */
 typedef struct output {
     const char *option; /* "--svg" */
-    const char *path;
-    FILE *f;     /* NULL before it is opened and after it is closed */
-    int created; /* the file did not exist before */
-    int regular; /* a regular file (not /dev/null, a pipe...): removed if the run fails */
-    dev_t dev;
-    ino_t ino;
+    const char *path;   /* as given */
+    const char *target; /* the file the temporary one replaces: path, or where a symlink leads */
+    char *resolved;     /* target when it was resolved from a symlink (malloc'd), else NULL */
+    const char *error;  /* what failed when opening it, for the message */
+    FILE *f;            /* NULL before it is opened and after it is closed */
+    int slot;           /* its temporary file in temps[], or -1 when written directly */
+    int std;            /* "-": standard output, which is never closed here */
+    int created;        /* written directly, and the file did not exist before */
+    int known;          /* dev and ino name the file (it exists, or is open directly) */
+    int regular;        /* the file is a regular one */
+    dev_t dev, dir_dev; /* dir_dev, dir_ino and name: where the temporary file goes */
+    ino_t ino, dir_ino;
+    const char *name;
 } output;
 
 enum { OUT_SVG, OUT_HTML, OUT_EVENTS, OUT_TRACE, OUT_COUNT };
+
+/*
+ * The temporary files, for the signal handler, which may only unlink() them:
+ * a path is complete before `live` is set, and `live` is cleared once the
+ * file is renamed or removed.
+ */
+static struct {
+    char path[PATH_MAX];
+    volatile sig_atomic_t live;
+} temps[OUT_COUNT];
+
+/* The signals that end the run (by default) and are caught to remove the temporary files
+ * first; SIGPIPE for a reader of "-" that goes away, SIGXFSZ for a file size limit. */
+static const int fatal_signals[] = {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGXFSZ};
+#define FATAL_SIGNAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < OUT_COUNT; i++)
+        if (temps[i].live)
+            unlink(temps[i].path);
+    /* The default action, once the handler returns (sig is blocked until then), so that the
+     * exit status still says which signal ended the run. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Catches the fatal signals, but not one ignored on entry (nohup, a background job): it
+ * must stay ignored. */
+static void catch_fatal_signals(void)
+{
+    struct sigaction sa, old;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++)
+        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(fatal_signals[i], &sa, NULL);
+}
+
+/* Holds the fatal signals back (until restore_signals), while temporary files are created
+ * and renamed: no file is then left unknown to the handler, nor half the outputs renamed. */
+static void block_fatal_signals(sigset_t *old)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    for (size_t i = 0; i < FATAL_SIGNAL_COUNT; i++)
+        sigaddset(&set, fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Removes temporary file `slot`, if it is still there. */
+static void drop_temp(int slot)
+{
+    if (slot >= 0 && temps[slot].live) {
+        unlink(temps[slot].path);
+        temps[slot].live = 0;
+    }
+}
 
 /* Flushes o: 0, or -1 with the reason in errno (EIO for an earlier error that left none). */
 static int output_flush(output *o)
@@ -587,11 +689,18 @@ static int output_flush(output *o)
     return 0;
 }
 
-/* Closes o: 0, or -1 with the reason in errno. */
+/* Closes o (standard output is only flushed): 0, or -1 with the reason in errno. */
 static int output_close(output *o)
 {
     int st = output_flush(o), e = errno;
-    if (fclose(o->f) != 0 && st == 0) {
+
+    /* On the disk before the rename makes it the file: a crash then leaves the old
+     * file or the new one, never an empty one. */
+    if (st == 0 && o->slot >= 0 && fsync(fileno(o->f)) != 0) {
+        st = -1;
+        e = errno;
+    }
+    if (!o->std && fclose(o->f) != 0 && st == 0) {
         st = -1;
         e = errno;
     }
@@ -607,10 +716,36 @@ static int output_error(const output *o)
     return EXIT_RUN;
 }
 
-/* Opens o for writing without truncating it yet; 0 or -1 with errno. */
-static int output_open(output *o)
+/* Notes the file open as fd (dev, ino, regular); 0 or -1 with errno. */
+static int output_identify(output *o, int fd)
 {
     struct stat sb;
+
+    if (fstat(fd, &sb) != 0)
+        return -1;
+    o->known = 1;
+    o->regular = S_ISREG(sb.st_mode);
+    o->dev = sb.st_dev;
+    o->ino = sb.st_ino;
+    return 0;
+}
+
+/* Whether sb is the file of standard output or standard error (say /dev/stdout, the shell
+ * having sent it to a file): written directly, since a file renamed over it would leave the
+ * stream writing to the old one. */
+static int is_std_stream(const struct stat *sb)
+{
+    struct stat s;
+
+    for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+        if (fstat(fd, &s) == 0 && s.st_dev == sb->st_dev && s.st_ino == sb->st_ino)
+            return 1;
+    return 0;
+}
+
+/* Opens o to be written in place, without truncating it yet; 0 or -1 with errno. */
+static int output_open_direct(output *o)
+{
     int fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL, 0666);
 
     o->created = fd >= 0;
@@ -618,7 +753,7 @@ static int output_open(output *o)
         fd = open(o->path, O_WRONLY | O_CREAT, 0666); /* O_CREAT: a dangling symlink's target */
     if (fd < 0)
         return -1;
-    if (fstat(fd, &sb) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
+    if (output_identify(o, fd) != 0 || (o->f = fdopen(fd, "w")) == NULL) {
         int e = errno;
         close(fd);
         if (o->created)
@@ -626,10 +761,128 @@ static int output_open(output *o)
         errno = e;
         return -1;
     }
-    o->regular = S_ISREG(sb.st_mode);
-    o->dev = sb.st_dev;
-    o->ino = sb.st_ino;
     return 0;
+}
+
+/*
+ * Opens a temporary file for o in the directory of its target, as temps[slot]:
+ * ".NAME.XXXXXX", with the mode of the target if it exists (sb), else that of
+ * a file open() would create. 0 or -1 with errno.
+ */
+static int output_open_temp(output *o, int slot, const struct stat *sb, mode_t mask)
+{
+    /* Room in the temporary's name for ".", ".XXXXXX" and the target's name cut to this
+     * many bytes, within any file system's limit of 255. */
+    enum { NAME_KEPT = 200 };
+    struct stat lsb, dsb;
+    char dir[PATH_MAX];
+    sigset_t old;
+    int fd;
+
+    /* A symlink stays one: the file it leads to is replaced. */
+    if (sb != NULL && lstat(o->path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+        if ((o->resolved = realpath(o->path, NULL)) == NULL)
+            return -1;
+        o->target = o->resolved;
+    } else {
+        o->target = o->path;
+    }
+    /* A file that could not be written in place is not replaced either. */
+    if (sb != NULL && faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS) != 0)
+        return -1;
+    const char *slash = strrchr(o->target, '/');
+    o->name = slash != NULL ? slash + 1 : o->target;
+    int dir_len = slash != NULL ? (int)(slash + 1 - o->target) : 0;
+    size_t name_len = strlen(o->name);
+    if (name_len == 0) {
+        errno = EISDIR;
+        return -1;
+    }
+    if (snprintf(temps[slot].path, sizeof temps[slot].path, "%.*s.%.*s.XXXXXX", dir_len, o->target,
+                 (int)(name_len < NAME_KEPT ? name_len : NAME_KEPT),
+                 o->name) >= (int)sizeof temps[slot].path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* Shorter than the temporary's path, so it fits. */
+    snprintf(dir, sizeof dir, "%.*s", dir_len > 0 ? dir_len : 1, dir_len > 0 ? o->target : ".");
+    if (stat(dir, &dsb) != 0)
+        return -1;
+    o->dir_dev = dsb.st_dev;
+    o->dir_ino = dsb.st_ino;
+    if (sb != NULL) {
+        o->known = 1;
+        o->dev = sb->st_dev;
+        o->ino = sb->st_ino;
+        /* The file is writable, so only its directory can be at fault below. */
+        o->error = "cannot create a temporary file beside it to replace it";
+    }
+    o->regular = 1;
+
+    block_fatal_signals(&old);
+    fd = mkstemp(temps[slot].path);
+    if (fd >= 0) {
+        temps[slot].live = 1;
+        o->slot = slot;
+    }
+    restore_signals(&old);
+    if (fd < 0)
+        return -1;
+    if (fchmod(fd, sb != NULL ? sb->st_mode & 07777 : 0666 & ~mask) != 0 ||
+        (o->f = fdopen(fd, "w")) == NULL) {
+        int e = errno;
+        close(fd);
+        drop_temp(slot);
+        o->slot = -1;
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens o, as output number `slot`, `mask` being the umask; 0 or -1 with errno (and the
+ * message's words in o->error). */
+static int output_open(output *o, int slot, mode_t mask)
+{
+    struct stat sb, lsb;
+
+    o->error = "cannot open for writing";
+    if (o->std) {
+        if (output_identify(o, STDOUT_FILENO) != 0)
+            return -1;
+        o->f = stdout;
+        return 0;
+    }
+    if (stat(o->path, &sb) == 0) {
+        if (!S_ISREG(sb.st_mode) || is_std_stream(&sb))
+            return output_open_direct(o);
+        return output_open_temp(o, slot, &sb, mask);
+    }
+    if (errno != ENOENT)
+        return -1;
+    /* A dangling symlink: its target is created, as it always was. */
+    if (lstat(o->path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
+        return output_open_direct(o);
+    return output_open_temp(o, slot, NULL, mask);
+}
+
+/* Whether outputs a and b would write one file. Only regular files count: /dev/null may well
+ * take the picture and the page. */
+static int same_output(const output *a, const output *b)
+{
+    if (a->known && b->known && a->regular && b->regular && a->dev == b->dev && a->ino == b->ino)
+        return 1;
+    return a->slot >= 0 && b->slot >= 0 && a->dir_dev == b->dir_dev && a->dir_ino == b->dir_ino &&
+           strcmp(a->name, b->name) == 0;
+}
+
+/* Closes o, if open, and removes its temporary file. */
+static void output_abandon(output *o)
+{
+    if (o->f != NULL && !o->std)
+        fclose(o->f);
+    o->f = NULL;
+    drop_temp(o->slot);
 }
 
 /*
@@ -637,62 +890,88 @@ static int output_open(output *o)
  * behind: the files created are removed and none that existed is truncated.
  * Returns 0, or an exit status after printing why.
  */
-static int open_outputs(output *out)
+static int open_outputs(output *out, mode_t mask)
 {
     int i, j, st = 0;
 
+    catch_fatal_signals();
     for (i = 0; i < OUT_COUNT && st == 0; i++) {
         if (out[i].path == NULL)
             continue;
-        if (output_open(&out[i]) < 0) {
-            fprintf(stderr, PROGRAM ": %s %s: cannot open for writing: %s\n", out[i].option,
-                    out[i].path, strerror(errno));
+        if (output_open(&out[i], i, mask) < 0) {
+            fprintf(stderr, PROGRAM ": %s %s: %s: %s\n", out[i].option, out[i].path, out[i].error,
+                    strerror(errno));
             st = CLI_EXIT_USAGE;
             break;
         }
         for (j = 0; j < i && st == 0; j++) {
-            if (out[j].f != NULL && out[i].regular && out[j].regular && out[i].dev == out[j].dev &&
-                out[i].ino == out[j].ino) {
+            if (out[j].f != NULL && same_output(&out[j], &out[i])) {
                 fprintf(stderr, PROGRAM ": %s %s and %s %s are the same file\n", out[j].option,
                         out[j].path, out[i].option, out[i].path);
                 st = CLI_EXIT_USAGE;
             }
         }
     }
-    /* Only now that every file is open may the existing ones lose their contents. */
+    /* Only now that every file is open may one written in place lose its contents (one
+     * reached through /dev/stdout, say; a temporary file is empty already). */
     for (i = 0; i < OUT_COUNT && st == 0; i++) {
-        if (out[i].f != NULL && out[i].regular && ftruncate(fileno(out[i].f), 0) != 0) {
+        if (out[i].f != NULL && out[i].slot < 0 && !out[i].std && out[i].regular &&
+            ftruncate(fileno(out[i].f), 0) != 0) {
             output_error(&out[i]);
             st = CLI_EXIT_USAGE;
         }
     }
     for (i = 0; i < OUT_COUNT && st != 0; i++) {
-        if (out[i].f == NULL)
-            continue;
-        fclose(out[i].f);
-        out[i].f = NULL;
-        if (out[i].created)
+        int was_open = out[i].f != NULL;
+        output_abandon(&out[i]);
+        if (was_open && out[i].created)
             unlink(out[i].path);
     }
     return st;
 }
 
-/* After a failed run: closes the outputs and removes the regular files, so that none of a
- * failed run looks complete. Says which files it removed. */
-static void remove_outputs(output *out)
+/*
+ * After the run has succeeded and closed every output: renames each temporary
+ * file over its target. Returns 0, or -1 after saying which one could not be
+ * renamed (errno's reason); the rest are then left for discard_outputs.
+ */
+static int commit_outputs(output *out)
 {
-    int removed = 0;
+    sigset_t old;
+    int st = 0;
+
+    block_fatal_signals(&old);
+    for (int i = 0; i < OUT_COUNT && st == 0; i++) {
+        int slot = out[i].slot;
+        if (slot < 0 || !temps[slot].live)
+            continue;
+        if (rename(temps[slot].path, out[i].target) != 0) {
+            fprintf(stderr, PROGRAM ": %s %s: cannot rename the finished file %s to %s: %s\n",
+                    out[i].option, out[i].path, temps[slot].path, out[i].target, strerror(errno));
+            st = -1;
+        } else {
+            temps[slot].live = 0;
+        }
+    }
+    restore_signals(&old);
+    return st;
+}
+
+/* After a failed run: closes the outputs and removes the temporary files, so that no file of a
+ * failed run takes the place of one, and says which files were not written. */
+static void discard_outputs(output *out)
+{
+    int n = 0;
 
     for (int i = 0; i < OUT_COUNT; i++) {
-        if (out[i].f != NULL) {
-            fclose(out[i].f);
-            out[i].f = NULL;
-        }
-        if (out[i].path != NULL && out[i].regular && unlink(out[i].path) == 0)
+        int pending = out[i].slot >= 0 && temps[out[i].slot].live;
+        output_abandon(&out[i]);
+        if (pending)
             fprintf(stderr, "%s %s",
-                    removed++ ? "," : PROGRAM ": removed the run's output files:", out[i].path);
+                    n++ ? "," : PROGRAM ": not written (a file that existed is left as it was):",
+                    out[i].path);
     }
-    if (removed)
+    if (n)
         fputc('\n', stderr);
 }
 
@@ -867,6 +1146,7 @@ typedef struct run {
     tally tally;
     sim_html html;
     output out[OUT_COUNT];
+    FILE *report; /* the summary's stream: standard error when an output is standard output */
     progress progress;
 } run;
 
@@ -963,35 +1243,50 @@ static int play(run *r)
     }
     sim_html_finish(&r->html, r->tally.changes, (int)a->ticks, text);
 
-    /* The run itself is complete: its summary is worth printing even if a file failed. */
+    /* The run itself is complete: its summary is worth printing even if a file failed. Every
+     * file is renamed into place before it, so that a summary that cannot be written does not
+     * cost the files, complete by then. */
     st = 0;
     for (int i = 0; i < OUT_COUNT && st == 0; i++)
         if (r->out[i].f != NULL && output_close(&r->out[i]) < 0)
             st = write_failed(r, &r->out[i]);
-    fputs(text, stdout);
+    if (st == 0 && commit_outputs(r->out) < 0)
+        st = EXIT_RUN;
+    fputs(text, r->report);
     free(text);
     if (a->timing)
-        write_timing(stdout, s, seconds);
+        write_timing(r->report, s, seconds);
     if (st != 0)
         return st;
-    write_location(stdout, "picture", a->svg);
-    write_location(stdout, "animation", a->html);
-    printf("  (the picture shows tick %ld; the animation has %zu frames)\n", a->snapshot,
-           r->html.frames);
+    write_location(r->report, "picture", a->svg);
+    write_location(r->report, "animation", a->html);
+    fprintf(r->report, "  (the picture shows tick %ld; the animation has %zu frames)\n",
+            a->snapshot, r->html.frames);
     return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
     static run r;
+    /* Read while no plugin has started a thread: the mode a new output file gets. */
+    mode_t mask = umask(0);
+    umask(mask);
+
     int status = parse_args(argc, argv, &r.a);
     if (status >= 0)
         return status;
 
-    r.out[OUT_SVG] = (output){.option = "--svg", .path = r.a.svg};
-    r.out[OUT_HTML] = (output){.option = "--html", .path = r.a.html};
-    r.out[OUT_EVENTS] = (output){.option = "--events", .path = r.a.events};
-    r.out[OUT_TRACE] = (output){.option = "--trace", .path = r.a.trace};
+    r.out[OUT_SVG] = (output){.option = "--svg", .path = r.a.svg, .slot = -1};
+    r.out[OUT_HTML] = (output){.option = "--html", .path = r.a.html, .slot = -1};
+    r.out[OUT_EVENTS] = (output){.option = "--events", .path = r.a.events, .slot = -1};
+    r.out[OUT_TRACE] = (output){.option = "--trace", .path = r.a.trace, .slot = -1};
+    r.report = stdout;
+    for (int i = OUT_EVENTS; i <= OUT_TRACE; i++) {
+        if (r.out[i].path != NULL && strcmp(r.out[i].path, "-") == 0) {
+            r.out[i].std = 1;
+            r.report = stderr; /* standard output holds the events or the trace alone */
+        }
+    }
     r.tally.scene = &r.scene;
     r.tally.changes = calloc((size_t)r.a.ticks * PERCEPT_SENSE_COUNT, sizeof *r.tally.changes);
     if (r.tally.changes == NULL) {
@@ -999,7 +1294,7 @@ int main(int argc, char **argv)
         return EXIT_RUN;
     }
     /* The world first: a bad backend or config then leaves no file behind either. */
-    if ((status = open_world(&r.a, &r.world)) == 0 && (status = open_outputs(r.out)) == 0) {
+    if ((status = open_world(&r.a, &r.world)) == 0 && (status = open_outputs(r.out, mask)) == 0) {
         r.tally.events_out = r.out[OUT_EVENTS].f;
         r.tally.trace_out = r.out[OUT_TRACE].f;
         percept_set_event_callback(r.world, on_event, &r.tally);
@@ -1007,14 +1302,17 @@ int main(int argc, char **argv)
             print_start(&r.a, r.world);
         status = play(&r);
         if (status != EXIT_SUCCESS)
-            remove_outputs(r.out);
+            discard_outputs(r.out);
     }
+    for (int i = 0; i < OUT_COUNT; i++)
+        free(r.out[i].resolved);
     sim_html_free(&r.html);
     sim_scene_free(&r.scene);
     percept_world_close(r.world);
     free(r.tally.pending);
     free(r.tally.changes);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    /* With "-", an error on standard output during the run was reported as the option's. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && (status == 0 || r.report == stdout)) {
         fprintf(stderr, PROGRAM ": error writing standard output: %s\n", strerror(errno));
         return EXIT_RUN;
     }
