@@ -3,9 +3,11 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <percept.h>
 
@@ -118,4 +120,19 @@ void cli_print_memory_per(FILE *out, const percept_memory *m, size_t count, cons
             (double)m->total * per, noun, (double)m->pairs * per, (double)m->entities * per,
             (double)m->observer_grids * per, (double)m->backends * per,
             (double)(m->scratch + m->world) * per);
+}
+
+int cli_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
 }

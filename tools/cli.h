@@ -75,6 +75,10 @@ void cli_print_backend_paths(FILE *out, const percept_world *world);
  * grids N, backends N, working room N", without a newline. */
 void cli_print_memory_per(FILE *out, const percept_memory *m, size_t count, const char *noun);
 
+/* Writes all `len` bytes to fd, again after EINTR or a short write; 0, or -1
+ * with errno (a write that wrote nothing counts as a failure). */
+int cli_write_all(int fd, const void *data, size_t len);
+
 /* The monotonic clock, in seconds. */
 static inline double cli_now_seconds(void)
 {

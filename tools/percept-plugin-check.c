@@ -74,16 +74,7 @@ static int report_fd = -1;
 
 static void report_to_fd(const char *line)
 {
-    size_t len = strlen(line);
-    while (len > 0) {
-        ssize_t n = write(report_fd, line, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        line += n;
-        len -= (size_t)n;
-    }
+    (void)cli_write_all(report_fd, line, strlen(line)); /* nowhere else to say it failed */
 }
 
 /*
@@ -135,14 +126,6 @@ static const char *signal_hint(int sig, int loaded)
     return "";
 }
 
-/* Milliseconds on a monotonic clock. */
-static long long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /*
  * Reads what the child says (see SAID_LOADED) into said[0..1] until it has
  * said both or closed the pipe, or --timeout has passed (*timed_out set);
@@ -152,17 +135,17 @@ static long long now_ms(void)
 static int read_said(int fd, char said[2], int *timed_out)
 {
     *timed_out = 0;
-    long long deadline = now_ms() + (long long)check_timeout * 1000;
+    double deadline = cli_now_seconds() + check_timeout;
     int got = 0;
     while (got < 2) {
         int wait = -1;
         if (check_timeout > 0) {
-            long long left = deadline - now_ms();
+            double left = deadline - cli_now_seconds();
             if (left <= 0) {
                 *timed_out = 1;
                 break;
             }
-            wait = left > INT_MAX ? INT_MAX : (int)left;
+            wait = left * 1000 + 1 > INT_MAX ? INT_MAX : (int)(left * 1000) + 1;
         }
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int ready = poll(&pfd, 1, wait);
@@ -188,7 +171,8 @@ static int verdict(const pc_plugin *p, const pc_check *c, int status, int timed_
                    const char said[2])
 {
     int loaded = got >= 1 && said[0] == SAID_LOADED;
-    const char *loading = "loading it (dlopen, its constructors, its entry function) was ";
+    /* What ran before the check: the words of every message about it. */
+    const char *loading = "loading it (dlopen, its constructors, its entry function)";
     if (timed_out) {
         fprintf(stderr, "backend '%s' fails %s: %s\n", p->name, c->name,
                 loaded ? "it ran longer than --timeout (a loop that never ends?)"
@@ -198,18 +182,16 @@ static int verdict(const pc_plugin *p, const pc_check *c, int status, int timed_
     }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fprintf(stderr, "backend '%s' fails %s: %sstopped by signal %d (%s)%s\n", p->name, c->name,
-                loaded ? "" : loading, sig, strsignal(sig), signal_hint(sig, loaded));
+        fprintf(stderr, "backend '%s' fails %s: %s%sstopped by signal %d (%s)%s\n", p->name,
+                c->name, loaded ? "" : loading, loaded ? "" : " was ", sig, strsignal(sig),
+                signal_hint(sig, loaded));
         return -1;
     }
     if (got != 2) {
         fprintf(stderr,
-                "backend '%s' fails %s: the process ended %s (exit status %d): a plugin must not "
+                "backend '%s' fails %s: the process ended %s%s (exit status %d): a plugin must not "
                 "end the process\n",
-                p->name, c->name,
-                loaded ? "inside the check"
-                       : "while loading it (dlopen, its constructors, its "
-                         "entry function)",
+                p->name, c->name, loaded ? "inside the check" : "while ", loaded ? "" : loading,
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return -1;
     }

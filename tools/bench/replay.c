@@ -26,6 +26,7 @@
 #include <malloc.h>
 #endif
 
+#include "../cli.h"
 #include "stats.h"
 #include "tuning.h"
 
@@ -342,21 +343,6 @@ static void replay(const replay_request *req, replay_result *r, double *tick_ns,
     batches_free(&batch);
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void child(const replay_request *req, int fd)
 {
     const bench_workload *wl = req->wl;
@@ -368,8 +354,9 @@ static void child(const replay_request *req, int fd)
         fail(&r, "%s: out of memory", req->backend);
     else
         replay(req, &r, tick_ns, hashes);
-    int bad = write_all(fd, &r, sizeof r) || write_all(fd, tick_ns, r.ticks * sizeof *tick_ns) ||
-              write_all(fd, hashes, r.hash_count * sizeof *hashes);
+    int bad = cli_write_all(fd, &r, sizeof r) ||
+              cli_write_all(fd, tick_ns, r.ticks * sizeof *tick_ns) ||
+              cli_write_all(fd, hashes, r.hash_count * sizeof *hashes);
     _exit(bad ? 3 : 0);
 }
 
