@@ -116,20 +116,31 @@ static int fault(trace_reader *r, const char *fmt, ...)
 
 /*
  * The n bytes at s, as a message quotes a field of the line: whole up to
- * TRACE_FIELD_SHOWN bytes, else their start and "...", in r->shown[k] (a
- * message quotes at most two fields, k = 0 and 1). A line may be as long as
- * memory allows; its message stays short, and both tools print the same.
+ * TRACE_FIELD_SHOWN characters, else their start and "...", in r->shown[k]
+ * (a message quotes at most two fields, k = 0 and 1). A line may be as long
+ * as memory allows; its message stays short, and both tools print the same.
+ * A byte outside ASCII is shown as \xNN: no command, number or sense name
+ * has one, and a terminal must not be handed a stray byte of a broken UTF-8
+ * sequence or a bidirectional override from a file it did not write.
  */
 static const char *shown(trace_reader *r, int k, const char *s, size_t n)
 {
     char *out = r->shown[k];
-    if (n > TRACE_FIELD_SHOWN) {
-        memcpy(out, s, TRACE_FIELD_SHOWN);
-        memcpy(out + TRACE_FIELD_SHOWN, "...", 4);
-    } else {
-        memcpy(out, s, n);
-        out[n] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t width = c < 0x80 ? 1 : 4;
+        if (len + width > TRACE_FIELD_SHOWN) {
+            memcpy(out + len, "...", 4);
+            return out;
+        }
+        if (c < 0x80)
+            out[len] = (char)c;
+        else
+            snprintf(out + len, 5, "\\x%02x", c);
+        len += width;
     }
+    out[len] = '\0';
     return out;
 }
 
