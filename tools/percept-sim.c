@@ -1127,14 +1127,31 @@ static void write_timing(FILE *o, const sim_scene *s, double run_seconds)
             run_seconds);
 }
 
+/* `path` as a URL's path: every byte but letters, digits, "-._~" and '/'
+ * as %XX (RFC 3986), so that a space, a '#' or a '%' in a directory's name
+ * does not end or change the URL a terminal opens. */
+static void write_url_path(FILE *o, const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("-._~/", *p) != NULL)
+            fputc(*p, o);
+        else
+            fprintf(o, "%%%02X", *p);
+    }
+}
+
 /* An absolute file:// URL for a path, so that a terminal can open it with a click. */
 static void write_location(FILE *o, const char *what, const char *path)
 {
     char cwd[PATH_MAX];
-    if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
-        fprintf(o, "  %-10s %s  (file://%s/%s)\n", what, path, cwd, path);
-    else
-        fprintf(o, "  %-10s %s  (file://%s)\n", what, path, path);
+    fprintf(o, "  %-10s %s  (file://", what, path);
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL) {
+        write_url_path(o, cwd);
+        fputc('/', o);
+    }
+    write_url_path(o, path);
+    fputs(")\n", o);
 }
 
 /* ------------------------------------------------------------------------ */
