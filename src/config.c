@@ -376,7 +376,9 @@ static int value_fail(parse_state *st, const char *section, const char *key, con
 void pc_describe_value(char *out, size_t size, const char *value)
 {
     /* inih ends a value at " ;" only; "# ..." after a value is part of it. */
-    const char *hint = strchr(value, '#') ? "; a comment after a value starts with ' ;'" : "";
+    const char *hint = strchr(value, '#')          ? "; a comment after a value starts with ' ;'"
+                       : decimal_underflows(value) ? ", which is too small for a double: 0"
+                                                   : "";
     int shown = quote_len(value, strlen(value), 40);
     snprintf(out, size, " (read '%.*s%s'%s)", shown, value, value[shown] ? "..." : "", hint);
 }

@@ -65,6 +65,16 @@ int decimal_parse(const char *text, double *out)
     return 0;
 }
 
+int decimal_underflows(const char *text)
+{
+    double v;
+    if (decimal_parse(text, &v) != 0 || v != 0)
+        return 0;
+    /* A nonzero digit before the exponent: the number was not zero. */
+    size_t digits = strcspn(text, "eE");
+    return strcspn(text, "123456789") < digits;
+}
+
 int decimal_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
     locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);

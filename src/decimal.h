@@ -21,6 +21,13 @@
 int decimal_parse(const char *text, double *out);
 
 /*
+ * Whether `text` is a plain decimal number that decimal_parse() reads as 0
+ * although it is not zero ("1e-400": below the smallest double), so that a
+ * message refusing the 0 can say why a positive number was taken for it.
+ */
+int decimal_underflows(const char *text);
+
+/*
  * `v` as a message states a limit, into buf: %g's digits with the
  * exponent's '+' and leading zeros dropped ("1e15", "1e-15", "64"), so that
  * messages written from PERCEPT_COORD_LIMIT read as the documentation and
