@@ -318,7 +318,7 @@ typedef struct percept_position {
  * extent within the world bounds; moves to places outside the bounds are
  * ordered as if at their edge), so that the neighbourhood one move reads is
  * still in the cache for the next; in worlds of 64k to 256k entities
- * that made a tick of moves 1.2 to 1.7 times faster than one call per
+ * that made a tick of moves 1.2 to 1.9 times faster than one call per
  * move (docs/BENCHMARKS.md). The order depends only on the batch, never on
  * the backend, so every backend delivers the same events; each move's
  * events are delivered as percept_move() delivers them, before the next
