@@ -4,7 +4,7 @@
 # make check run under qemu's user-mode emulation. What this catches: a
 # byte taken from the wrong end of a key, a hash or a float's bits, which
 # every little-endian build would pass. Not part of make check (it needs
-# root, a Debian mirror and some 8 minutes on 2 cores); .ci/run runs it,
+# root, a Debian mirror and some 5 minutes on 2 cores); .ci/run runs it,
 # and so can anyone from the source tree on Debian 12:
 #   sh tests/big-endian.sh [WORKDIR]     (default: a temporary directory)
 # Needs the packages qemu-user-static, debootstrap and
@@ -58,6 +58,7 @@ fi
 QEMU_LD_PREFIX=$root
 export QEMU_LD_PREFIX
 
+jobs=$(nproc 2>/dev/null || echo 2)
 build=$work/build
 rm -rf "$build" && mkdir -p "$build" && cd "$build"
 cross="--target=s390x-linux-gnu --sysroot=$root"
@@ -67,7 +68,7 @@ cross="--target=s390x-linux-gnu --sysroot=$root"
     tail -n 30 configure.out
     exit 1
 }
-make -j"$(nproc 2>/dev/null || echo 2)" >make.out 2>&1 || {
+make -j"$jobs" >make.out 2>&1 || {
     tail -n 40 make.out
     exit 1
 }
@@ -78,7 +79,7 @@ make -j"$(nproc 2>/dev/null || echo 2)" >make.out 2>&1 || {
     exit 1
 }
 status=0
-make -j"$(nproc 2>/dev/null || echo 2)" check >check.out 2>&1 || status=$?
+make -j"$jobs" check >check.out 2>&1 || status=$?
 grep -E '^(FAIL|ERROR|SKIP):' check.out || true
 if [ "$status" -ne 0 ]; then
     cat test-suite.log
