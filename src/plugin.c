@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h> /* ElfW(): the ELF types of this build's class */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "alloc.h"
 #include "config.h" /* pc_backend_name_ok() */
+#include "elf_machine.h"
 #include "environment_trust.h"
 
 #include "install_dirs.h" /* written by make: the configured paths */
@@ -273,17 +275,36 @@ static int not_a_file(const char *path, char *out, size_t size)
     return 1;
 }
 
+/* The message for a plugin built for processor `machine`, not this one's. */
+static void other_machine(const char *path, unsigned machine, char *why, size_t size)
+{
+    const char *name = elf_machine_name(machine);
+    snprintf(why, size,
+             "%s: built for another processor: ELF machine %u, %s; this percept runs on ELF "
+             "machine %u, %s. Build the plugin for this one (file(1) tells what a file is built "
+             "for)",
+             path, machine, name ? name : "a processor percept has no name for",
+             (unsigned)ELF_MACHINE_OURS, elf_machine_name(ELF_MACHINE_OURS));
+}
+
 /*
- * Whether the plugin file at `path` is cut short: glibc maps a plugin's
- * loadable segments straight from the file and touches them, so a file cut
- * short (an interrupted copy or install) kills the process with SIGBUS inside
- * dlopen() instead of failing it. 0 when the file holds what its headers
- * promise, or is no ELF file of this build's class and byte order (dlopen()
- * then says what it is); -1 with the message in `why` otherwise. The headers
- * are read with pread(), since a mapping would fault the same way, a few
+ * Whether the plugin file at `path` is one dlopen() can be asked to load:
+ *
+ * - Built for this processor. An ELF file of this build's class and byte
+ *   order but another machine gets glibc's "cannot open shared object file:
+ *   No such file or directory", for a file that is there.
+ * - Not cut short. glibc maps a plugin's loadable segments straight from
+ *   the file and touches them, so a file cut short (an interrupted copy or
+ *   install) kills the process with SIGBUS inside dlopen() instead of
+ *   failing it.
+ *
+ * 0 when the file is for this machine and holds what its headers promise,
+ * or is no ELF file of this build's class and byte order (dlopen() then
+ * says what it is); -1 with the message in `why` otherwise. The headers are
+ * read with pread(), since a mapping would fault the same way, a few
  * program headers at a time into the stack: nothing is allocated.
  */
-static int check_truncated(const char *path, char *why, size_t size)
+static int check_elf_file(const char *path, char *why, size_t size)
 {
     static const unsigned char ours[EI_DATA + 1] = {
         ELFMAG0,
@@ -307,6 +328,13 @@ static int check_truncated(const char *path, char *why, size_t size)
     }
     char says[128] = ""; /* what the headers promise, when the file lacks it */
     int corrupt = 0;
+    if (ELF_MACHINE_OURS != EM_NONE &&
+        (size_t)got >= offsetof(ElfW(Ehdr), e_machine) + sizeof eh.e_machine &&
+        eh.e_machine != ELF_MACHINE_OURS) {
+        close(fd);
+        other_machine(path, eh.e_machine, why, size);
+        return -1;
+    }
     if ((size_t)got < sizeof eh) {
         snprintf(says, sizeof says, "an ELF header is %zu bytes", sizeof eh);
     } else if (eh.e_phnum > 0 && eh.e_phentsize != sizeof(ElfW(Phdr))) {
@@ -387,7 +415,7 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
                  path, odd, name);
         return PERCEPT_EPLUGIN;
     }
-    if (check_truncated(path, why, why_size))
+    if (check_elf_file(path, why, why_size))
         return PERCEPT_EPLUGIN;
 
     dlerror();

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_machine.h" /* ELF_MACHINE_OURS: whether the check is built in */
 #include "percept.h"
 #include "percept/backend.h"
 
@@ -895,6 +896,63 @@ static void test_other_elf_falls_through(void **state)
     free(img.bytes);
 }
 
+/*
+ * A plugin of this build's class and byte order but for another processor
+ * (a cross-build copied to the wrong server): glibc's dlopen() says "No
+ * such file or directory" of a file that is there, so the host names the
+ * processor the file is built for and the one percept runs on, before
+ * dlopen() is asked; nothing is loaded. Known and unknown machines, and a
+ * copy cut short, whose machine is the first thing wrong with it.
+ */
+static void test_other_machine(void **state)
+{
+    (void)state;
+#if ELF_MACHINE_OURS == EM_NONE
+    skip(); /* the library leaves such files to dlopen() here */
+#endif
+    plugin_image img;
+    read_image(&img);
+    ElfW(Ehdr) eh;
+    memcpy(&eh, img.bytes, sizeof eh);
+    const unsigned real = eh.e_machine; /* what this build's plugins are built for */
+    const struct {
+        ElfW(Half) machine;
+        const char *says;
+        size_t length; /* of the copy: 0, the whole file */
+    } cases[] = {
+        {real == EM_AARCH64 ? EM_X86_64 : EM_AARCH64,
+         real == EM_AARCH64 ? "x86-64 (amd64)" : "AArch64 (arm64)", 0},
+        {0x7777, "a processor percept has no name for", 0},
+        {real == EM_386 ? EM_X86_64 : EM_386,
+         real == EM_386 ? "x86-64 (amd64)" : "32-bit x86 (i386)", sizeof eh},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        eh.e_machine = cases[i].machine;
+        memcpy(img.bytes, &eh, sizeof eh);
+        char path[1024], says[1400];
+        write_copy(img.bytes, cases[i].length ? cases[i].length : img.size, path, sizeof path);
+        percept_error error;
+        open_fails(truncated_ini, tmp_dir, PERCEPT_EPLUGIN, &error);
+        snprintf(says, sizeof says,
+                 "%s: built for another processor: ELF machine %u, %s; this percept runs on ELF "
+                 "machine %u, ",
+                 path, (unsigned)cases[i].machine, cases[i].says, real);
+        expect_text(error.text, says);
+        expect_text(error.text, "Build the plugin for this one");
+        if (strstr(error.text, "dlopen") != NULL || strstr(error.text, "truncated") != NULL) {
+            print_error("not judged by its machine: %s\n", error.text);
+            fail();
+        }
+#ifdef RTLD_NOLOAD
+        void *loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        if (loaded != NULL)
+            dlclose(loaded);
+        assert_null(loaded);
+#endif
+    }
+    free(img.bytes);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static int setup(void **state)
@@ -955,6 +1013,7 @@ int main(void)
         cmocka_unit_test(test_broken_via_options_backend),
         cmocka_unit_test(test_repeated_failure),
         cmocka_unit_test(test_truncated_plugin),
+        cmocka_unit_test(test_other_machine),
         cmocka_unit_test(test_corrupt_program_headers),
         cmocka_unit_test(test_long_program_header_table),
         cmocka_unit_test(test_other_elf_falls_through),
