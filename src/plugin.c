@@ -246,6 +246,13 @@ static const char *dlopen_hint(const char *e, const char *path)
         strstr(e, "wrong ELF class") || strstr(e, "Exec format error"))
         return ". This is not a shared object for this machine: check it with file(1), and "
                "rebuild it as a module (libtool -module, or cc -shared -fPIC)";
+    /* glibc's words for an object file, and for a program (PIE or not). */
+    if (strstr(e, "only ET_DYN and ET_EXEC"))
+        return ". This is an object file (cc -c), not a shared object: link it as a module "
+               "(libtool -module, or cc -shared -fPIC)";
+    if (strstr(e, "cannot dynamically load"))
+        return ". This is a program, not a shared object: build the plugin as a module (libtool "
+               "-module, or cc -shared -fPIC)";
     if (strstr(e, "undefined symbol") || strstr(e, "symbol not found"))
         return ". The plugin uses a symbol that nothing loaded defines: link it against the "
                "libraries it needs";

@@ -953,6 +953,66 @@ static void test_other_machine(void **state)
     free(img.bytes);
 }
 
+/* tmp_dir/badparam.so refused by dlopen() with the loader's words and,
+ * where those are glibc's `loader_says`, the hint `hint`. */
+static void expect_hint(const char *loader_says, const char *hint)
+{
+    char path[1024], why[512];
+    plugin_path(path, sizeof path, tmp_dir, "badparam");
+    percept_error error;
+    open_fails(truncated_ini, tmp_dir, PERCEPT_EPLUGIN, &error);
+    dlopen_error(path, why, sizeof why); /* what dlopen says of this very file */
+    expect_text(error.text, path);
+    expect_text(error.text, ": dlopen failed: ");
+    expect_text(error.text, why);
+    if (strstr(why, loader_says) != NULL)
+        expect_text(error.text, hint);
+    if (strstr(error.text, "ldd") != NULL) {
+        print_error("a hint about dependencies for a file that is no plugin: %s\n", error.text);
+        fail();
+    }
+}
+
+/*
+ * An object file left unlinked, and a program, in a plugin's place (a
+ * build without -shared): each is told apart from a file that is no ELF
+ * at all, with what to build instead. The object file and the program
+ * without PIE are copies of a plugin with another e_type; the PIE is this
+ * test program itself.
+ */
+static void test_object_file_or_program(void **state)
+{
+    (void)state;
+    plugin_image img;
+    read_image(&img);
+    ElfW(Ehdr) eh;
+    memcpy(&eh, img.bytes, sizeof eh);
+    char path[1024];
+    eh.e_type = ET_REL;
+    memcpy(img.bytes, &eh, sizeof eh);
+    write_copy(img.bytes, img.size, path, sizeof path);
+    expect_hint("only ET_DYN and ET_EXEC", "This is an object file (cc -c), not a shared object");
+    eh.e_type = ET_EXEC;
+    memcpy(img.bytes, &eh, sizeof eh);
+    write_copy(img.bytes, img.size, path, sizeof path);
+    expect_hint("cannot dynamically load", "This is a program, not a shared object");
+    free(img.bytes);
+
+    /* This program, PIE or not: glibc refuses either to dlopen(). */
+    FILE *in = fopen("/proc/self/exe", "rb");
+    if (in == NULL)
+        return; /* no /proc: the copies above stand for it */
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    assert_int_equal(fclose(out), 0);
+    expect_hint("cannot dynamically load", "This is a program, not a shared object");
+}
+
 /* ------------------------------------------------------------------------ */
 
 static int setup(void **state)
@@ -1014,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_repeated_failure),
         cmocka_unit_test(test_truncated_plugin),
         cmocka_unit_test(test_other_machine),
+        cmocka_unit_test(test_object_file_or_program),
         cmocka_unit_test(test_corrupt_program_headers),
         cmocka_unit_test(test_long_program_header_table),
         cmocka_unit_test(test_other_elf_falls_through),
