@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_file.h"
 #include "splitmix.h"
 
 #define MAX_SLOTS 4096 /* the highest slot any check uses, plus one */
@@ -53,9 +54,16 @@ int pc_plugin_load(pc_plugin *p, const char *path)
     /* dlopen() searches the library path for a name without a slash. */
     char where[sizeof p->path + 2];
     snprintf(where, sizeof where, "%s%s", strchr(path, '/') ? "" : "./", path);
+    /* The library's own checks of the file first, and its hints: a file
+     * built for another processor or cut short, or one dlopen() refuses,
+     * gets the words percept_world_open() would give it. */
+    if (plugin_file_check(where, p->load_error, sizeof p->load_error))
+        return -1;
     p->handle = dlopen(where, RTLD_NOW | RTLD_LOCAL);
     if (p->handle == NULL) {
-        snprintf(p->load_error, sizeof p->load_error, "dlopen: %s", dlerror());
+        const char *e = dlerror();
+        snprintf(p->load_error, sizeof p->load_error, "dlopen: %s%s",
+                 e != NULL ? e : "unknown error", plugin_file_dlopen_hint(e, where));
         return -1;
     }
     dlerror();
