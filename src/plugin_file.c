@@ -84,13 +84,14 @@ int plugin_file_odd(const char *path, char *out, size_t size)
 /* The message for a plugin built for processor `machine`, not this one's. */
 static void other_machine(const char *path, unsigned machine, char *why, size_t size)
 {
-    const char *name = elf_machine_name(machine);
+    const char *name = elf_machine_name(machine), *ours = elf_machine_name(ELF_MACHINE_OURS);
+    const char *unnamed = "a processor percept has no name for";
     snprintf(why, size,
              "%s: built for another processor: ELF machine %u, %s; this percept runs on ELF "
              "machine %u, %s. Build the plugin for this one (file(1) tells what a file is built "
              "for)",
-             path, machine, name ? name : "a processor percept has no name for",
-             (unsigned)ELF_MACHINE_OURS, elf_machine_name(ELF_MACHINE_OURS));
+             path, machine, name ? name : unnamed, (unsigned)ELF_MACHINE_OURS,
+             ours ? ours : unnamed);
 }
 
 /*
