@@ -239,18 +239,9 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
                  path, odd, name);
         return PERCEPT_EPLUGIN;
     }
-    if (plugin_file_check(path, why, why_size))
+    void *handle = plugin_file_open(path, why, why_size);
+    if (!handle)
         return PERCEPT_EPLUGIN;
-
-    dlerror();
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *e = dlerror();
-        snprintf(why, why_size, "%s: dlopen failed: %s%s", path,
-                 e ? plugin_file_without_path(e, path) : "unknown error",
-                 plugin_file_dlopen_hint(e, path));
-        return PERCEPT_EPLUGIN;
-    }
     dlerror();
     void *sym = dlsym(handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
     const char *e = dlerror();

@@ -4,6 +4,7 @@
  */
 #include "plugin_file.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -195,4 +196,19 @@ int plugin_file_check(const char *path, char *why, size_t size)
         snprintf(why, size, "%s: file is truncated: %s, the file has %ju bytes%s", path, says, have,
                  again);
     return -1;
+}
+
+void *plugin_file_open(const char *path, char *why, size_t size)
+{
+    if (plugin_file_check(path, why, size))
+        return NULL;
+    dlerror();
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *e = dlerror(); /* copied at once, before another dl call replaces it */
+        snprintf(why, size, "%s: dlopen failed: %s%s", path,
+                 e ? plugin_file_without_path(e, path) : "unknown error",
+                 plugin_file_dlopen_hint(e, path));
+    }
+    return handle;
 }

@@ -24,6 +24,13 @@ int plugin_file_odd(const char *path, char *out, size_t size);
  */
 int plugin_file_check(const char *path, char *why, size_t size);
 
+/*
+ * plugin_file_check(), then dlopen(path, RTLD_NOW | RTLD_LOCAL): the handle,
+ * or NULL with "PATH: ..." in `why` (dlopen()'s words and a hint when it is
+ * the loader that refuses).
+ */
+void *plugin_file_open(const char *path, char *why, size_t size);
+
 /* dlerror()'s text `e` without the plugin's path where it starts with it. */
 const char *plugin_file_without_path(const char *e, const char *path);
 

@@ -54,18 +54,12 @@ int pc_plugin_load(pc_plugin *p, const char *path)
     /* dlopen() searches the library path for a name without a slash. */
     char where[sizeof p->path + 2];
     snprintf(where, sizeof where, "%s%s", strchr(path, '/') ? "" : "./", path);
-    /* The library's own checks of the file first, and its hints: a file
-     * built for another processor or cut short, or one dlopen() refuses,
-     * gets the words percept_world_open() would give it. */
-    if (plugin_file_check(where, p->load_error, sizeof p->load_error))
+    /* Opened as the library opens it: a file built for another processor
+     * or cut short, or one dlopen() refuses, gets the words
+     * percept_world_open() would give it. */
+    p->handle = plugin_file_open(where, p->load_error, sizeof p->load_error);
+    if (p->handle == NULL)
         return -1;
-    p->handle = dlopen(where, RTLD_NOW | RTLD_LOCAL);
-    if (p->handle == NULL) {
-        const char *e = dlerror();
-        snprintf(p->load_error, sizeof p->load_error, "dlopen: %s%s",
-                 e != NULL ? e : "unknown error", plugin_file_dlopen_hint(e, where));
-        return -1;
-    }
     dlerror();
     void *sym = dlsym(p->handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
     if (sym == NULL) {
