@@ -226,7 +226,11 @@ typedef struct percept_error {
     char key[64];     /* the config key concerned ("cel_size"), or "" */
     char option[16];  /* the percept_options field concerned ("backend", "bounds"), or "" */
     char text[512];   /* the message, cut to 511 bytes; names too long for their fields
-                         are cut there, on a whole UTF-8 character */
+                         are cut there, on a whole UTF-8 character. What the message
+                         quotes (config text, a path, a plugin's words) shows valid
+                         UTF-8 as it is; a byte of no valid UTF-8 character, a control
+                         character or a bidirectional-text control is written as \xNN,
+                         each byte (the fields above keep them as given) */
 } percept_error;
 
 /*
@@ -268,7 +272,9 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
  * failed call too. Reading calls (percept_perceives(), percept_entities(),
  * ...) only return their status and never set it. The pointer is valid
  * until the world is closed; the next failed change rewrites its text. For
- * a NULL world, a static "the world is NULL".
+ * a NULL world, a static "the world is NULL". Names it quotes (a plugin's,
+ * its path) show as in percept_error.text: bytes that are no valid UTF-8,
+ * controls and bidirectional-text controls as \xNN.
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 

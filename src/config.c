@@ -20,6 +20,7 @@
 
 #include "alloc.h"
 #include "decimal.h"
+#include "safe_text.h"
 
 /* The fields for programs, cleared: a message names nothing until told. */
 static void error_clear_about(percept_error *err)
@@ -29,6 +30,11 @@ static void error_clear_about(percept_error *err)
     err->section[0] = err->key[0] = err->option[0] = '\0';
 }
 
+/* Room to format a message in before it is written into percept_error.text
+ * (safe_text.h): more than the text holds, so an escape does not lose
+ * what would have fitted. */
+#define RAW_MESSAGE 2048
+
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
 {
     if (!err)
@@ -36,10 +42,13 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
     err->status = status;
     err->line = line;
     error_clear_about(err);
+    char raw[RAW_MESSAGE];
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(err->text, sizeof err->text, fmt, ap);
+    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    size_t at = 0;
+    safe_text_put(err->text, sizeof err->text, &at, raw);
 }
 
 static void error_vset_at(percept_error *err, int status, int line, const char *place,
@@ -48,12 +57,18 @@ static void error_vset_at(percept_error *err, int status, int line, const char *
     err->status = status;
     err->line = line;
     error_clear_about(err);
-    int n = snprintf(err->text, sizeof err->text, "%s: ", place);
     /* A place too long for the text (a path of thousands of bytes) leaves
      * the reason no room: it is then the empty end of the text. */
-    size_t at = n < 0 ? 0 : (size_t)n < sizeof err->text ? (size_t)n : sizeof err->text - 1;
-    decimal_vsnprintf(err->text + at, sizeof err->text - at, fmt, ap);
+    size_t at = 0;
+    if (!safe_text_put(err->text, sizeof err->text, &at, place) ||
+        !safe_text_put(err->text, sizeof err->text, &at, ": ")) {
+        err->reason = (int)at;
+        return;
+    }
+    char raw[RAW_MESSAGE];
+    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
     err->reason = (int)at;
+    safe_text_put(err->text, sizeof err->text, &at, raw);
 }
 
 void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,

@@ -26,6 +26,7 @@
 #include "ieee_double.h"
 #include "key_sort.h"
 #include "prefetch.h"
+#include "safe_text.h"
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 /* How much wider than its own reach a mover's query may grow to find the
@@ -41,10 +42,14 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
 {
+    /* Names in it (a plugin's, its path) may hold any bytes (safe_text.h). */
+    char raw[2 * sizeof w->errmsg];
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    size_t at = 0;
+    safe_text_put(w->errmsg, sizeof w->errmsg, &at, raw);
     w->err_index = SIZE_MAX;
     return status;
 }

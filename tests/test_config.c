@@ -2032,6 +2032,47 @@ static void test_place_longer_than_text(void **state)
         assert_memory_equal(error.text + error.reason - 2, ": ", 2);
 }
 
+/*
+ * Bytes of the config that are not text, or that a terminal would obey
+ * (a control, a bidirectional override), reach the message as \xNN
+ * (src/safe_text.h): the fields for programs keep them as given, and valid
+ * UTF-8 reads as written. A place of such bytes too long for the text is
+ * cut on a whole escape and leaves the reason no room.
+ */
+static void test_messages_escape_what_terminals_obey(void **state)
+{
+    (void)state;
+    percept_error error;
+    open_failing("[percept]\nbackend = bruteforce\ncol\xFFour = blue\n", NAME, NULL,
+                 PERCEPT_ECONFIG, &error);
+    expect_text(&error, NAME ":3: key 'col\\xffour' in [percept]");
+    assert_null(memchr(error.text, 0xFF, strlen(error.text)));
+    expect_fields(&error, "percept", "col\xFFour", "", 0);
+
+    open_failing("[percept]\nbackend = bruteforce\n[world]\nmax_x = 1\xE2\x80\xAE"
+                 "0\n",
+                 NAME, NULL, PERCEPT_ECONFIG, &error);
+    expect_text(&error, "(read '1\\xe2\\x80\\xae0')");
+    assert_null(strstr(error.text, "\xE2\x80\xAE"));
+
+    open_failing("[percept]\nbackend = bruteforce\ngr\xC3\xB6\xC3\x9F"
+                 "e = 1\n",
+                 NAME, NULL, PERCEPT_ECONFIG, &error);
+    expect_text(&error, "key 'gr\xC3\xB6\xC3\x9F"
+                        "e' in [percept]");
+
+    char label[201];
+    memset(label, 0xFF, sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    open_failing("[percept]\nbackend = bruteforce\ncolour = blue\n", label, NULL, PERCEPT_ECONFIG,
+                 &error);
+    size_t len = strlen(error.text);
+    assert_true(len > sizeof error.text - 5 && len % 4 == 0);
+    for (size_t i = 0; i < len; i += 4)
+        assert_memory_equal(error.text + i, "\\xff", 4);
+    assert_int_equal(error.reason, (int)len);
+}
+
 /* An allocator that refuses blocks above 1 GiB (badparam's `hungry` asks for 2 GiB). */
 static void *modest_alloc(void *user, void *ptr, size_t size)
 {
@@ -2174,6 +2215,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_null_arguments_name_nothing),
     cmocka_unit_test(test_success_leaves_error_clear),
     cmocka_unit_test(test_place_longer_than_text),
+    cmocka_unit_test(test_messages_escape_what_terminals_obey),
     cmocka_unit_test(test_plugin_refusals_name_the_backend_key),
 };
 
