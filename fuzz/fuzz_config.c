@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "safe_text.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,6 +64,21 @@ static int is_sense(const char *name)
     return 0;
 }
 
+/* Whether the message may have filled its text: a character is written
+ * whole or not at all, and one of four bytes shown escaped takes 16. */
+static int full(const percept_error *err)
+{
+    return strlen(err->text) + 16 >= sizeof err->text;
+}
+
+/* Whether the message shows `shown`, or may have lost it: a message that
+ * filled its text (a key of escapes, at four characters a byte, say) is cut
+ * there, and the fields keep what it could not show. */
+static int shows(const percept_error *err, const char *shown)
+{
+    return strstr(err->text, shown) != NULL || full(err);
+}
+
 /*
  * percept_error's fields for programs agree with its text, whatever the
  * input: each names what the message names and no more. Only what holds for
@@ -77,9 +93,13 @@ static void check_error_fields(const percept_error *err)
     if (err->reason < 0 || (size_t)err->reason > len)
         fuzz_fail("error.reason %d outside the message of %zu characters: %s", err->reason, len,
                   err->text);
-    /* The place, when there is one, is the label's and ends in ": ". */
-    if (err->reason > 0 && (err->reason < 2 || memcmp(err->text + err->reason - 2, ": ", 2) != 0 ||
-                            strncmp(err->text, "fuzz.ini", 8) != 0))
+    /* The place, when there is one, is the label's and ends in ": "; unless
+     * it took the whole text (a byte shown as \xNN takes four), which then
+     * leaves the reason no room. */
+    int place_cut = (size_t)err->reason == len && full(err);
+    if (err->reason > 0 &&
+        (strncmp(err->text, "fuzz.ini", 8) != 0 ||
+         (!place_cut && (err->reason < 2 || memcmp(err->text + err->reason - 2, ": ", 2) != 0))))
         fuzz_fail("error.reason %d does not follow a place \"fuzz.ini...: \": %s", err->reason,
                   err->text);
     if (err->senses & ~(unsigned)((1u << PERCEPT_SENSE_COUNT) - 1))
@@ -90,16 +110,23 @@ static void check_error_fields(const percept_error *err)
     if (err->reason == 0 && (err->section[0] || err->key[0] || err->senses))
         fuzz_fail("error names section '%s', key '%s', senses 0x%x, but no place: %s", err->section,
                   err->key, err->senses, err->text);
-    /* The message names the section ("[NAME", its start if cut) and the key. */
+    /* The message names the section ("[NAME", its start if cut) and the
+     * key, as it shows them (src/safe_text.h). */
     if (err->section[0]) {
-        char bracketed[sizeof err->section + 1];
-        snprintf(bracketed, sizeof bracketed, "[%s", err->section);
-        if (strstr(err->text, bracketed) == NULL)
+        char bracketed[4 * sizeof err->section + 2] = "[";
+        size_t at = 1;
+        safe_text_put(bracketed, sizeof bracketed, &at, err->section);
+        if (!shows(err, bracketed))
             fuzz_fail("error.section '%s' is not named in the message: %s", err->section,
                       err->text);
     }
-    if (err->key[0] && strstr(err->text, err->key) == NULL)
-        fuzz_fail("error.key '%s' is not named in the message: %s", err->key, err->text);
+    if (err->key[0]) {
+        char shown[4 * sizeof err->key + 1];
+        size_t at = 0;
+        safe_text_put(shown, sizeof shown, &at, err->key);
+        if (!shows(err, shown))
+            fuzz_fail("error.key '%s' is not named in the message: %s", err->key, err->text);
+    }
     /* A sense's section concerns that sense; only a backend named in
      * [percept] speaks for senses from elsewhere. */
     if (is_sense(err->section)) {
