@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../tools/splitmix.h"
 
@@ -742,6 +743,78 @@ static void test_slot_reuse(void **state)
     tu_for_each_backend(check_slot_reuse);
 }
 
+/* ------------------------------------------------------------------------ */
+/* What a runtime message quotes                                             */
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    assert_int_equal(ferror(in), 0);
+    assert_int_equal(fclose(in), 0);
+    assert_int_equal(fclose(out), 0);
+}
+
+/*
+ * The message of a call that ran out of memory in a backend's reserve()
+ * names the plugin's path, which comes from outside: a directory whose name
+ * holds a right-to-left override shows it as \xNN (src/safe_text.h), as
+ * config messages do, so that it cannot reorder the line a terminal shows.
+ */
+static void test_runtime_message_escapes_path(void **state)
+{
+    (void)state;
+    char plugins_buf[4096], plugin[4200], dir[sizeof tmp_dir + 32], copy[sizeof dir + 16];
+    const char *plugins = first_plugin_dir(plugins_buf, sizeof plugins_buf);
+    if (plugins == NULL)
+        skip();
+    snprintf(plugin, sizeof plugin, "%s/grid.so", plugins);
+    snprintf(dir, sizeof dir,
+             "%s/odd\xE2\x80\xAE"
+             "dir",
+             tmp_dir);
+    snprintf(copy, sizeof copy, "%s/grid.so", dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    copy_file(plugin, copy);
+
+    tu_fault_alloc fa;
+    tu_fault_init(&fa);
+    percept_allocator allocator = {tu_fault_fn, &fa};
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.allocator = &allocator;
+    options.plugin_dir = dir;
+    percept_world *w = NULL;
+    percept_error error;
+    int rc =
+        percept_world_open_string(&w, "[percept]\nbackend = grid\n", "<test>", &options, &error);
+    unlink(copy);
+    rmdir(dir);
+    if (rc != PERCEPT_OK) {
+        print_error("cannot open a world from %s: %s\n", dir, error.text);
+        fail();
+    }
+    percept_entity_desc a = tu_desc(10, 10, 5, 5, 5, 0);
+    TU_OK(w, percept_add(w, 1, &a));
+    /* The first request of a move into an empty cell is the cell's block. */
+    fa.fail_at = fa.counted + 1;
+    assert_int_equal(percept_move(w, 1, 900, 900), PERCEPT_ENOMEM);
+    const char *msg = percept_errmsg(w);
+    if (strstr(msg, "backend 'grid' (") == NULL ||
+        strstr(msg, "/odd\\xe2\\x80\\xaedir/grid.so") == NULL ||
+        strstr(msg, "\xE2\x80\xAE") != NULL) {
+        print_error("the message does not name the path escaped: %s\n", msg);
+        fail();
+    }
+    fa.fail_at = 0;
+    percept_world_close(w);
+    tu_expect_no_leak(&fa, "test_runtime_message_escapes_path");
+}
+
 static int make_tmp_dir(void **state)
 {
     (void)state;
@@ -760,10 +833,14 @@ static int remove_tmp_dir(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_allocator_counts), tu_backend_test(test_world_open_string),
-        tu_backend_test(test_world_open_file),   tu_backend_test(test_calls_crowd),
-        tu_backend_test(test_calls_reach),       tu_backend_test(test_calls_shared_cell),
+        cmocka_unit_test(test_allocator_counts),
+        tu_backend_test(test_world_open_string),
+        tu_backend_test(test_world_open_file),
+        tu_backend_test(test_calls_crowd),
+        tu_backend_test(test_calls_reach),
+        tu_backend_test(test_calls_shared_cell),
         tu_backend_test(test_slot_reuse),
+        cmocka_unit_test(test_runtime_message_escapes_path),
     };
     return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
 }
