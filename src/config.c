@@ -30,11 +30,6 @@ static void error_clear_about(percept_error *err)
     err->section[0] = err->key[0] = err->option[0] = '\0';
 }
 
-/* Room to format a message in before it is written into percept_error.text
- * (safe_text.h): more than the text holds, so an escape does not lose
- * what would have fitted. */
-#define RAW_MESSAGE 2048
-
 void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...)
 {
     if (!err)
@@ -42,13 +37,11 @@ void pc_error_set(percept_error *err, int status, int line, const char *fmt, ...
     err->status = status;
     err->line = line;
     error_clear_about(err);
-    char raw[RAW_MESSAGE];
+    size_t at = 0;
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
+    safe_text_vprintf(err->text, sizeof err->text, &at, fmt, ap);
     va_end(ap);
-    size_t at = 0;
-    safe_text_put(err->text, sizeof err->text, &at, raw);
 }
 
 static void error_vset_at(percept_error *err, int status, int line, const char *place,
@@ -65,10 +58,8 @@ static void error_vset_at(percept_error *err, int status, int line, const char *
         err->reason = (int)at;
         return;
     }
-    char raw[RAW_MESSAGE];
-    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
     err->reason = (int)at;
-    safe_text_put(err->text, sizeof err->text, &at, raw);
+    safe_text_vprintf(err->text, sizeof err->text, &at, fmt, ap);
 }
 
 void pc_error_set_at(percept_error *err, int status, int line, const char *place, const char *fmt,

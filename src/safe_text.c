@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decimal.h"
+
+/* Room to format a message in before it is escaped: more than any message
+ * holds (percept_error.text, a world's last message), so that what would
+ * have fitted is not lost to the formatting. */
+#define RAW_MESSAGE 2048
+
 /* The length (2 to 4) of the valid UTF-8 sequence of more than one byte
  * at s, with its code point in *cp; 0 when the bytes there are not one
  * (overlong, a surrogate, beyond U+10FFFF, cut short: the NUL that ends
@@ -77,4 +84,11 @@ int safe_text_put(char *out, size_t size, size_t *at, const char *in)
     out[n] = '\0';
     *at = n;
     return whole;
+}
+
+int safe_text_vprintf(char *out, size_t size, size_t *at, const char *fmt, va_list ap)
+{
+    char raw[RAW_MESSAGE];
+    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
+    return safe_text_put(out, size, at, raw);
 }

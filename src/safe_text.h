@@ -11,6 +11,7 @@
 #ifndef PERCEPT_SAFE_TEXT_H
 #define PERCEPT_SAFE_TEXT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /*
@@ -20,5 +21,12 @@
  * was written, 0 when it was cut.
  */
 int safe_text_put(char *out, size_t size, size_t *at, const char *in);
+
+/*
+ * Formats a message (decimal_vsnprintf(): numbers with '.' in any locale)
+ * and writes it with safe_text_put(): what the library's messages are
+ * made with, since any argument may quote text from outside.
+ */
+int safe_text_vprintf(char *out, size_t size, size_t *at, const char *fmt, va_list ap);
 
 #endif

@@ -43,13 +43,11 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
 static int set_error(percept_world *w, int status, const char *fmt, ...)
 {
     /* Names in it (a plugin's, its path) may hold any bytes (safe_text.h). */
-    char raw[2 * sizeof w->errmsg];
+    size_t at = 0;
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(raw, sizeof raw, fmt, ap);
+    safe_text_vprintf(w->errmsg, sizeof w->errmsg, &at, fmt, ap);
     va_end(ap);
-    size_t at = 0;
-    safe_text_put(w->errmsg, sizeof w->errmsg, &at, raw);
     w->err_index = SIZE_MAX;
     return status;
 }
