@@ -746,20 +746,6 @@ static void test_slot_reuse(void **state)
 /* ------------------------------------------------------------------------ */
 /* What a runtime message quotes                                             */
 
-static void copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(ferror(in), 0);
-    assert_int_equal(fclose(in), 0);
-    assert_int_equal(fclose(out), 0);
-}
-
 /*
  * The message of a call that ran out of memory in a backend's reserve()
  * names the plugin's path, which comes from outside: a directory whose name
@@ -780,7 +766,7 @@ static void test_runtime_message_escapes_path(void **state)
              tmp_dir);
     snprintf(copy, sizeof copy, "%s/grid.so", dir);
     assert_int_equal(mkdir(dir, 0700), 0);
-    copy_file(plugin, copy);
+    tu_copy_file(plugin, copy);
 
     tu_fault_alloc fa;
     tu_fault_init(&fa);

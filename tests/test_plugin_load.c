@@ -999,17 +999,9 @@ static void test_object_file_or_program(void **state)
     free(img.bytes);
 
     /* This program, PIE or not: glibc refuses either to dlopen(). */
-    FILE *in = fopen("/proc/self/exe", "rb");
-    if (in == NULL)
+    if (access("/proc/self/exe", R_OK) != 0)
         return; /* no /proc: the copies above stand for it */
-    FILE *out = fopen(path, "wb");
-    assert_non_null(out);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, n, out), n);
-    fclose(in);
-    assert_int_equal(fclose(out), 0);
+    tu_copy_file("/proc/self/exe", path);
     expect_hint("cannot dynamically load", "This is a program, not a shared object");
 }
 
