@@ -20,6 +20,7 @@
 #include "elf_machine.h" /* ELF_MACHINE_OURS: whether the check is built in */
 #include "percept.h"
 #include "percept/backend.h"
+#include "testutil.h"
 
 #define NAME "test.ini"
 
