@@ -43,8 +43,8 @@ extern "C" {
 #endif
 
 /* The library's version, as text and as a number (major*10000 + minor*100 + patch). */
-#define PERCEPT_VERSION "0.1.0"
-#define PERCEPT_VERSION_NUMBER 100
+#define PERCEPT_VERSION "0.2.0"
+#define PERCEPT_VERSION_NUMBER 200
 
 /* An entity's identifier, chosen by the caller: any 32-bit value. */
 typedef uint32_t percept_id;
@@ -195,42 +195,30 @@ typedef struct percept_options {
                                            which are still checked: inverted ones in the
                                            file are refused (PERCEPT_ECONFIG) */
     const percept_allocator *allocator; /* if set: all memory comes from it */
+    size_t reserve;                     /* if above 0: replaces the config's [world] reserve,
+                                           room for that many entities made at creation */
 } percept_options;
 
 #define PERCEPT_OPTIONS_INIT                                                                       \
     {                                                                                              \
-        sizeof(percept_options), NULL, NULL, NULL, NULL                                            \
+        sizeof(percept_options), NULL, NULL, NULL, NULL, 0                                         \
     }
 
 /*
  * Why creating a world failed. `text` is the message for people, naming the
- * file, line, key, option or path at fault. The other fields say the same
- * for programs: an editor that marks the bad key, a tool that names its own
- * command-line option rather than a config it generated. Each holds what
- * the message names, and is empty (0, "") where it names nothing of the
- * kind. For "percept.ini:14: key 'cel_size' in [sight]: unknown parameter
- * (grid takes: cell_size) (read '64')": line 14, section "sight", key
- * "cel_size", option "", senses PERCEPT_SENSE_BIT(PERCEPT_SIGHT) (with any
- * other sense sharing that backend), text + reason "unknown parameter ...".
+ * file, line, key, option or path at fault; the other fields say the same
+ * for programs (an editor that marks the bad key), each empty (0, "") where
+ * the message names nothing of the kind. For "percept.ini:14: key
+ * 'cel_size' in [sight]: unknown parameter (read '64')": status
+ * PERCEPT_ECONFIG, line 14, section "sight", key "cel_size". Text the
+ * message quotes (a config line, a path) shows each control byte as \xNN.
  */
 typedef struct percept_error {
     int status;       /* the status returned */
     int line;         /* the config line concerned, or 0 */
-    int reason;       /* text + reason: the message after the place it starts by naming
-                         ("FILE:LINE: key 'K' in [S]: ", "FILE: backend 'B' for [S] (from
-                         the options): "); 0, the whole message, where it names none; the
-                         empty end of the text when the place fills it (a very long path) */
-    unsigned senses;  /* PERCEPT_SENSE_BIT()s of the senses whose section is concerned,
-                         or whose backend: all those it serves */
     char section[64]; /* the config section concerned, without brackets ("sight"), or "" */
     char key[64];     /* the config key concerned ("cel_size"), or "" */
-    char option[16];  /* the percept_options field concerned ("backend", "bounds"), or "" */
-    char text[512];   /* the message, cut to 511 bytes; names too long for their fields
-                         are cut there, on a whole UTF-8 character. What the message
-                         quotes (config text, a path, a plugin's words) shows valid
-                         UTF-8 as it is; a byte of no valid UTF-8 character, a control
-                         character or a bidirectional-text control is written as \xNN,
-                         each byte (the fields above keep them as given) */
+    char text[512];   /* the message, cut to 511 bytes */
 } percept_error;
 
 /*
@@ -272,9 +260,8 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
  * failed call too. Reading calls (percept_perceives(), percept_entities(),
  * ...) only return their status and never set it. The pointer is valid
  * until the world is closed; the next failed change rewrites its text. For
- * a NULL world, a static "the world is NULL". Names it quotes (a plugin's,
- * its path) show as in percept_error.text: bytes that are no valid UTF-8,
- * controls and bidirectional-text controls as \xNN.
+ * a NULL world, a static "the world is NULL". Control bytes of the names
+ * it quotes (a plugin's path) show as \xNN.
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
@@ -304,6 +291,12 @@ typedef struct percept_entity_desc {
  * PERCEPT_EINVAL for a non-finite or out-of-limit position or range, a
  * negative range (0 and -0 both mean "lacks the sense"), or hidden bits
  * other than the three senses'.
+ *
+ * Cost: like a move of the newcomer, plus amortised O(1) for its record.
+ * The add that finds the world's arrays full doubles them, copying every
+ * record: O(N) at once (tens of milliseconds at half a million entities).
+ * A world made with room for N entities ([world] reserve in the config, or
+ * percept_options.reserve) never does so while it holds at most N.
  */
 PERCEPT_API int percept_add(percept_world *world, percept_id id, const percept_entity_desc *desc);
 

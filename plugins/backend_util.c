@@ -46,17 +46,10 @@ int backend_size_param(const percept_backend_setup *setup, const char *backend, 
             *index = (int)i;
             continue;
         }
-        /* Each reason holds for every value it refuses, and says what the
-         * text was refused for: not a number, too small, too large. */
-        char low[32] = "greater than 0 and";
-        if (min_reason != NULL) {
-            char m[24];
-            snprintf(low, sizeof low, "of at least %s and", decimal_limit_text(m, sizeof m, min));
-        }
+        /* Each reason says what the text was refused for: not a number,
+         * too small, too large. */
         if (!number)
-            snprintf(text, sizeof text,
-                     "must be a plain decimal number (no hex, 'inf' or 'nan') %s at most 1e15",
-                     low);
+            snprintf(text, sizeof text, "must be a plain decimal number, at most 1e15");
         else if (v > BACKEND_SIZE_MAX)
             snprintf(text, sizeof text,
                      "must be at most 1e15, the limit of coordinates (a larger size indexes "
@@ -88,18 +81,6 @@ static double cells_along(double len, double size)
     return n < 1 ? 1 : n;
 }
 
-/*
- * A cell count for a message: whole below 1e15, else in three digits, as
- * a tiny size's 1e303 cells in full would push the rest of the message out.
- */
-static void count_text(char *buf, size_t size, double n)
-{
-    if (n < 1e15)
-        decimal_snprintf(buf, size, "%.0f", n);
-    else
-        decimal_limit_text(buf, size, n);
-}
-
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
                         int size_param, const char *key, const char *unit, double max_cells,
                         percept_backend_error *error)
@@ -113,22 +94,13 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
     }
     double nx = cells_along(w, size), ny = cells_along(h, size);
     if (!(nx * ny <= max_cells)) {
-        char text[256], cx[32], cy[32], sz[32];
-        count_text(cx, sizeof cx, nx);
-        count_text(cy, sizeof cy, ny);
-        if (size_param >= 0)
-            decimal_snprintf(
-                text, sizeof(text),
-                "too small for the world bounds: %s x %s %s (at most %.0f); set a "
-                "larger %s, or use hashgrid, whose cells only exist where entities are",
-                cx, cy, unit, max_cells, key);
-        else
-            decimal_snprintf(text, sizeof(text),
-                             "%s %s (the default) is too small for the world bounds: "
-                             "%s x %s %s (at most %.0f); set a larger %s in the section, or use "
-                             "hashgrid, whose cells only exist where entities are",
-                             key, decimal_exact_text(sz, sizeof sz, size), cx, cy, unit, max_cells,
-                             key);
+        char text[256];
+        decimal_snprintf(text, sizeof text,
+                         "%s %.17g%s is too small for the world bounds: %.3g x %.3g %s (at most "
+                         "%.0f); set a larger %s, or use hashgrid, whose cells only exist where "
+                         "entities are",
+                         key, size, size_param >= 0 ? "" : " (the default)", nx, ny, unit,
+                         max_cells, key);
         backend_set_error(error, size_param, text);
         return -1;
     }

@@ -1,6 +1,5 @@
 /*
- * decimal.c - reading a configuration's numbers, and writing numbers into
- * messages, in any locale (see decimal.h).
+ * decimal.c - numbers in the "C" locale (see decimal.h).
  */
 #include "decimal.h"
 
@@ -65,16 +64,6 @@ int decimal_parse(const char *text, double *out)
     return 0;
 }
 
-int decimal_underflows(const char *text)
-{
-    double v;
-    if (decimal_parse(text, &v) != 0 || v != 0)
-        return 0;
-    /* A nonzero digit before the exponent: the number was not zero. */
-    size_t digits = strcspn(text, "eE");
-    return strcspn(text, "123456789") < digits;
-}
-
 int decimal_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
     locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
@@ -94,40 +83,4 @@ int decimal_snprintf(char *buf, size_t size, const char *fmt, ...)
     int n = decimal_vsnprintf(buf, size, fmt, ap);
     va_end(ap);
     return n;
-}
-
-/* Drops the exponent's '+' and leading zeros that %g writes ("1e+15" to
- * "1e15", "1e-05" to "1e-5"): how the documentation, the config keys and
- * users write numbers. */
-static void tidy_exponent(char *buf)
-{
-    char *e = strchr(buf, 'e');
-    if (e) {
-        char *digits = e + 1 + (e[1] == '-'), *from = e + 1 + (e[1] == '+' || e[1] == '-');
-        while (from[0] == '0' && from[1] != '\0')
-            from++;
-        memmove(digits, from, strlen(from) + 1);
-    }
-}
-
-const char *decimal_exact_text(char *buf, size_t size, double v)
-{
-    int digits = 6;
-    for (; digits < 17; digits++) {
-        decimal_snprintf(buf, size, "%.*g", digits, v);
-        double back;
-        if (decimal_parse(buf, &back) == 0 && back == v)
-            break;
-    }
-    if (digits == 17)
-        decimal_snprintf(buf, size, "%.17g", v);
-    tidy_exponent(buf);
-    return buf;
-}
-
-const char *decimal_limit_text(char *buf, size_t size, double v)
-{
-    decimal_snprintf(buf, size, "%g", v);
-    tidy_exponent(buf);
-    return buf;
 }

@@ -20,8 +20,6 @@ typedef struct plugin {
 typedef struct plugin_search {
     const char *dirs[16];
     size_t count;
-    size_t dropped;  /* PERCEPT_PLUGIN_PATH entries beyond the room left */
-    int env_ignored; /* PERCEPT_PLUGIN_PATH was set in a set-ID program */
 } plugin_search;
 
 /*

@@ -22,11 +22,10 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "decimal.h"
 #include "ieee_double.h"
 #include "key_sort.h"
 #include "prefetch.h"
-#include "safe_text.h"
+#include "message.h"
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 /* How much wider than its own reach a mover's query may grow to find the
@@ -42,11 +41,9 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
 {
-    /* Names in it (a plugin's, its path) may hold any bytes (safe_text.h). */
-    size_t at = 0;
     va_list ap;
     va_start(ap, fmt);
-    safe_text_vprintf(w->errmsg, sizeof w->errmsg, &at, fmt, ap);
+    message_vformat(w->errmsg, sizeof w->errmsg, fmt, ap);
     va_end(ap);
     w->err_index = SIZE_MAX;
     return status;
@@ -624,23 +621,18 @@ static int valid_range(double r)
 static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
                         double x, double y)
 {
-    char xs[32], ys[32], limit[32];
-    decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT);
     return set_error(w, PERCEPT_EINVAL,
-                     "%s: %sentity %" PRIu32 ": position (%s, %s) must be finite and within "
-                     "[-%s, %s]",
-                     fn, where, id, decimal_exact_text(xs, sizeof xs, x),
-                     decimal_exact_text(ys, sizeof ys, y), limit, limit);
+                     "%s: %sentity %" PRIu32 ": position (%.17g, %.17g) must be finite and "
+                     "within [-%g, %g]",
+                     fn, where, id, x, y, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
 }
 
 static int bad_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
                      double range)
 {
-    char rs[32], limit[32];
     return set_error(w, PERCEPT_EINVAL,
-                     "%s: entity %" PRIu32 ": %s range %s must be a number from 0 to %s", fn, id,
-                     percept_sense_name(sense), decimal_exact_text(rs, sizeof rs, range),
-                     decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
+                     "%s: entity %" PRIu32 ": %s range %.17g must be a number from 0 to %g", fn, id,
+                     percept_sense_name(sense), range, PERCEPT_COORD_LIMIT);
 }
 
 static int check_not_in_callback(percept_world *w, const char *fn)
@@ -681,16 +673,15 @@ static int check_sense(percept_world *w, const char *fn, percept_id id, percept_
 }
 
 /*
- * Grow every per-slot array to hold `need` slots. Invisible if it fails: the
+ * Grow every per-slot array to hold `cap` slots. Invisible if it fails: the
  * new arrays are made first and take over only when all of them exist, so
  * slot_cap always tells what is held (memory reports count on it).
  */
-static int reserve_slots(percept_world *w, size_t need)
+static int grow_slots(percept_world *w, size_t cap)
 {
-    if (need <= w->slot_cap)
-        return 0;
     const percept_allocator *a = &w->alloc;
-    size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
+    if (cap > PAIR_SLOT_LIMIT)
+        cap = PAIR_SLOT_LIMIT;
     if (cap > SIZE_MAX / sizeof *w->ents - 1)
         return -1;
     /* The entity records get one spare record of room, to be aligned by
@@ -733,6 +724,13 @@ static int reserve_slots(percept_world *w, size_t need)
     return 0;
 }
 
+int world_reserve(percept_world *w, size_t count)
+{
+    if (count > w->slot_cap && grow_slots(w, count))
+        return -1;
+    return id_map_reserve(&w->alloc, &w->ids, count);
+}
+
 int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc)
 {
     static const char fn[] = "percept_add";
@@ -756,7 +754,8 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
                          fn, id, desc->hidden);
     if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
         return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", fn);
-    if (w->free_count == 0 && reserve_slots(w, (size_t)w->slot_count + 1))
+    if (w->free_count == 0 && w->slot_count == w->slot_cap &&
+        grow_slots(w, w->slot_cap ? w->slot_cap * 2 : 64))
         return set_error(w, PERCEPT_ENOMEM,
                          "%s: entity %" PRIu32 ": out of memory; the world is unchanged", fn, id);
 

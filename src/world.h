@@ -124,6 +124,11 @@ static inline double public_range(double range)
     return isnan(range) ? 0 : range;
 }
 
+/* Make room for `count` entities, so that adds up to that many grow no
+ * array (world.c). Returns 0, or -1 out of memory with nothing changed
+ * but room that stays unused. */
+int world_reserve(percept_world *w, size_t count);
+
 /* Free the world and everything it holds (world_open.c): for
  * percept_world_close(), and for a call whose callback closed the world. */
 void free_world(percept_world *w);

@@ -11,7 +11,6 @@
 
 #include "alloc.h"
 #include "config.h"
-#include "decimal.h"
 
 static void *host_alloc(void *user, void *ptr, size_t size)
 {
@@ -57,55 +56,6 @@ static int valid_bounds(const percept_bounds *b)
     return b->min_x <= b->max_x && b->min_y <= b->max_y;
 }
 
-/* Where a sense's backend name came from: the place its messages start by
- * naming, and what they are about (see percept_error). */
-typedef struct origin {
-    char place[1024];
-    int line;            /* the config line of the key 'backend', or 0 */
-    const char *section; /* that key's section, or NULL */
-    const char *option;  /* "backend" when the name came from the options, or NULL */
-    unsigned senses;     /* the senses the instance serves */
-} origin;
-
-/* The place names every sense the instance will serve when it serves more
- * than one (`sharing`: sense s and those configured alike), wherever the
- * name came from: a backend that refuses its setup refuses it for all. */
-static void describe_origin(origin *o, const pc_config *cfg, const char *override, int s,
-                            unsigned sharing)
-{
-    const sense_config *sc = &cfg->sense[s];
-    char senses[48] = "", used_for[64] = "";
-    for (int t = 0; t < PERCEPT_SENSE_COUNT; t++)
-        if (sharing & PERCEPT_SENSE_BIT(t))
-            snprintf(senses + strlen(senses), sizeof senses - strlen(senses), "%s[%s]",
-                     senses[0] ? ", " : "", percept_sense_name((percept_sense)t));
-    if (sharing & (sharing - 1)) /* more than one sense */
-        snprintf(used_for, sizeof used_for, " (used for %s)", senses);
-    *o = (origin){.line = 0, .section = NULL, .option = NULL, .senses = sharing};
-    if (override) {
-        o->option = "backend";
-        snprintf(o->place, sizeof o->place, "%s: backend '%s' for %s (from the options)",
-                 cfg->source, override, senses);
-    } else if (sc->backend) {
-        o->line = sc->backend_line;
-        o->section = percept_sense_name((percept_sense)s);
-        snprintf(o->place, sizeof o->place, "%s:%d: key 'backend' in [%s]%s", cfg->source, o->line,
-                 o->section, used_for);
-    } else {
-        /* The [percept] key speaks for every sense: say which it served here. */
-        o->line = cfg->backend_line;
-        o->section = "percept";
-        snprintf(o->place, sizeof o->place, "%s:%d: key 'backend' in [percept] (used for %s)",
-                 cfg->source, o->line, senses);
-    }
-}
-
-/* Says in *err what a message placed at `o` is about. */
-static void error_about_origin(percept_error *err, const origin *o)
-{
-    pc_error_about(err, o->section, o->section ? "backend" : NULL, o->option, o->senses);
-}
-
 /* The backend a sense uses and the parameters it gets. */
 typedef struct sense_backend {
     const char *name;
@@ -145,12 +95,10 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
                         const plugin_search *search, int s, percept_error *err)
 {
     sense_backend sb = backend_of_sense(cfg, opt, s);
-    const char *sense_name = percept_sense_name((percept_sense)s);
+    const char *sense = percept_sense_name((percept_sense)s);
     if (!sb.name) {
-        pc_error_set_at(err, PERCEPT_ECONFIG, 0, cfg->source,
-                        "no backend for sense '%s': set 'backend' in [%s] or in [percept]",
-                        sense_name, sense_name);
-        pc_error_about(err, sense_name, "backend", NULL, PERCEPT_SENSE_BIT(s));
+        pc_error(err, PERCEPT_ECONFIG, cfg->source, 0, sense, "backend",
+                 "no backend: set 'backend' in [%s] or in [percept]", sense);
         return PERCEPT_ECONFIG;
     }
     for (int t = 0; t < s; t++) {
@@ -162,27 +110,19 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         }
     }
 
-    unsigned sharing = PERCEPT_SENSE_BIT(s);
-    for (int t = s + 1; t < PERCEPT_SENSE_COUNT; t++) {
-        sense_backend later = backend_of_sense(cfg, opt, t);
-        if (later.name && same_backend(&sb, &later))
-            sharing |= PERCEPT_SENSE_BIT(t);
-    }
-    origin from;
-    char why[1536]; /* cut to the 511 characters of percept_error.text last */
-    describe_origin(&from, cfg, opt ? opt->backend : NULL, s, sharing);
+    /* Where the name came from, for messages about the plugin. */
+    const char *section = opt && opt->backend ? NULL : cfg->sense[s].backend ? sense : "percept";
+    int line = !section                ? 0
+               : cfg->sense[s].backend ? cfg->sense[s].backend_line
+                                       : cfg->backend_line;
+    const char *key = section ? "backend" : NULL;
     backend_group *bg = &w->backends[w->backend_count];
     w->backend_of[s] = (uint8_t)w->backend_count++; /* counted now: free_world() unloads it */
     bg->senses = PERCEPT_SENSE_BIT(s);
-    /* The reason gets the room the origin leaves in percept_error.text, so
-     * that the loader can fit what matters (the installed directory, say)
-     * into what the caller will see. */
-    size_t taken = strlen(from.place) + 2, room = sizeof err->text;
-    size_t why_size = taken + 128 < room ? room - taken : 128;
-    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, why_size);
+    char why[512];
+    int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, sizeof why);
     if (rc) {
-        pc_error_set_at(err, rc, from.line, from.place, "%s", why);
-        error_about_origin(err, &from);
+        pc_error(err, rc, cfg->source, line, section, key, "%s", why);
         return rc;
     }
 
@@ -199,44 +139,29 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     };
     percept_backend_error berr = {.param_index = -1};
     bg->backend = bg->plugin.ops.create(&setup, &berr);
-    if (!bg->backend) {
-        berr.text[sizeof berr.text - 1] = '\0';
-        if (bg->host_state.refused) {
-            /* Whatever the backend says, the caller's allocator is what failed. */
-            pc_error_set_at(err, PERCEPT_ENOMEM, from.line, from.place,
-                            "backend '%s' (%s): out of memory%s%s", sb.name, bg->plugin.path,
-                            berr.text[0] ? ": " : "", berr.text);
-            error_about_origin(err, &from);
-            return PERCEPT_ENOMEM;
-        }
-        const char *text = berr.text[0] ? berr.text : "creation failed; the backend gave no reason";
-        if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
-            if (!berr.text[0])
-                text = "refused by the backend, which gave no reason";
-            const percept_backend_param *p = &setup.params[berr.param_index];
-            char read[96];
-            pc_describe_value(read, sizeof read, p->value);
-            pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, p->line, sense_name, p->key,
-                             sharing, "%s%s", text, read);
-            return PERCEPT_ECONFIG;
-        }
-        /* No parameter to blame and no allocation refused: a setup the
-         * backend refuses as a whole, with its reason (a default size that
-         * does not fit the world bounds), is the configuration's fault. A
-         * refusal without a reason, or naming a parameter past the ones it
-         * was given, is the plugin's own: say so rather than blame a key. */
-        char bad_index[96] = "";
-        if (berr.param_index >= 0)
-            snprintf(bad_index, sizeof bad_index,
-                     " (the plugin blamed parameter %d, but it was given %zu)", berr.param_index,
-                     setup.param_count);
-        rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
-        pc_error_set_at(err, rc, from.line, from.place, "backend '%s' (%s): %s%s", sb.name,
-                        bg->plugin.path, text, bad_index);
-        error_about_origin(err, &from);
-        return rc;
+    if (bg->backend)
+        return PERCEPT_OK;
+    berr.text[sizeof berr.text - 1] = '\0';
+    const char *text = berr.text[0] ? berr.text : "the backend gave no reason";
+    if (bg->host_state.refused) {
+        /* Whatever the backend says, the caller's allocator is what failed. */
+        pc_error(err, PERCEPT_ENOMEM, cfg->source, line, section, key,
+                 "backend '%s' (%s): out of memory", sb.name, bg->plugin.path);
+        return PERCEPT_ENOMEM;
     }
-    return PERCEPT_OK;
+    if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
+        const percept_backend_param *p = &setup.params[berr.param_index];
+        pc_error(err, PERCEPT_ECONFIG, cfg->source, p->line, sense, p->key, "%s (read '%.40s')",
+                 text, p->value);
+        return PERCEPT_ECONFIG;
+    }
+    /* A setup refused as a whole, with a reason (a default size that does
+     * not fit the bounds), is the configuration's fault; a refusal without
+     * one, or blaming a parameter it was not given, is the plugin's. */
+    rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
+    pc_error(err, rc, cfg->source, line, section, key, "backend '%s' (%s): %s", sb.name,
+             bg->plugin.path, text);
+    return rc;
 }
 
 /* Give sense s an observer grid: that of an earlier sense with the same cell size, or a new one. */
@@ -254,27 +179,18 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
                      PERCEPT_SENSE_BIT(s));
     if (rc == -2) {
-        char size[32];
-        pc_error_set_key(
-            err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
-            percept_sense_name((percept_sense)s), "observer_cell_size", PERCEPT_SENSE_BIT(s),
-            "%s is too small for the world bounds (more than %u cells)",
-            decimal_exact_text(size, sizeof size, sc->observer_cell_size), OG_MAX_CELLS);
+        pc_error(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
+                 percept_sense_name((percept_sense)s), "observer_cell_size",
+                 "%.17g is too small for the world bounds (more than %u cells)",
+                 sc->observer_cell_size, OG_MAX_CELLS);
         return PERCEPT_ECONFIG;
     }
     if (rc) {
-        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
         return PERCEPT_ENOMEM;
     }
     w->grid_count++;
     return PERCEPT_OK;
-}
-
-static int open_sense(percept_world *w, const pc_config *cfg, const percept_options *opt,
-                      const plugin_search *search, int s, percept_error *err)
-{
-    int rc = open_backend(w, cfg, opt, search, s, err);
-    return rc ? rc : open_grid(w, cfg, s, err);
 }
 
 /*
@@ -325,14 +241,13 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
 {
     struct stat st;
     if (opt && opt->plugin_dir && (stat(opt->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "the plugin_dir in the options, '%s', is not a directory", opt->plugin_dir);
-        pc_error_about(err, NULL, NULL, "plugin_dir", 0);
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.plugin_dir '%s' is not a directory", opt->plugin_dir);
         return PERCEPT_EINVAL;
     }
     if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error_set_key(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept",
-                         "plugin_dir", 0, "'%s' is not a directory", cfg->plugin_dir);
+        pc_error(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept", "plugin_dir",
+                 "'%s' is not a directory", cfg->plugin_dir);
         return PERCEPT_ECONFIG;
     }
     return PERCEPT_OK;
@@ -346,89 +261,88 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
  * A program built against an older percept.h passes a smaller struct: its
  * fields are all this library reads. One built against a newer header may
  * pass a larger one: accepted when the fields this library does not know
- * are zero, so an option it cannot honour is never ignored silently.
+ * are zero, so an option it cannot honour is never ignored silently. The
+ * fields are copied into *out, those the program did not have left 0.
  */
-static int check_options_size(const percept_options *opt, percept_error *err)
+static int read_options(const percept_options *opt, percept_options *out, percept_error *err)
 {
-    if (opt->size < OPTIONS_FIRST_SIZE) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.size is %zu, expected at least %zu: initialise the "
-                     "options with PERCEPT_OPTIONS_INIT",
-                     opt->size, (size_t)OPTIONS_FIRST_SIZE);
-        pc_error_about(err, NULL, NULL, "size", 0);
-        return PERCEPT_EINVAL;
-    }
-    /* No version will grow the struct past a page: a larger size is garbage
-     * (options not made with PERCEPT_OPTIONS_INIT), not to be read. */
-    if (opt->size > 4096) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.size is %zu, which no version has: initialise the "
-                     "options with PERCEPT_OPTIONS_INIT",
-                     opt->size);
-        pc_error_about(err, NULL, NULL, "size", 0);
+    memset(out, 0, sizeof *out);
+    /* Every field is a pointer or a size_t, so each version's size is a
+     * multiple of one; no version will grow the struct past a page. */
+    if (opt->size < OPTIONS_FIRST_SIZE || opt->size % sizeof(size_t) || opt->size > 4096) {
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.size is %zu: initialise the options with PERCEPT_OPTIONS_INIT",
+                 opt->size);
         return PERCEPT_EINVAL;
     }
     const unsigned char *bytes = (const unsigned char *)opt;
     for (size_t i = sizeof(percept_options); i < opt->size; i++) {
         if (bytes[i]) {
-            pc_error_set(err, PERCEPT_EINVAL, 0,
-                         "percept_options.size is %zu, and this percept (%s) knows only the "
-                         "first %zu bytes: the program sets options of a newer version",
-                         opt->size, PERCEPT_VERSION, sizeof(percept_options));
-            pc_error_about(err, NULL, NULL, "size", 0);
+            pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                     "percept_options.size is %zu: this percept (%s) knows only %zu bytes of "
+                     "options, and the program sets later ones",
+                     opt->size, PERCEPT_VERSION, sizeof(percept_options));
             return PERCEPT_EINVAL;
         }
+    }
+    memcpy(out, opt, opt->size < sizeof *out ? opt->size : sizeof *out);
+    if (out->allocator && !out->allocator->alloc) {
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.allocator: its alloc function is NULL");
+        return PERCEPT_EINVAL;
+    }
+    if (out->backend && !pc_backend_name_ok(out->backend)) {
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.backend '%.200s' is not a backend name: letters, digits, "
+                 "'_' and '-'",
+                 out->backend);
+        return PERCEPT_EINVAL;
+    }
+    if (out->bounds && !valid_bounds(out->bounds)) {
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.bounds: each must be finite, within %g, and each min must not "
+                 "exceed its max",
+                 PERCEPT_COORD_LIMIT);
+        return PERCEPT_EINVAL;
+    }
+    if (out->reserve > PAIR_SLOT_LIMIT) {
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "percept_options.reserve %zu is more than a world holds (%lu)", out->reserve,
+                 (unsigned long)PAIR_SLOT_LIMIT);
+        return PERCEPT_EINVAL;
     }
     return PERCEPT_OK;
 }
 
-static int world_open_once(percept_world **out, const char *path, const char *text,
-                           const char *label, const percept_options *opt, percept_error *err)
+static int world_open(percept_world **out, const char *path, const char *text, const char *label,
+                      const percept_options *options, percept_error *err)
 {
-    int rc;
     if (err)
         memset(err, 0, sizeof *err);
     if (!out) {
-        pc_error_set(err, PERCEPT_EINVAL, 0, "the 'out' argument is NULL");
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL, "the 'out' argument is NULL");
         return PERCEPT_EINVAL;
     }
     *out = NULL;
     if (!path && !text) {
-        pc_error_set(err, PERCEPT_EINVAL, 0, "no configuration: the path or text is NULL");
+        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                 "no configuration: the path or text is NULL");
         return PERCEPT_EINVAL;
     }
-    if (opt && (rc = check_options_size(opt, err)) != PERCEPT_OK)
-        return rc;
+    percept_options opts, *opt = NULL;
+    if (options) {
+        int rc = read_options(options, &opts, err);
+        if (rc)
+            return rc;
+        opt = &opts;
+    }
     percept_allocator a = {percept_default_alloc, NULL};
-    if (opt && opt->allocator) {
-        if (!opt->allocator->alloc) {
-            pc_error_set(err, PERCEPT_EINVAL, 0, "the allocator's alloc function is NULL");
-            pc_error_about(err, NULL, NULL, "allocator", 0);
-            return PERCEPT_EINVAL;
-        }
+    if (opt && opt->allocator)
         a = *opt->allocator;
-    }
-    if (opt && opt->backend && !pc_backend_name_ok(opt->backend)) {
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "percept_options.backend '%.200s' is not a backend name: letters, digits, "
-                     "'_' and '-' (the plugin file is NAME.so in the plugin directories)",
-                     opt->backend);
-        pc_error_about(err, NULL, NULL, "backend", 0);
-        return PERCEPT_EINVAL;
-    }
-    if (opt && opt->bounds && !valid_bounds(opt->bounds)) {
-        char limit[32];
-        pc_error_set(err, PERCEPT_EINVAL, 0,
-                     "the bounds in the options are invalid: they must be finite, within "
-                     "%s, and each min must not exceed its max",
-                     decimal_limit_text(limit, sizeof limit, PERCEPT_COORD_LIMIT));
-        pc_error_about(err, NULL, NULL, "bounds", 0);
-        return PERCEPT_EINVAL;
-    }
 
     percept_world *w = pc_alloc(&a, sizeof *w);
     if (!w) {
-        pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
         return PERCEPT_ENOMEM;
     }
     memset(w, 0, sizeof *w);
@@ -436,7 +350,7 @@ static int world_open_once(percept_world **out, const char *path, const char *te
     w->err_index = SIZE_MAX;
 
     pc_config cfg;
-    rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
+    int rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
     if (rc == PERCEPT_OK)
         rc = check_plugin_dirs(&cfg, opt, err);
     char *env_copy = NULL;
@@ -446,13 +360,22 @@ static int world_open_once(percept_world **out, const char *path, const char *te
         plugin_search search;
         if (plugin_search_init(&w->alloc, &search, opt ? opt->plugin_dir : NULL, cfg.plugin_dir,
                                &env_copy)) {
-            pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
             rc = PERCEPT_ENOMEM;
         }
-        for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
-            rc = open_sense(w, &cfg, opt, &search, s, err);
+        for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++) {
+            rc = open_backend(w, &cfg, opt, &search, s, err);
+            if (rc == PERCEPT_OK)
+                rc = open_grid(w, &cfg, s, err);
+        }
         if (rc == PERCEPT_OK && choose_near_backends(w)) {
-            pc_error_set(err, PERCEPT_ENOMEM, 0, "out of memory creating the world");
+            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
+            rc = PERCEPT_ENOMEM;
+        }
+        size_t reserve = opt && opt->reserve ? opt->reserve : cfg.reserve;
+        if (rc == PERCEPT_OK && reserve && world_reserve(w, reserve)) {
+            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
+                     "out of memory making room for %zu entities (reserve)", reserve);
             rc = PERCEPT_ENOMEM;
         }
     }
@@ -464,45 +387,6 @@ static int world_open_once(percept_world **out, const char *path, const char *te
     }
     *out = w;
     return PERCEPT_OK;
-}
-
-/*
- * A configuration refused for the world bounds (a cell_size too small for
- * them, say) names its key, which is right for the file; but when the
- * bounds came from percept_options, a program that set them is pointed at
- * a line it did not get wrong. So when the same configuration opens with
- * its own [world] bounds, the message says that the options' bounds are
- * what it does not fit, and `option` names them. (A second opening, on
- * this failure only.)
- */
-static int world_open(percept_world **out, const char *path, const char *text, const char *label,
-                      const percept_options *opt, percept_error *err)
-{
-    int rc = world_open_once(out, path, text, label, opt, err);
-    if (rc != PERCEPT_ECONFIG || !err || !opt || !opt->bounds || err->option[0])
-        return rc;
-    percept_options own;
-    memset(&own, 0, sizeof own);
-    memcpy(&own, opt, opt->size < sizeof own ? opt->size : sizeof own);
-    own.size = sizeof own;
-    own.bounds = NULL;
-    percept_world *probe = NULL;
-    percept_error probe_err;
-    if (world_open_once(&probe, path, text, label, &own, &probe_err) != PERCEPT_OK)
-        return rc;
-    percept_world_close(probe);
-    const percept_bounds *b = opt->bounds;
-    char n[4][32];
-    size_t len = strlen(err->text);
-    decimal_snprintf(err->text + len, sizeof err->text - len,
-                     " (the world bounds are percept_options.bounds, %s %s %s %s; with the "
-                     "config's own [world] bounds it opens)",
-                     decimal_exact_text(n[0], sizeof n[0], b->min_x),
-                     decimal_exact_text(n[1], sizeof n[1], b->min_y),
-                     decimal_exact_text(n[2], sizeof n[2], b->max_x),
-                     decimal_exact_text(n[3], sizeof n[3], b->max_y));
-    snprintf(err->option, sizeof err->option, "bounds");
-    return rc;
 }
 
 int percept_world_open(percept_world **out, const char *path, const percept_options *options,
