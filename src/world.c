@@ -507,11 +507,16 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
     if (!fire)
         return 0;
     uint32_t kinds = pair_kinds[changed << 3 | after];
-    percept_event out = {.observer = observer, .target = target, .x = t->x, .y = t->y};
     for (; fire; fire &= fire - 1) {
         int s = __builtin_ctz(fire);
-        out.kind = (percept_event_kind)(uint8_t)(kinds >> 8 * s);
-        out.sense = (percept_sense)s;
+        /* A struct for each call: a callback that writes through its
+         * pointer must not change the next event. */
+        percept_event out = {.kind = (percept_event_kind)(uint8_t)(kinds >> 8 * s),
+                             .sense = (percept_sense)s,
+                             .observer = observer,
+                             .target = target,
+                             .x = t->x,
+                             .y = t->y};
         w->on_event(w->on_event_user, &out);
         if (w->close_requested)
             return 1;
