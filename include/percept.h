@@ -316,9 +316,8 @@ typedef struct percept_position {
  * near each other one after the other (along a curve over the batch's
  * extent within the world bounds; moves to places outside the bounds are
  * ordered as if at their edge), so that the neighbourhood one move reads is
- * still in the cache for the next; in worlds of 64k to 256k entities
- * that made a tick of moves 1.2 to 1.9 times faster than one call per
- * move (docs/BENCHMARKS.md). The order depends only on the batch, never on
+ * still in the cache for the next (docs/BENCHMARKS.md has the figures).
+ * The order depends only on the batch, never on
  * the backend, so every backend delivers the same events; each move's
  * events are delivered as percept_move() delivers them, before the next
  * move is made. The result, who perceives whom after the call, is the same
