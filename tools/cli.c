@@ -67,24 +67,6 @@ int cli_name_span_ok(const char *s, size_t len)
     return 1;
 }
 
-const char *cli_backend_reason(const percept_error *err, int generated, int *sense)
-{
-    /* A key of a file the user wrote is theirs to fix there: only the text
-     * the tool generated stands for its options. */
-    int from_tool = strcmp(err->option, "backend") == 0 ||
-                    (generated && strcmp(err->key, "backend") == 0 && err->section[0] != '\0');
-    if (!from_tool || err->senses == 0)
-        return NULL;
-    /* The last sense its instance serves, as the message lists them. */
-    for (int k = PERCEPT_SENSE_COUNT - 1; k >= 0; k--) {
-        if (err->senses & PERCEPT_SENSE_BIT(k)) {
-            *sense = k;
-            break;
-        }
-    }
-    return err->text + err->reason;
-}
-
 int cli_version(const char *program, const char *arg)
 {
     if (strcmp(arg, "--version") != 0)

@@ -23,12 +23,10 @@ typedef enum trace_command {
 } trace_command;
 
 /*
- * One command of a trace, checked as far as the line alone can be: its
- * fields' syntax, a world line's bounds (within PERCEPT_COORD_LIMIT, MIN <=
- * MAX) and its place before the first add. Whether the entity is in the world,
- * and whether a position or range is within the library's limits, is left to
- * the caller: percept-replay asks the library as it runs each line, while
- * percept-bench checks the whole trace the library's way before timing it.
+ * One command, checked as far as the line alone can be: its fields' syntax,
+ * a world line's bounds and its place before the first add. Whether the
+ * entity is in the world, and whether a position or range is within the
+ * library's limits, is the caller's to find out.
  */
 typedef struct trace_line {
     trace_command command;
@@ -39,9 +37,8 @@ typedef struct trace_line {
     percept_bounds bounds;    /* world */
 } trace_line;
 
-/* The longest line read, without its line end: a longer one is an error
- * (no command needs a hundredth of it, and a file without newlines is not
- * read into memory whole). */
+/* The longest line read, without its line end: a longer one is an error,
+ * so that a file without newlines is not read into memory whole. */
 #define TRACE_LINE_MAX 1048576
 
 /* The most bytes of one field of the line that a message quotes. */
@@ -54,38 +51,28 @@ typedef struct trace_reader {
     unsigned long line;           /* 1-based number of the line last read */
     unsigned long first_add_line; /* the line of the first add: a world line must come before */
     int cut;                      /* the line last read had no newline (it was the last) */
-    int too_long;                 /* the line last read had more than TRACE_LINE_MAX bytes: only
-                                     those are in text, and parsing it fails */
+    int too_long;                 /* the line last read had more than TRACE_LINE_MAX bytes */
     int read_errno;               /* after trace_read_line() returned -1: errno, or 0 */
-    char *text;                   /* the line last read, without its line end (room for
-                                     TRACE_LINE_MAX bytes and a NUL) */
+    char *text;                   /* the line last read, without its line end */
     size_t text_len;              /* its length: a NUL byte in it is a fault, not its end */
-    size_t text_cap;              /* text's size: TRACE_LINE_MAX + 1 once a line was read */
-    /* After trace_parse_line() returned -1: what is wrong. Room for the
-     * longest message, which quotes at most two fields, each cut to
-     * TRACE_FIELD_SHOWN bytes and "..." (the line itself may be far longer). */
+    /* After trace_parse_line() returned -1: what is wrong. A message quotes
+     * at most two fields, each cut to TRACE_FIELD_SHOWN bytes and "...". */
     char msg[1024];
     char shown[2][TRACE_FIELD_SHOWN + 4];
 } trace_reader;
 
-/* Opens `path`: a file, a pipe or a character device, or for "-" standard
- * input, whatever it is but a directory. Returns NULL, or why it cannot be
- * read (and nothing is left open). */
+/* Opens `path` ("-": standard input), anything but a directory. Returns
+ * NULL, or why it cannot be read (and nothing is left open). */
 const char *trace_open(trace_reader *r, const char *path);
 void trace_close(trace_reader *r);
 
-/*
- * Reads the next line into r->text, counting it in r->line; a CR before the
- * newline is dropped. Returns 1; 0 at the end of the trace; -1 when it cannot
- * be read further (r->read_errno; the line is not counted).
- */
+/* Reads the next line into r->text, counting it in r->line; a CR before the
+ * newline is dropped. 1; 0 at the end; -1 when it cannot be read further
+ * (r->read_errno; the line is not counted). */
 int trace_read_line(trace_reader *r);
 
-/*
- * The command of the line in r->text (which is split in place): 1 with *out
- * filled; 0 for a blank or comment line; -1 with r->msg saying what is wrong,
- * without "FILE:LINE: " in front.
- */
+/* The command of the line in r->text (split in place): 1 with *out filled;
+ * 0 for a blank or comment line; -1 with r->msg saying what is wrong. */
 int trace_parse_line(trace_reader *r, trace_line *out);
 
 #endif

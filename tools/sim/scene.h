@@ -114,7 +114,7 @@ typedef struct sim_scene {
  * Lays out `count` creatures for a run of `ticks` ticks from `seed` and adds
  * them to `world`. `after_call` (may be NULL) is called with `user` and the
  * call after every library call that succeeded, outside its timing: the
- * tool writes out the events the call delivered, and the call, there. Returns 0, or -1 with
+ * tool writes the call to its trace there. Returns 0, or -1 with
  * scene->error set (the scene must still be freed with sim_scene_free()).
  */
 int sim_scene_init(sim_scene *scene, percept_world *world, size_t count, int ticks, uint64_t seed,
