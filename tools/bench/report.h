@@ -1,49 +1,37 @@
 /*
- * report.h - the benchmark's report: docs/BENCHMARKS.md in Markdown, and
- * the SVG charts it shows.
+ * report.h - what a run's cases come to: a plain table on standard output,
+ * one line per workload, size and backend, for comparing one run with
+ * another; and the Markdown report, a table per workload and the scaling at
+ * constant density.
  */
 #ifndef PERCEPT_BENCH_REPORT_H
 #define PERCEPT_BENCH_REPORT_H
 
-#include <stdint.h>
 #include <stdio.h>
 
-#include "machine.h"
 #include "suite.h"
-#include "trace.h"
-#include "tuning.h"
 
 typedef struct bench_report {
-    const bench_machine *machine;
     const case_result *cases;
-    size_t case_count;
-    const char *const *backends;
-    size_t backend_count;
-    const char *command; /* the command line, as run */
-    const char *date;
+    size_t count;
+    const char *command; /* the command line, as the report shows it */
     uint64_t seed;
     double seconds;
-    const char *svg_dir;  /* charts are written here; NULL: no charts */
-    const char *svg_link; /* what the Markdown puts before a chart's file name */
-    const char *notes;    /* hand-written analysis appended to the report, or NULL */
-    const char *label;    /* what was measured (--label: a commit, say), or NULL */
-    int quick;            /* a --quick run: sizes too small to judge the targets by */
-    /* A --trace run: the one case replays this trace, and the report is about it
-     * alone (no targets, no charts, none of the named workloads' sections). */
-    const bench_trace *trace;
-    const bench_params *params; /* what --param gave the backends, or NULL */
-    /* PERCEPT_BENCH_NO_FORK: the replays ran one after another in this process (see
-     * replay_forks()), none was stopped for its time, and no memory was measured. */
-    int in_process;
+    const char *chart; /* the scaling chart as the report links it; NULL: none */
 } bench_report;
 
-/* The longest --label, in bytes: one row of the machine table. */
-#define BENCH_LABEL_MAX 100
-#define BENCH_LABEL_MAX_TEXT "100"
+/* The plain table's header line, and the lines of one case. */
+void report_print_header(FILE *out);
+void report_print_case(FILE *out, const case_result *c);
 
-/* Write the Markdown report. Returns 0, or -1 on an output error. */
-int report_write_markdown(FILE *f, const bench_report *r);
-/* Write the charts into r->svg_dir. Returns the number of charts that failed. */
-int report_write_charts(const bench_report *r, FILE *log);
+/* How the events were checked, in a line ("FAILED ..." or "every ..."). */
+void report_verdict(const bench_report *r, char *buf, size_t size);
+
+/* Writes the Markdown report. Returns 0, or -1 on an I/O error. */
+int report_write_markdown(FILE *out, const bench_report *r);
+
+/* Writes the SVG chart of the sweep's time per move against N to `path`.
+ * Returns 0, or -1 on an I/O error. */
+int report_write_chart(const char *path, const bench_report *r);
 
 #endif

@@ -17,35 +17,19 @@ typedef enum bench_op_kind {
     OP_TELEPORT = 2, /* a move to anywhere in the world */
     OP_REMOVE = 3,   /* an entity leaves */
     OP_LOGIN = 4,    /* an add into a login storm: many entities at one spot */
-    /* Only traces (trace.h) hold these: the named workloads never change a
-     * range or hide an entity. The sense is in the op (bench_op_sense()). */
-    OP_RANGE = 5, /* a new range for one sense: x is the range */
-    OP_HIDE = 6,  /* the entity becomes imperceptible to one sense */
-    OP_SHOW = 7,  /* ... and perceptible again */
-    OP_KIND_COUNT = 8
+    OP_KIND_COUNT = 5
 } bench_op_kind;
 
-/* One call to replay. 24 bytes: millions of them are held at once. A range,
- * hide or show op has no position, so its y holds the sense instead of a
- * fourth field that every other op would pay for. */
+/* One call to replay. 24 bytes: millions of them are held at once. */
 typedef struct bench_op {
     double x, y;
     uint32_t id;
     uint32_t kind; /* bench_op_kind */
 } bench_op;
 
-_Static_assert(sizeof(bench_op) == 24, "a bench_op is 24 bytes");
-
-/* The sense a range, hide or show op is about. */
-static inline percept_sense bench_op_sense(const bench_op *op)
-{
-    return (percept_sense)(int)op->y;
-}
-
-/* What an entity is when it is added; indexed by its ID. */
+/* What an entity perceives with when it is added; indexed by its ID. */
 typedef struct bench_profile {
     double range[PERCEPT_SENSE_COUNT];
-    unsigned hidden;
 } bench_profile;
 
 typedef struct bench_workload {
@@ -58,7 +42,6 @@ typedef struct bench_workload {
     bench_profile *profiles; /* [profile_count]: by entity ID */
     size_t profile_count;
     percept_bounds bounds;
-    double typical_range[PERCEPT_SENSE_COUNT]; /* what cell sizes are tuned to */
 } bench_workload;
 
 /* The workloads, in report order: each one's name and a one-line description. */
@@ -72,12 +55,9 @@ extern const size_t bench_workload_count;
 /* The index of workload `name` in bench_workloads[], or bench_workload_count if unknown. */
 size_t bench_workload_index(const char *name);
 
-/* The base sight range: the unit every workload's geometry is expressed in. */
+/* The base sight range: the unit every workload's geometry is expressed in,
+ * and the size of the worlds' cells. */
 #define BENCH_RANGE 10.0
-
-/* mixed_ranges: hearing and smell reach these shares of an entity's sight range. */
-#define BENCH_MIXED_HEARING 0.6
-#define BENCH_MIXED_SMELL 0.3
 
 /*
  * Generate workload `name` with `n` entities and `ticks` movement ticks
@@ -87,9 +67,6 @@ size_t bench_workload_index(const char *name);
 int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size_t ticks,
                             uint64_t seed);
 void bench_workload_free(bench_workload *wl);
-
-/* The number of movement operations one tick of the workload holds, about. */
-size_t bench_workload_ops_per_tick(const char *name, size_t n);
 
 const char *bench_op_kind_name(int kind);
 

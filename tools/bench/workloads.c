@@ -14,16 +14,14 @@
 #define PI 3.14159265358979323846
 #define R BENCH_RANGE
 
+/* mixed_ranges: hearing and smell reach these shares of an entity's sight range. */
+#define MIXED_HEARING 0.6
+#define MIXED_SMELL 0.3
+
 /* Range jitter: each entity's range per sense is R * U(0.8, 1.2). E[f^2]: */
 #define JITTER_LO 0.8
 #define JITTER_HI 1.2
 #define JITTER_F2 (1.0 + (JITTER_HI - JITTER_LO) * (JITTER_HI - JITTER_LO) / 12.0)
-
-#define SPELL_(x) #x
-#define SPELL(x) SPELL_(x)
-#define MIXED_DESCRIPTION                                                                          \
-    "90% NPCs with sight r, 10% players with 4r; hearing and smell at " SPELL(                     \
-        BENCH_MIXED_HEARING) " and " SPELL(BENCH_MIXED_SMELL) " of sight"
 
 const bench_workload_info bench_workloads[] = {
     {"uniform_walk", "Every entity walks a tenth of its range per tick on a slowly turning "
@@ -38,7 +36,8 @@ const bench_workload_info bench_workloads[] = {
     {"clusters", "32 groups drift across the world, their members milling inside them"},
     {"road", "Everyone walks back and forth on one line along x (y is the same for all)"},
     {"teleport", "As uniform_walk, but each tick 2% of the entities jump anywhere instead"},
-    {"mixed_ranges", MIXED_DESCRIPTION},
+    {"mixed_ranges", "90% NPCs with sight r, 10% players with 4r; hearing and smell at 0.6 and 0.3 "
+                     "of sight"},
     {"churn", "As uniform_walk, but 5% leave and 5% enter per tick, and once a login storm of 10% "
               "of N into one spot"},
     {"mostly_static", "The density of uniform_walk, but 90% of the entities never move"},
@@ -56,31 +55,15 @@ size_t bench_workload_index(const char *name)
 
 const char *bench_op_kind_name(int kind)
 {
-    static const char *const names[OP_KIND_COUNT] = {"add",   "move",  "teleport", "remove",
-                                                     "login", "range", "hide",     "show"};
+    static const char *const names[OP_KIND_COUNT] = {"add", "move", "teleport", "remove", "login"};
     return kind >= 0 && kind < OP_KIND_COUNT ? names[kind] : "?";
 }
 
-size_t bench_workload_ops_per_tick(const char *name, size_t n)
-{
-    if (strcmp(name, "mostly_static") == 0)
-        return n / 10 + 1;
-    if (strcmp(name, "churn") == 0)
-        return n + n / 10;
-    return n;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Random numbers: splitmix64, so that a seed means the same workload        */
-/* everywhere.                                                               */
-
+/* splitmix64 (splitmix.h): a seed means the same workload everywhere. */
 static size_t below(uint64_t *s, size_t n)
 {
     return n ? (size_t)(splitmix_next(s) % n) : 0;
 }
-
-/* ------------------------------------------------------------------------ */
-/* The agents                                                                */
 
 typedef enum role {
     ROLE_WALK,    /* correlated random walk inside the bounds */
@@ -164,8 +147,8 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
         /* One in ten is a player who perceives four times as far. */
         double base = below(&g->rng, 10) == 0 ? 4 * R : R;
         p->range[PERCEPT_SIGHT] = base;
-        p->range[PERCEPT_HEARING] = BENCH_MIXED_HEARING * base;
-        p->range[PERCEPT_SMELL] = BENCH_MIXED_SMELL * base;
+        p->range[PERCEPT_HEARING] = MIXED_HEARING * base;
+        p->range[PERCEPT_SMELL] = MIXED_SMELL * base;
     } else {
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
             p->range[s] = R * splitmix_between(&g->rng, JITTER_LO, JITTER_HI);
@@ -211,9 +194,6 @@ static void set_square(bench_workload *wl, double side)
 {
     wl->bounds = (percept_bounds){0, 0, side, side};
 }
-
-/* ------------------------------------------------------------------------ */
-/* One step of each role                                                     */
 
 /* Reflects a coordinate into [lo, hi]; returns 1 if it bounced. */
 static int reflect(double *v, double lo, double hi)
@@ -315,9 +295,6 @@ static void step_agent(gen *g, agent *a)
         break;
     }
 }
-
-/* ------------------------------------------------------------------------ */
-/* Setting up each workload                                                  */
 
 static int populate_walkers(gen *g, size_t count)
 {
@@ -468,9 +445,6 @@ static int setup_mostly_static(gen *g, size_t n)
 
 static int setup(gen *g, const char *name, size_t n, size_t ticks)
 {
-    bench_workload *wl = g->wl;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        wl->typical_range[s] = R;
     g->jitter = 0.05 * R;
     if (strcmp(name, "uniform_walk") == 0)
         return setup_walk(g, n, 20);
@@ -490,9 +464,7 @@ static int setup(gen *g, const char *name, size_t n, size_t ticks)
     }
     if (strcmp(name, "mixed_ranges") == 0) {
         g->mixed = 1;
-        wl->typical_range[PERCEPT_HEARING] = BENCH_MIXED_HEARING * R;
-        wl->typical_range[PERCEPT_SMELL] = BENCH_MIXED_SMELL * R;
-        set_square(wl, side_for(n, 20, R * R));
+        set_square(g->wl, side_for(n, 20, R * R));
         return populate_walkers(g, n);
     }
     if (strcmp(name, "churn") == 0) {
@@ -505,9 +477,6 @@ static int setup(gen *g, const char *name, size_t n, size_t ticks)
         return setup_mostly_static(g, n);
     return -1;
 }
-
-/* ------------------------------------------------------------------------ */
-/* Ticks                                                                     */
 
 static int churn_tick(gen *g, size_t n)
 {
