@@ -54,12 +54,25 @@ static unsigned rule(const model_entity *o, const model_entity *t, double dd, un
     return senses;
 }
 
-/* The longest of an entity's ranges. */
-static void set_reach(model_entity *e)
+/*
+ * Where an entity stands and its longest range, in an array of their own:
+ * a pair out of both entities' longest ranges holds no sense (rule() would
+ * find nothing), and scanning this array finds the pairs worth judging
+ * quickly. A removed entity stands nowhere (NaN).
+ */
+struct model_place {
+    double x, y, reach;
+};
+
+static void set_place(model *m, uint32_t k)
 {
-    e->reach = 0;
+    const model_entity *e = &m->ent[k];
+    struct model_place *p = &m->place[k];
+    p->x = e->alive ? e->x : NAN;
+    p->y = e->y;
+    p->reach = 0;
     for (int s = 0; s < SENSES; s++)
-        e->reach = e->range[s] > e->reach ? e->range[s] : e->reach;
+        p->reach = e->range[s] > p->reach ? e->range[s] : p->reach;
 }
 
 static int valid_coord(double v)
@@ -93,6 +106,7 @@ void model_free(model *m)
     free(m->event_move);
     free(m->was_out);
     free(m->was_in);
+    free(m->place);
     memset(m, 0, sizeof *m);
 }
 
@@ -127,6 +141,7 @@ static uint32_t new_slot(model *m, percept_id id)
         m->ent = grow(m->ent, m->cap, sizeof *m->ent);
         m->was_out = grow(m->was_out, m->cap, sizeof *m->was_out);
         m->was_in = grow(m->was_in, m->cap, sizeof *m->was_in);
+        m->place = grow(m->place, m->cap, sizeof *m->place);
         memset(m->was_out, 0, m->cap * sizeof *m->was_out);
         memset(m->was_in, 0, m->cap * sizeof *m->was_in);
         free(m->index);
@@ -220,19 +235,24 @@ static void judge(model *m, uint32_t k, int moved)
 {
     model_entity *e = &m->ent[k];
     size_t first = m->n_events;
+    set_place(m, k);
+    const struct model_place here = m->place[k];
     for (uint32_t i = 0; i < e->out.n; i++)
         m->was_out[e->out.v[i].other] = e->out.v[i].senses;
     for (uint32_t i = 0; i < e->in.n; i++)
         m->was_in[e->in.v[i].other] = e->in.v[i].senses;
     model_links out = {NULL, 0, 0}, in = {NULL, 0, 0};
     for (uint32_t j = 0; j < m->count; j++) {
+        const struct model_place *p = &m->place[j];
+        double dx = p->x - here.x, dy = p->y - here.y,
+               reach = p->reach > here.reach ? p->reach : here.reach;
+        unsigned was_out = m->was_out[j], was_in = m->was_in[j];
+        if (!(was_out | was_in) && !(dx * dx + dy * dy <= reach * reach))
+            continue; /* nothing held, nothing in reach (or no entity) */
         model_entity *o = &m->ent[j];
         if (j == k)
             continue;
-        unsigned was_out = m->was_out[j], was_in = m->was_in[j];
-        double dd = squared_distance(e, o), reach = e->reach > o->reach ? e->reach : o->reach;
-        if (!(was_out | was_in) && !(dd <= reach * reach))
-            continue; /* beyond every range of both: rule() would find nothing, and quicker */
+        double dd = squared_distance(e, o);
         unsigned now_out = rule(e, o, dd, was_out), now_in = rule(o, e, dd, was_in);
         pair_events(m, e, o, was_out, now_out, 0);
         pair_events(m, o, e, was_in, now_in, moved && m->move_events);
@@ -272,7 +292,6 @@ int model_add(model *m, percept_id id, const percept_entity_desc *d)
     for (int s = 0; s < SENSES; s++)
         e->range[s] = d->range[s] == 0 ? 0 : d->range[s]; /* -0 is 0 */
     e->hidden = d->hidden;
-    set_reach(e);
     m->alive++;
     judge(m, k, 0);
     return PERCEPT_OK;
@@ -337,7 +356,6 @@ int model_set_range(model *m, percept_id id, percept_sense sense, double range)
     if ((unsigned)sense >= SENSES || !valid_range(range))
         return PERCEPT_EINVAL;
     m->ent[k].range[sense] = range == 0 ? 0 : range;
-    set_reach(&m->ent[k]);
     judge(m, k, 0);
     return PERCEPT_OK;
 }

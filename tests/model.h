@@ -36,7 +36,6 @@ typedef struct model_entity {
     double x, y; /* after a removal, the last position */
     double range[PERCEPT_SENSE_COUNT];
     unsigned hidden;
-    double reach;    /* the longest range: pairs beyond it are skipped */
     model_links out; /* the targets it perceives */
     model_links in;  /* the observers that perceive it */
 } model_entity;
@@ -52,6 +51,7 @@ typedef struct model {
     size_t *event_move;    /* after model_move_batch(): the move (1-based) of each event */
     size_t n_events, events_cap;
     unsigned *was_out, *was_in; /* by slot: scratch for one change */
+    struct model_place *place;  /* by slot: where each entity reaches, to skip pairs quickly */
 } model;
 
 void model_init(model *m, int move_events);
