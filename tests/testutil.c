@@ -421,17 +421,3 @@ void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what)
         fail();
     }
 }
-
-void tu_copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(ferror(in), 0);
-    assert_int_equal(fclose(in), 0);
-    assert_int_equal(fclose(out), 0);
-}

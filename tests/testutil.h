@@ -167,7 +167,4 @@ void tu_fault_init(tu_fault_alloc *fa);
 /* Fail the test unless every block was given back. */
 void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what);
 
-/* Copy the file `from` to `to` (made or emptied), failing the test on any error. */
-void tu_copy_file(const char *from, const char *to);
-
 #endif /* PERCEPT_TESTUTIL_H */
