@@ -329,8 +329,11 @@ static size_t partners(const percept_world *w, percept_id id, int by_target)
 {
     static percept_id ids[PERCEPT_SENSE_COUNT][LIST_CAP];
     size_t n[PERCEPT_SENSE_COUNT], at[PERCEPT_SENSE_COUNT] = {0}, distinct = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        n[s] = tu_list(w, id, (percept_sense)s, by_target, ids[s], LIST_CAP);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        int rc = by_target ? percept_perceived_by(w, id, (percept_sense)s, ids[s], LIST_CAP, &n[s])
+                           : percept_perceived(w, id, (percept_sense)s, ids[s], LIST_CAP, &n[s]);
+        assert_true(rc == PERCEPT_OK && n[s] <= LIST_CAP);
+    }
     for (;;) { /* merge the three ascending lists, counting each ID once */
         int low = -1;
         for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)

@@ -1,35 +1,21 @@
 /*
- * test_read.c - percept_entities() and percept_get_bounds(), checked against
- * the test's own model: a sorted array of the IDs that should be in the
- * world after a seeded random run of adds, removes and re-adds, and the
- * bounds the configuration or the options gave.
+ * test_read.c - percept_entities() and percept_get_bounds(): the IDs in the
+ * world after a seeded random run of adds, removes and re-adds, as the model
+ * (model.h) has them, and the bounds the configuration or the options gave.
  */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Never an ID of the pool, so that a buffer still full of it was not written. */
-#define SENTINEL ((percept_id)0xDEADBEEFu)
-
-/* ------------------------------------------------------------------------ */
-/* The model                                                                 */
-
-/* splitmix64: fully specified, so the same seed means the same run. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
+#include "../tools/splitmix.h"
 
 static uint32_t below(uint64_t *state, uint32_t n)
 {
-    return (uint32_t)(next_random(state) % n);
+    return (uint32_t)(splitmix_next(state) % n);
 }
+
+/* Never an ID of the pool, so that a buffer still full of it was not written. */
+#define SENTINEL ((percept_id)0xDEADBEEFu)
 
 /* The IDs a run draws from: both ends of the range, the small ones right
  * after 0, the large ones right before UINT32_MAX, and spread ones. */
@@ -53,47 +39,6 @@ static void fill_pool(void)
     }
 }
 
-/* The IDs that should be in the world, ascending: kept by insertion, the
- * test's own order, not the library's sort. */
-typedef struct model {
-    percept_id ids[POOL_SIZE];
-    size_t n;
-} model;
-
-static size_t model_lower(const model *m, percept_id id)
-{
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static int model_has(const model *m, percept_id id)
-{
-    size_t i = model_lower(m, id);
-    return i < m->n && m->ids[i] == id;
-}
-
-static void model_add(model *m, percept_id id)
-{
-    size_t i = model_lower(m, id);
-    memmove(&m->ids[i + 1], &m->ids[i], (m->n - i) * sizeof m->ids[0]);
-    m->ids[i] = id;
-    m->n++;
-}
-
-static void model_remove(model *m, percept_id id)
-{
-    size_t i = model_lower(m, id);
-    memmove(&m->ids[i], &m->ids[i + 1], (m->n - i - 1) * sizeof m->ids[0]);
-    m->n--;
-}
-
 static void fill(percept_id *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -108,71 +53,37 @@ static int all_sentinel(const percept_id *buf, size_t n)
     return 1;
 }
 
-static void print_mismatch(const char *what, size_t step, const model *m, const percept_id *got)
-{
-    size_t i = 0;
-    while (i < m->n && got[i] == m->ids[i])
-        i++;
-    print_error("%s at step %zu (%zu IDs): index %zu is %lu, expected %lu\n", what, step, m->n, i,
-                (unsigned long)got[i], (unsigned long)m->ids[i]);
-}
-
-/* Everything percept_entities() must say about the world `m` models. */
+/* Everything percept_entities() must say of a world holding the model's IDs. */
 static void check_entities(const percept_world *w, const model *m, size_t step)
 {
-    static percept_id buf[POOL_SIZE + 8];
-    const size_t n = m->n;
+    static percept_id want[POOL_SIZE], buf[POOL_SIZE + 8];
+    const size_t n = model_ids(m, want);
     size_t count;
 
     assert_int_equal(percept_entity_count(w), n);
-
-    /* Size only. */
     count = SIZE_MAX;
     assert_int_equal(percept_entities(w, NULL, 0, &count), PERCEPT_OK);
     assert_int_equal(count, n);
-
-    /* Capacity 0 with a buffer: nothing written unless the world is empty. */
-    fill(buf, COUNT_OF(buf));
-    count = SIZE_MAX;
-    assert_int_equal(percept_entities(w, buf, 0, &count), PERCEPT_OK);
-    assert_int_equal(count, n);
-    assert_true(all_sentinel(buf, COUNT_OF(buf)));
-
-    /* One too few: the count, and the buffer untouched. */
-    if (n > 0) {
+    /* Too little room, 0 or one short: the count, and the buffer untouched. */
+    for (size_t cap = 0; cap < 2 && cap < n; cap++) {
         fill(buf, COUNT_OF(buf));
         count = SIZE_MAX;
-        assert_int_equal(percept_entities(w, buf, n - 1, &count), PERCEPT_OK);
+        assert_int_equal(percept_entities(w, buf, cap ? n - 1 : 0, &count), PERCEPT_OK);
         assert_int_equal(count, n);
-        if (!all_sentinel(buf, COUNT_OF(buf))) {
-            print_error("step %zu: capacity %zu < %zu, yet the buffer was written\n", step, n - 1,
-                        n);
-            fail();
-        }
+        if (!all_sentinel(buf, COUNT_OF(buf)))
+            fail_msg("step %zu: room for %zu of %zu IDs, yet the buffer was written", step,
+                     cap ? n - 1 : 0, n);
     }
-
     /* Exactly enough, then room to spare: all of them, ascending, nothing past them. */
-    const size_t caps[2] = {n, n + 5};
-    for (size_t c = 0; c < 2; c++) {
+    for (size_t spare = 0; spare <= 5; spare += 5) {
         fill(buf, COUNT_OF(buf));
         count = SIZE_MAX;
-        assert_int_equal(percept_entities(w, buf, caps[c], &count), PERCEPT_OK);
+        assert_int_equal(percept_entities(w, buf, n + spare, &count), PERCEPT_OK);
         assert_int_equal(count, n);
-        if (memcmp(buf, m->ids, n * sizeof buf[0]) != 0) {
-            print_mismatch("percept_entities", step, m, buf);
-            fail();
-        }
+        if (memcmp(buf, want, n * sizeof buf[0]) != 0)
+            fail_msg("step %zu: percept_entities() differs from the model's %zu IDs", step, n);
         assert_true(all_sentinel(buf + n, COUNT_OF(buf) - n));
     }
-}
-
-static percept_entity_desc random_desc(uint64_t *rng)
-{
-    /* Mostly inside the default bounds, some outside them; some entities
-     * observe, so that adds and removes deliver events. */
-    double x = (double)below(rng, 1400) - 200, y = (double)below(rng, 1400) - 200;
-    double sight = below(rng, 3) == 0 ? (double)below(rng, 120) : 0;
-    return tu_desc(x, y, sight, 0, 0, 0);
 }
 
 /*
@@ -182,57 +93,41 @@ static percept_entity_desc random_desc(uint64_t *rng)
  */
 static void run_random(const char *backend)
 {
+    static const unsigned add_percent[3] = {85, 20, 50};
     uint64_t rng = 20240614u;
     model m;
-    m.n = 0;
-    percept_world *w = tu_open(backend, NULL, NULL);
+    tu_recorder rec;
+    model_init(&m, 1);
+    tu_recorder_init(&rec);
+    percept_world *w = tu_open(backend, NULL, &rec);
     check_entities(w, &m, 0);
-
-    static const unsigned add_percent[3] = {85, 20, 50};
     size_t step = 0;
     for (int phase = 0; phase < 3; phase++) {
         for (int i = 0; i < 900; i++) {
-            step++;
-            percept_id id;
             int want_add = below(&rng, 100) < add_percent[phase];
-            /* Draw an ID in the state the step wants, a few tries, then take what came. */
-            for (int tries = 0;; tries++) {
-                id = pool[below(&rng, POOL_SIZE)];
-                if (model_has(&m, id) != want_add || tries == 8)
-                    break;
+            tu_op o = {.id = pool[below(&rng, POOL_SIZE)]};
+            /* An ID in the state the step wants, a few tries, then what came. */
+            for (int tries = 0; tries < 8 && (model_get(&m, o.id) == NULL) != want_add; tries++)
+                o.id = pool[below(&rng, POOL_SIZE)];
+            /* Mostly the call that succeeds; one in ten the one that must fail. */
+            int present = model_get(&m, o.id) != NULL;
+            o.kind = (below(&rng, 10) == 0) != present ? TU_REMOVE : TU_ADD;
+            o.desc = tu_desc((double)below(&rng, 1400) - 200, (double)below(&rng, 1400) - 200,
+                             below(&rng, 3) == 0 ? (double)below(&rng, 120) : 0, 0, 0, 0);
+            tu_call(w, &rec, &m, &o, "a random add or remove");
+            if (m.alive > 0 && below(&rng, 4) == 0) { /* moves change nothing listed */
+                percept_id ids[POOL_SIZE];
+                tu_op mv = {.kind = TU_MOVE, .x = below(&rng, 1024), .y = below(&rng, 1024)};
+                mv.id = ids[below(&rng, (uint32_t)model_ids(&m, ids))];
+                tu_call(w, &rec, &m, &mv, "a random move");
             }
-            if (model_has(&m, id)) {
-                if (below(&rng, 10) == 0) {
-                    percept_entity_desc d = random_desc(&rng);
-                    assert_int_equal(percept_add(w, id, &d), PERCEPT_EEXIST);
-                } else {
-                    TU_OK(w, percept_remove(w, id));
-                    model_remove(&m, id);
-                }
-            } else {
-                if (below(&rng, 10) == 0)
-                    assert_int_equal(percept_remove(w, id), PERCEPT_ENOENT);
-                else {
-                    tu_add(w, id, random_desc(&rng));
-                    model_add(&m, id);
-                }
-            }
-            /* Moves change nothing the listing shows. */
-            if (m.n > 0 && below(&rng, 4) == 0) {
-                percept_id mover = m.ids[below(&rng, (uint32_t)m.n)];
-                TU_OK(w,
-                      percept_move(w, mover, (double)below(&rng, 1024), (double)below(&rng, 1024)));
-            }
-            check_entities(w, &m, step);
+            check_entities(w, &m, ++step);
         }
     }
-    /* Empty it entirely, then check once more. */
-    while (m.n > 0) {
-        TU_OK(w, percept_remove(w, m.ids[m.n - 1]));
-        model_remove(&m, m.ids[m.n - 1]);
-    }
-    check_entities(w, &m, ++step);
+    tu_expect_world(&m, w, "after the run");
     percept_world_close(w);
+    tu_recorder_free(&rec);
+    model_free(&m);
 }
 
 static void test_entities_random(void **state)
@@ -257,22 +152,17 @@ static void test_entities_bad_arguments(void **state)
     size_t count = 12345;
     fill(buf, 4);
     assert_int_equal(percept_entities(NULL, buf, 4, &count), PERCEPT_EINVAL);
-    assert_int_equal(count, 12345);
-    assert_true(all_sentinel(buf, 4));
     assert_int_equal(percept_entities(NULL, NULL, 0, &count), PERCEPT_EINVAL);
-    assert_int_equal(count, 12345);
     assert_int_equal(percept_entities(w, buf, 4, NULL), PERCEPT_EINVAL);
-    assert_true(all_sentinel(buf, 4));
     assert_int_equal(percept_entities(w, NULL, 0, NULL), PERCEPT_EINVAL);
     assert_int_equal(percept_entities(w, NULL, 1, &count), PERCEPT_EINVAL);
     assert_int_equal(count, 12345);
+    assert_true(all_sentinel(buf, 4));
     assert_string_equal(percept_errmsg(w), msg);
 
     assert_int_equal(percept_entities(w, buf, 4, &count), PERCEPT_OK);
     assert_int_equal(count, 2);
-    assert_int_equal(buf[0], 3);
-    assert_int_equal(buf[1], 7);
-    assert_int_equal(buf[2], SENTINEL);
+    assert_true(buf[0] == 3 && buf[1] == 7 && buf[2] == SENTINEL);
     assert_string_equal(percept_errmsg(w), msg);
     percept_world_close(w);
 }
@@ -350,31 +240,6 @@ static void test_bounds_bad_arguments(void **state)
     percept_world_close(w);
 }
 
-/* What the header promises: the bounds do not limit positions. Entities on
- * them and outside them are accepted and perceive one another there. */
-static void check_outside(const char *backend)
-{
-    percept_world *w = tu_open(backend, "[world]\nmax_x = 100\nmax_y = 100\n", NULL);
-    percept_bounds b;
-    TU_OK(w, percept_get_bounds(w, &b));
-    tu_add(w, 1, tu_desc(b.max_x, b.max_y, 10, 0, 0, 0));
-    tu_add(w, 4, tu_desc(b.max_x - 6, b.max_y + 8, 0, 0, 0, 0)); /* 10 from entity 1 */
-    assert_int_equal(percept_perceives(w, 1, 4, PERCEPT_SIGHT), 1);
-    tu_add(w, 2, tu_desc(b.max_x + 500, b.min_y - 500, 10, 0, 0, 0));
-    tu_add(w, 3, tu_desc(b.max_x + 506, b.min_y - 508, 10, 0, 0, 0)); /* 10 from entity 2 */
-    TU_OK(w, percept_move(w, 1, b.min_x - 1e9, b.max_y + 1e9));
-    assert_int_equal(percept_perceives(w, 2, 3, PERCEPT_SIGHT), 1);
-    assert_int_equal(percept_perceives(w, 3, 2, PERCEPT_SIGHT), 1);
-    assert_int_equal(percept_perceives(w, 1, 2, PERCEPT_SIGHT), 0);
-    percept_world_close(w);
-}
-
-static void test_bounds_do_not_limit_positions(void **state)
-{
-    (void)state;
-    tu_for_each_backend(check_outside);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Inside the event callback                                                 */
 
@@ -382,67 +247,52 @@ typedef struct watcher {
     percept_world *w;
     const model *m; /* the state after the call being delivered */
     percept_bounds bounds;
-    size_t events;
-    size_t problems;
-    char first_problem[256];
+    size_t events, problems;
 } watcher;
 
 static void on_event(void *user, const percept_event *e)
 {
     (void)e;
     watcher *v = user;
-    percept_id buf[POOL_SIZE];
-    size_t count = 0;
+    percept_id buf[16], want[16];
+    size_t count = 0, n = model_ids(v->m, want);
     percept_bounds b;
     v->events++;
-    int rc = percept_entities(v->w, buf, COUNT_OF(buf), &count);
-    const char *bad = NULL;
-    if (rc != PERCEPT_OK)
-        bad = "percept_entities failed";
-    else if (count != v->m->n || memcmp(buf, v->m->ids, count * sizeof buf[0]) != 0)
-        bad = "percept_entities differs from the state after the call";
-    else if (percept_get_bounds(v->w, &b) != PERCEPT_OK)
-        bad = "percept_get_bounds failed";
-    else if (memcmp(&b, &v->bounds, sizeof b) != 0)
-        bad = "percept_get_bounds differs";
-    if (bad && v->problems++ == 0)
-        snprintf(v->first_problem, sizeof v->first_problem, "event %zu: %s (status %d)", v->events,
-                 bad, rc);
+    v->problems += percept_entities(v->w, buf, COUNT_OF(buf), &count) != PERCEPT_OK || count != n ||
+                   memcmp(buf, want, n * sizeof buf[0]) != 0 ||
+                   percept_get_bounds(v->w, &b) != PERCEPT_OK ||
+                   memcmp(&b, &v->bounds, sizeof b) != 0;
 }
 
+/* Each change is made in the model first: the callback sees the state after the call. */
 static void check_inside_callback(const char *backend)
 {
+    static const percept_id ids[] = {UINT32_MAX, 0, 500, 12, 4000000000u, 1};
     model m;
-    m.n = 0;
-    watcher v;
-    memset(&v, 0, sizeof v);
-    v.m = &m;
-    v.bounds = (percept_bounds){-50, -60, 700, 800};
+    model_init(&m, 1);
+    watcher v = {.m = &m, .bounds = {-50, -60, 700, 800}};
     v.w = tu_open(backend, "[world]\nmin_x = -50\nmin_y = -60\nmax_x = 700\nmax_y = 800\n", NULL);
     TU_OK(v.w, percept_set_event_callback(v.w, on_event, &v));
-
-    /* Each change updates the model first: the callback sees the state after the call. */
-    static const percept_id ids[] = {UINT32_MAX, 0, 500, 12, 4000000000u, 1};
     for (size_t i = 0; i < COUNT_OF(ids); i++) {
-        model_add(&m, ids[i]);
-        tu_add(v.w, ids[i], tu_desc((double)(i * 3), 0, 20, 0, 0, 0));
+        percept_entity_desc d = tu_desc((double)(i * 3), 0, 20, 0, 0, 0);
+        assert_int_equal(model_add(&m, ids[i], &d), PERCEPT_OK);
+        tu_add(v.w, ids[i], d);
     }
-    percept_position moves[] = {{500, 1, 1}, {12, 2, 2}, {0, 900, 900}};
+    const percept_position moves[] = {{500, 1, 1}, {12, 2, 2}, {0, 900, 900}};
+    for (size_t i = 0; i < COUNT_OF(moves); i++)
+        model_move(&m, moves[i].id, moves[i].x, moves[i].y);
     TU_OK(v.w, percept_move_many(v.w, moves, COUNT_OF(moves)));
-    model_remove(&m, 500);
+    assert_int_equal(model_remove(&m, 500), PERCEPT_OK);
     TU_OK(v.w, percept_remove(v.w, 500));
-    model_remove(&m, UINT32_MAX);
+    assert_int_equal(model_remove(&m, UINT32_MAX), PERCEPT_OK);
     TU_OK(v.w, percept_remove(v.w, UINT32_MAX));
-    model_add(&m, UINT32_MAX);
-    tu_add(v.w, UINT32_MAX, tu_desc(4, 0, 20, 0, 0, 0));
-
-    if (v.problems) {
-        print_error("%zu problems; first: %s\n", v.problems, v.first_problem);
-        fail();
-    }
-    assert_true(v.events > 10); /* the callback did run, often */
-    check_entities(v.w, &m, 0);
+    percept_entity_desc d = tu_desc(4, 0, 20, 0, 0, 0);
+    assert_int_equal(model_add(&m, UINT32_MAX, &d), PERCEPT_OK);
+    tu_add(v.w, UINT32_MAX, d);
+    assert_true(v.events > 10 && v.problems == 0);
+    tu_expect_world(&m, v.w, "after the calls");
     percept_world_close(v.w);
+    model_free(&m);
 }
 
 static void test_read_inside_callback(void **state)
@@ -455,13 +305,9 @@ int main(void)
 {
     fill_pool();
     const struct CMUnitTest tests[] = {
-        tu_backend_test(test_entities_random),
-        cmocka_unit_test(test_entities_bad_arguments),
-        cmocka_unit_test(test_bounds_default),
-        cmocka_unit_test(test_bounds_from_config),
-        cmocka_unit_test(test_bounds_from_options),
-        cmocka_unit_test(test_bounds_bad_arguments),
-        tu_backend_test(test_bounds_do_not_limit_positions),
+        tu_backend_test(test_entities_random),      cmocka_unit_test(test_entities_bad_arguments),
+        cmocka_unit_test(test_bounds_default),      cmocka_unit_test(test_bounds_from_config),
+        cmocka_unit_test(test_bounds_from_options), cmocka_unit_test(test_bounds_bad_arguments),
         tu_backend_test(test_read_inside_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

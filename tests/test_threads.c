@@ -127,8 +127,8 @@ static void run_sequence(run_result *r)
         rc = tu_apply(w, o);
         if (o->id >= UNKNOWN_ID) {
             /* The message names this call's ID: no other thread's call leaks into it. */
-            char want[64];
-            snprintf(want, sizeof want, "unknown entity %" PRIu32, o->id);
+            char want[16];
+            snprintf(want, sizeof want, "%" PRIu32, o->id);
             const char *msg = percept_errmsg(w);
             if (rc != PERCEPT_ENOENT || strstr(msg, want) == NULL) {
                 r->status = rc == PERCEPT_OK ? PERCEPT_EINVAL : rc;

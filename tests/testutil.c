@@ -1,6 +1,5 @@
 /*
- * testutil.c - helpers shared by the API test suites: the backend list, opening
- * worlds, recording events and comparing them, and snapshots of a world's state.
+ * testutil.c - what the API suites share (testutil.h).
  */
 #include "testutil.h"
 
@@ -20,53 +19,34 @@ static const char *backend_names[TU_MAX_BACKENDS];
 static size_t backend_total;
 static int backends_parsed;
 
-/* Every NAME.so in the first directory of PERCEPT_PLUGIN_PATH, space separated, into
- * backend_text; 0 when there is none. */
-static size_t plugins_in_path(void)
-{
-    const char *path = getenv("PERCEPT_PLUGIN_PATH");
-    if (path == NULL || *path == '\0')
-        return 0;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return 0;
-    size_t used = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n + 1 < sizeof backend_text)
-            used += (size_t)snprintf(backend_text + used, sizeof backend_text - used, "%s%.*s",
-                                     used ? " " : "", (int)(n - 3), e->d_name);
-    }
-    closedir(d);
-    return used;
-}
-
+/* PERCEPT_TEST_BACKENDS, else every NAME.so in the first directory of
+ * PERCEPT_PLUGIN_PATH, else bruteforce; said on stderr, so that a test of one
+ * plugin cannot pass by quietly testing another. */
 static void parse_backends(void)
 {
-    const char *env = getenv("PERCEPT_TEST_BACKENDS");
-    char *p;
-
-    if (backends_parsed)
+    if (backends_parsed++)
         return;
-    backends_parsed = 1;
-    const char *source = "PERCEPT_TEST_BACKENDS";
-    if (env != NULL && strspn(env, " \t\n") != strlen(env))
-        snprintf(backend_text, sizeof backend_text, "%s", env);
-    else if (plugins_in_path() != 0)
-        source = "the first directory of PERCEPT_PLUGIN_PATH";
-    else {
-        snprintf(backend_text, sizeof backend_text, "%s", "bruteforce");
-        source = "no PERCEPT_TEST_BACKENDS, and no NAME.so in the first directory of "
-                 "PERCEPT_PLUGIN_PATH: the fallback";
+    const char *env = getenv("PERCEPT_TEST_BACKENDS"), *path = getenv("PERCEPT_PLUGIN_PATH");
+    size_t used = 0;
+    if (env != NULL && strspn(env, " \t\n") != strlen(env)) {
+        used = (size_t)snprintf(backend_text, sizeof backend_text, "%s", env);
+    } else if (path != NULL) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)strcspn(path, ":"), path);
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+            size_t n = strlen(e->d_name);
+            if (n > 3 && strcmp(e->d_name + n - 3, ".so") == 0 && used + n < sizeof backend_text)
+                used += (size_t)snprintf(backend_text + used, sizeof backend_text - used, "%.*s ",
+                                         (int)(n - 3), e->d_name);
+        }
+        if (d != NULL)
+            closedir(d);
     }
-    /* Say which backends run, so that a test of one plugin cannot pass by
-     * quietly testing another. */
-    fprintf(stderr, "backends under test: %s (from %s)\n", backend_text, source);
-    p = backend_text;
-    while (*p != '\0' && backend_total < TU_MAX_BACKENDS) {
+    if (used == 0)
+        snprintf(backend_text, sizeof backend_text, "bruteforce");
+    fprintf(stderr, "backends under test: %s\n", backend_text);
+    for (char *p = backend_text; backend_total < TU_MAX_BACKENDS;) {
         p += strspn(p, " \t\n");
         if (*p == '\0')
             break;
@@ -111,14 +91,21 @@ int tu_report_backend(void **state)
     return 0;
 }
 
+const char *tu_size_key(const char *backend)
+{
+    if (!strcmp(backend, "grid") || !strcmp(backend, "hashgrid"))
+        return "cell_size";
+    if (!strcmp(backend, "tower"))
+        return "tower_size";
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------ */
-/* Event recording                                                           */
+/* Worlds and events                                                         */
 
 void tu_recorder_init(tu_recorder *rec)
 {
-    rec->events = NULL;
-    rec->count = 0;
-    rec->capacity = 0;
+    memset(rec, 0, sizeof *rec);
 }
 
 void tu_recorder_clear(tu_recorder *rec)
@@ -138,8 +125,7 @@ void tu_recorder_push(tu_recorder *rec, const percept_event *event)
         size_t cap = rec->capacity ? rec->capacity * 2 : 64;
         percept_event *grown = realloc(rec->events, cap * sizeof *grown);
         if (grown == NULL) {
-            /* The callback has no way to report failure, and a lost event would
-             * make a later comparison lie. */
+            /* The callback cannot fail, and a lost event would make a comparison lie. */
             fprintf(stderr, "testutil: out of memory recording events\n");
             abort();
         }
@@ -154,26 +140,6 @@ void tu_record(void *user, const percept_event *event)
     tu_recorder_push((tu_recorder *)user, event);
 }
 
-int tu_apply(percept_world *w, const tu_op *o)
-{
-    switch (o->kind) {
-    case TU_ADD:
-        return percept_add(w, o->id, &o->desc);
-    case TU_MOVE:
-        return percept_move(w, o->id, o->x, o->y);
-    case TU_REMOVE:
-        return percept_remove(w, o->id);
-    case TU_RANGE:
-        return percept_set_range(w, o->id, o->sense, o->value);
-    case TU_HIDE:
-        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
-    }
-    return PERCEPT_EINVAL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Worlds                                                                    */
-
 percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *rec)
 {
     return tu_open_faulty(backend, extra_ini, rec, NULL);
@@ -187,19 +153,13 @@ percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_rec
     percept_error error;
     percept_allocator allocator = {tu_fault_fn, fa};
     percept_options options = PERCEPT_OPTIONS_INIT;
-    int rc;
-
-    memset(&error, 0, sizeof error);
     options.allocator = &allocator;
     snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n%s", backend,
              extra_ini != NULL ? extra_ini : "");
-    rc = percept_world_open_string(&world, ini, "<test>", fa ? &options : NULL, &error);
-    if (rc != PERCEPT_OK || world == NULL) {
-        print_error("cannot open a world with backend '%s': status %d (%s): %s\n", backend, rc,
-                    percept_status_name(rc) ? percept_status_name(rc) : "?", error.text);
-        print_error("config was:\n%s\n", ini);
-        fail();
-    }
+    int rc = percept_world_open_string(&world, ini, "<test>", fa ? &options : NULL, &error);
+    if (rc != PERCEPT_OK || world == NULL)
+        fail_msg("cannot open a world with backend '%s': %s: %s\nconfig:\n%s", backend,
+                 percept_status_name(rc), error.text, ini);
     if (rec != NULL)
         assert_int_equal(percept_set_event_callback(world, tu_record, rec), PERCEPT_OK);
     return world;
@@ -234,15 +194,10 @@ percept_entity_desc tu_desc(double x, double y, double sight, double hearing, do
 void tu_add(percept_world *world, percept_id id, percept_entity_desc desc)
 {
     int rc = percept_add(world, id, &desc);
-    if (rc != PERCEPT_OK) {
-        print_error("percept_add(%u, (%.17g, %.17g)) returned %d: %s\n", (unsigned)id, desc.x,
-                    desc.y, rc, percept_errmsg(world));
-        fail();
-    }
+    if (rc != PERCEPT_OK)
+        fail_msg("percept_add(%u, (%.17g, %.17g)) returned %d: %s", (unsigned)id, desc.x, desc.y,
+                 rc, percept_errmsg(world));
 }
-
-/* ------------------------------------------------------------------------ */
-/* Events                                                                    */
 
 percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id target,
                     percept_sense sense, double x, double y)
@@ -258,117 +213,48 @@ percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id tar
     return e;
 }
 
-int tu_event_cmp(const void *a, const void *b)
-{
-    const percept_event *x = a, *y = b;
-    if (x->observer != y->observer)
-        return x->observer < y->observer ? -1 : 1;
-    if (x->target != y->target)
-        return x->target < y->target ? -1 : 1;
-    if (x->sense != y->sense)
-        return (int)x->sense < (int)y->sense ? -1 : 1;
-    if (x->kind != y->kind)
-        return (int)x->kind < (int)y->kind ? -1 : 1;
-    return 0;
-}
-
-void tu_sort_events(percept_event *events, size_t count)
-{
-    if (count > 1)
-        qsort(events, count, sizeof *events, tu_event_cmp);
-}
-
-static const char *kind_name(percept_event_kind kind)
-{
-    switch (kind) {
-    case PERCEPT_ENTER:
-        return "enter";
-    case PERCEPT_LEAVE:
-        return "leave";
-    case PERCEPT_MOVE:
-        return "move";
-    }
-    return "?kind";
-}
-
-void tu_format_event(char *buf, size_t size, const percept_event *e)
-{
-    const char *sense = percept_sense_name(e->sense);
-    snprintf(buf, size, "%u %u %s %s (%.17g, %.17g)", (unsigned)e->observer, (unsigned)e->target,
-             sense != NULL ? sense : "?sense", kind_name(e->kind), e->x, e->y);
-}
-
 void tu_print_events(const char *title, const percept_event *events, size_t count)
 {
-    char line[160];
+    static const char *const kinds[] = {"enter", "leave", "move"};
     print_error("  %s (%zu):\n", title, count);
-    for (size_t i = 0; i < count; i++) {
-        tu_format_event(line, sizeof line, &events[i]);
-        print_error("    [%zu] %s\n", i, line);
+    for (size_t i = 0; i < count && i < 64; i++) {
+        const percept_event *e = &events[i];
+        const char *sense = percept_sense_name(e->sense);
+        print_error("    [%zu] %u %u %s %s (%.17g, %.17g)\n", i, (unsigned)e->observer,
+                    (unsigned)e->target, sense ? sense : "?",
+                    (unsigned)e->kind < 3 ? kinds[e->kind] : "?", e->x, e->y);
     }
-}
-
-static int same_event(const percept_event *a, const percept_event *b)
-{
-    /* Positions are compared exactly: they are copies of the caller's doubles. */
-    return a->kind == b->kind && a->sense == b->sense && a->observer == b->observer &&
-           a->target == b->target && a->x == b->x && a->y == b->y;
 }
 
 int tu_events_match(const tu_recorder *rec, const percept_event *expected, size_t count,
                     const char *what)
 {
-    int ok = rec->count == count;
-    for (size_t i = 0; ok && i < count; i++)
-        ok = same_event(&rec->events[i], &expected[i]);
-    if (!ok) {
-        print_error("event mismatch: %s\n", what);
-        tu_print_events("expected", expected, count);
-        tu_print_events("delivered", rec->events, rec->count);
-    }
-    return ok;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Queries                                                                   */
-
-size_t tu_list(const percept_world *world, percept_id id, percept_sense sense, int by_target,
-               percept_id *ids, size_t cap)
-{
-    size_t count = (size_t)-1;
-    int rc = by_target ? percept_perceived_by(world, id, sense, ids, cap, &count)
-                       : percept_perceived(world, id, sense, ids, cap, &count);
-    if (rc != PERCEPT_OK) {
-        print_error("%s(%u, %d) returned %d\n",
-                    by_target ? "percept_perceived_by" : "percept_perceived", (unsigned)id,
-                    (int)sense, rc);
-        fail();
-    }
-    if (count > cap) {
-        print_error("list of %u (sense %d) has %zu entries, more than the %zu expected at most\n",
-                    (unsigned)id, (int)sense, count, cap);
-        fail();
-    }
-    return count;
+    char why[512];
+    if (model_same_events(expected, count, rec->events, rec->count, why, sizeof why))
+        return 1;
+    print_error("%s: %s\n", what, why);
+    tu_print_events("expected", expected, count);
+    tu_print_events("delivered", rec->events, rec->count);
+    return 0;
 }
 
 int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense, int by_target,
                     const percept_id *expected, size_t count)
 {
     percept_id got[256];
-    size_t n = tu_list(world, id, sense, by_target, got, 256);
-    int ok = n == count;
+    size_t n = 0;
+    int rc = by_target ? percept_perceived_by(world, id, sense, got, 256, &n)
+                       : percept_perceived(world, id, sense, got, 256, &n);
+    int ok = rc == PERCEPT_OK && n == count;
     for (size_t i = 0; ok && i < n; i++)
         ok = got[i] == expected[i];
     if (!ok) {
-        const char *sn = percept_sense_name(sense);
-        print_error("%s of %u by %s:\n", by_target ? "perceived_by" : "perceived", (unsigned)id,
-                    sn != NULL ? sn : "?");
-        print_error("  expected:");
+        print_error("%s of %u by sense %d: status %d; expected",
+                    by_target ? "perceived_by" : "perceived", (unsigned)id, (int)sense, rc);
         for (size_t i = 0; i < count; i++)
             print_error(" %u", (unsigned)expected[i]);
-        print_error("\n  got:     ");
-        for (size_t i = 0; i < n; i++)
+        print_error(", got");
+        for (size_t i = 0; i < n && i < 256; i++)
             print_error(" %u", (unsigned)got[i]);
         print_error("\n");
     }
@@ -376,88 +262,90 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
 }
 
 /* ------------------------------------------------------------------------ */
-/* Snapshots                                                                 */
+/* Calls on a world and on the model                                         */
 
-static void snap_push(tu_snapshot *snap, uint64_t word)
+int tu_apply(percept_world *w, const tu_op *o)
 {
-    if (snap->count == snap->capacity) {
-        size_t cap = snap->capacity ? snap->capacity * 2 : 256;
-        uint64_t *grown = realloc(snap->words, cap * sizeof *grown);
-        assert_non_null(grown);
-        snap->words = grown;
-        snap->capacity = cap;
+    switch (o->kind) {
+    case TU_ADD:
+        return percept_add(w, o->id, &o->desc);
+    case TU_MOVE:
+        return percept_move(w, o->id, o->x, o->y);
+    case TU_REMOVE:
+        return percept_remove(w, o->id);
+    case TU_RANGE:
+        return percept_set_range(w, o->id, o->sense, o->value);
+    case TU_HIDE:
+        return percept_set_hidden(w, o->id, o->sense, o->value != 0);
     }
-    snap->words[snap->count++] = word;
+    return PERCEPT_EINVAL;
 }
 
-static void snap_push_double(tu_snapshot *snap, double v)
+int tu_apply_model(model *m, const tu_op *o)
 {
-    uint64_t w;
-    memcpy(&w, &v, sizeof w);
-    snap_push(snap, w);
+    switch (o->kind) {
+    case TU_ADD:
+        return model_add(m, o->id, &o->desc);
+    case TU_MOVE:
+        return model_move(m, o->id, o->x, o->y);
+    case TU_REMOVE:
+        return model_remove(m, o->id);
+    case TU_RANGE:
+        return model_set_range(m, o->id, o->sense, o->value);
+    case TU_HIDE:
+        return model_set_hidden(m, o->id, o->sense, o->value != 0);
+    }
+    return PERCEPT_EINVAL;
 }
 
-static void snap_push_list(tu_snapshot *snap, const percept_world *world, percept_id id,
-                           percept_sense sense, int by_target)
+void tu_describe(char *buf, size_t size, const tu_op *o)
 {
-    percept_id ids[1024];
-    size_t n = tu_list(world, id, sense, by_target, ids, 1024);
-    snap_push(snap, n);
-    for (size_t i = 0; i < n; i++)
-        snap_push(snap, ids[i]);
-}
-
-void tu_snapshot_take(const percept_world *world, const percept_id *ids, size_t n,
-                      tu_snapshot *snap)
-{
-    snap->words = NULL;
-    snap->count = 0;
-    snap->capacity = 0;
-    snap_push(snap, percept_entity_count(world));
-    for (size_t i = 0; i < n; i++) {
-        percept_entity_desc d;
-        int in = percept_contains(world, ids[i]);
-        snap_push(snap, ids[i]);
-        snap_push(snap, (uint64_t)in);
-        if (!in)
-            continue;
-        memset(&d, 0, sizeof d);
-        assert_int_equal(percept_get_entity(world, ids[i], &d), PERCEPT_OK);
-        snap_push_double(snap, d.x);
-        snap_push_double(snap, d.y);
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-            snap_push_double(snap, d.range[s]);
-        snap_push(snap, d.hidden);
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-            snap_push_list(snap, world, ids[i], (percept_sense)s, 0);
-            snap_push_list(snap, world, ids[i], (percept_sense)s, 1);
-        }
+    const char *sense = percept_sense_name(o->sense);
+    const percept_entity_desc *d = &o->desc;
+    switch (o->kind) {
+    case TU_ADD:
+        snprintf(buf, size, "add %u (%.17g, %.17g) ranges %.17g %.17g %.17g hidden %u",
+                 (unsigned)o->id, d->x, d->y, d->range[0], d->range[1], d->range[2], d->hidden);
+        break;
+    case TU_MOVE:
+        snprintf(buf, size, "move %u (%.17g, %.17g)", (unsigned)o->id, o->x, o->y);
+        break;
+    case TU_REMOVE:
+        snprintf(buf, size, "remove %u", (unsigned)o->id);
+        break;
+    case TU_RANGE:
+        snprintf(buf, size, "range %u %s %.17g", (unsigned)o->id, sense ? sense : "?", o->value);
+        break;
+    case TU_HIDE:
+        snprintf(buf, size, "%s %u %s", o->value != 0 ? "hide" : "show", (unsigned)o->id,
+                 sense ? sense : "?");
+        break;
     }
 }
 
-int tu_snapshot_equal(const tu_snapshot *a, const tu_snapshot *b, const char *what)
+int tu_call(percept_world *w, tu_recorder *rec, model *m, const tu_op *o, const char *what)
 {
-    size_t n = a->count < b->count ? a->count : b->count;
-    for (size_t i = 0; i < n; i++) {
-        if (a->words[i] != b->words[i]) {
-            print_error("world state changed (%s): first difference at word %zu: %llu vs %llu\n",
-                        what, i, (unsigned long long)a->words[i], (unsigned long long)b->words[i]);
-            return 0;
-        }
-    }
-    if (a->count != b->count) {
-        print_error("world state changed (%s): %zu vs %zu words\n", what, a->count, b->count);
-        return 0;
-    }
-    return 1;
+    tu_recorder_clear(rec);
+    int got = tu_apply(w, o), want = tu_apply_model(m, o);
+    char call[256], why[512];
+    if (got == want &&
+        model_same_events(m->events, m->n_events, rec->events, rec->count, why, sizeof why))
+        return got;
+    tu_describe(call, sizeof call, o);
+    if (got != want)
+        fail_msg("%s: %s returned %s, the model says %s: %s", what, call, percept_status_name(got),
+                 percept_status_name(want), percept_errmsg(w));
+    tu_print_events("the model's", m->events, m->n_events);
+    tu_print_events("delivered", rec->events, rec->count);
+    fail_msg("%s: %s: %s", what, call, why);
+    return got;
 }
 
-void tu_snapshot_free(tu_snapshot *snap)
+void tu_expect_world(const model *m, const percept_world *w, const char *what)
 {
-    free(snap->words);
-    snap->words = NULL;
-    snap->count = 0;
-    snap->capacity = 0;
+    char why[512];
+    if (!model_check_world(m, w, why, sizeof why))
+        fail_msg("%s: the world differs from the model: %s", what, why);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -532,18 +420,4 @@ void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what)
                     fa->live_blocks, fa->live_bytes, fa->foreign_frees);
         fail();
     }
-}
-
-void tu_copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, n, out), n);
-    assert_int_equal(ferror(in), 0);
-    assert_int_equal(fclose(in), 0);
-    assert_int_equal(fclose(out), 0);
 }

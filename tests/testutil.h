@@ -1,6 +1,7 @@
 /*
- * testutil.h - helpers shared by the API test suites: the backend list, opening
- * worlds, recording events and comparing them, and snapshots of a world's state.
+ * testutil.h - what the API suites share: the backends under test, worlds,
+ * recorded events, calls made on a world and on the model (model.h) at once,
+ * and an allocator that fails on request.
  */
 #ifndef PERCEPT_TESTUTIL_H
 #define PERCEPT_TESTUTIL_H
@@ -13,6 +14,9 @@
 #include <cmocka.h>
 
 #include "percept.h"
+#include "model.h"
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------ */
 /* Backends under test                                                       */
@@ -22,21 +26,16 @@
 size_t tu_backend_count(void);
 const char *tu_backend_name(size_t index);
 
-/*
- * Run fn once per backend under test. The backend being run is remembered
- * until the loop completes, so that tu_report_backend() can name it when an
- * assertion jumped out of the loop.
- */
+/* Run fn once per backend under test; a failure names the backend (tu_backend_test). */
 void tu_for_each_backend(void (*fn)(const char *backend));
-
-/* A cmocka teardown: names the backend a failed tu_for_each_backend() loop was at. */
 int tu_report_backend(void **state);
-
-/* A test run through tu_for_each_backend() with the backend reported on failure. */
 #define tu_backend_test(fn) cmocka_unit_test_teardown(fn, tu_report_backend)
 
+/* The one size parameter of the shipped backends that have one ("cell_size"), or NULL. */
+const char *tu_size_key(const char *backend);
+
 /* ------------------------------------------------------------------------ */
-/* Event recording                                                           */
+/* Worlds and events                                                         */
 
 /* A growable list of the events a world delivered. */
 typedef struct tu_recorder {
@@ -48,39 +47,19 @@ typedef struct tu_recorder {
 void tu_recorder_init(tu_recorder *rec);
 void tu_recorder_clear(tu_recorder *rec);
 void tu_recorder_free(tu_recorder *rec);
-/* Append one event (aborts the test binary when out of memory: the callback cannot fail). */
 void tu_recorder_push(tu_recorder *rec, const percept_event *event);
 /* A percept_event_fn whose user pointer is a tu_recorder. */
 void tu_record(void *user, const percept_event *event);
 
-/* ------------------------------------------------------------------------ */
-/* Worlds                                                                    */
-
-/* One changing call, for the suites that replay sequences of them. */
-typedef enum tu_op_kind { TU_ADD, TU_MOVE, TU_REMOVE, TU_RANGE, TU_HIDE } tu_op_kind;
-
-typedef struct tu_op {
-    tu_op_kind kind;
-    percept_id id;
-    percept_entity_desc desc; /* TU_ADD */
-    double x, y;              /* TU_MOVE */
-    percept_sense sense;      /* TU_RANGE, TU_HIDE */
-    double value;             /* the range, or the hidden flag */
-} tu_op;
-
-/* Makes the call `o` describes on `w`; returns its status. */
-int tu_apply(percept_world *w, const tu_op *o);
+typedef struct tu_fault_alloc tu_fault_alloc;
 
 /*
- * Open a world from "[percept]\nbackend = NAME\n" followed by `extra_ini`
- * (may be NULL; it continues the [percept] section and may open others).
- * Fails the test, printing percept_error's text, if the world cannot be
- * opened. When `rec` is not NULL it receives the world's events.
+ * A world from "[percept]\nbackend = NAME\n" followed by `extra_ini` (may be
+ * NULL; it continues [percept] and may open other sections), its events to
+ * `rec` when not NULL, all its memory from `fa` when not NULL. Fails the
+ * test if the world cannot be opened.
  */
 percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *rec);
-
-typedef struct tu_fault_alloc tu_fault_alloc;
-/* As tu_open(), with every byte of the world from `fa` (see tu_fault_fn()) when not NULL. */
 percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
                               tu_fault_alloc *fa);
 
@@ -92,71 +71,73 @@ percept_entity_desc tu_desc(double x, double y, double sight, double hearing, do
 #define TU_OK(world, call)                                                                         \
     do {                                                                                           \
         int tu_rc_ = (call);                                                                       \
-        if (tu_rc_ != PERCEPT_OK) {                                                                \
-            print_error("%s returned %d: %s\n", #call, tu_rc_, percept_errmsg(world));             \
-            fail();                                                                                \
-        }                                                                                          \
+        if (tu_rc_ != PERCEPT_OK)                                                                  \
+            fail_msg("%s returned %d: %s", #call, tu_rc_, percept_errmsg(world));                  \
     } while (0)
 
-/* Add an entity and fail the test if that does not succeed. */
 void tu_add(percept_world *world, percept_id id, percept_entity_desc desc);
 
-/* The i-th of distinct IDs spread over the whole 32-bit range (a bijection
- * of i), 0 and UINT32_MAX included: for i 0 and 1. */
+/* The i-th of distinct IDs spread over the 32-bit range: 0 and UINT32_MAX for i 0 and 1. */
 percept_id tu_spread_id(uint32_t i);
-
-/* ------------------------------------------------------------------------ */
-/* Events                                                                    */
 
 percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id target,
                     percept_sense sense, double x, double y);
 
-/* Order by observer, then target, then sense, then kind (the documented order). */
-int tu_event_cmp(const void *a, const void *b);
-void tu_sort_events(percept_event *events, size_t count);
-
-/* Write "OBSERVER TARGET SENSE KIND (X, Y)" for one event to `buf`. */
-void tu_format_event(char *buf, size_t size, const percept_event *event);
-/* Print a list of events through cmocka's print_error, each line prefixed. */
 void tu_print_events(const char *title, const percept_event *events, size_t count);
 
-/*
- * 1 if the recorded events equal `expected` in order and in every field
- * (position compared exactly); else print both lists, labelled `what`, and
- * return 0.
- */
+/* 1 if the recorded events equal `expected` in order and every field; else print
+ * both lists, labelled `what`, and return 0. */
 int tu_events_match(const tu_recorder *rec, const percept_event *expected, size_t count,
                     const char *what);
-
-/* Fail the test unless the recorded events equal `expected` (see tu_events_match()). */
 #define tu_expect_events(rec, expected, count, what)                                               \
     assert_true(tu_events_match((rec), (expected), (count), (what)))
-
-/* Fail the test unless nothing was recorded. */
 #define tu_expect_no_events(rec, what) assert_true(tu_events_match((rec), NULL, 0, (what)))
 
-/* ------------------------------------------------------------------------ */
-/* Queries                                                                   */
-
-/*
- * percept_perceived() (by_target 0) or percept_perceived_by() (by_target 1)
- * into `ids` (capacity `cap`); fails the test on an error or if the list does
- * not fit. Returns the number of IDs.
- */
-size_t tu_list(const percept_world *world, percept_id id, percept_sense sense, int by_target,
-               percept_id *ids, size_t cap);
-
-/*
- * 1 if the list for (id, sense) equals `expected` (ascending IDs), else print
- * both and return 0.
- */
+/* percept_perceived() (by_target 0) or percept_perceived_by() (1) equals `expected`. */
 int tu_list_matches(const percept_world *world, percept_id id, percept_sense sense, int by_target,
                     const percept_id *expected, size_t count);
-
 #define tu_expect_perceived(world, id, sense, expected, count)                                     \
     assert_true(tu_list_matches((world), (id), (sense), 0, (expected), (count)))
 #define tu_expect_perceived_by(world, id, sense, expected, count)                                  \
     assert_true(tu_list_matches((world), (id), (sense), 1, (expected), (count)))
+
+/* ------------------------------------------------------------------------ */
+/* Calls on a world and on the model                                         */
+
+typedef enum tu_op_kind { TU_ADD, TU_MOVE, TU_REMOVE, TU_RANGE, TU_HIDE } tu_op_kind;
+
+typedef struct tu_op {
+    tu_op_kind kind;
+    percept_id id;
+    percept_entity_desc desc; /* TU_ADD */
+    double x, y;              /* TU_MOVE */
+    percept_sense sense;      /* TU_RANGE, TU_HIDE */
+    double value;             /* the range, or the hidden flag */
+} tu_op;
+
+/* Calls as values, for tables and sequences of them. */
+#define TU_OP_ADD(i, a, b, s, h, m, hid)                                                           \
+    ((tu_op){.kind = TU_ADD, .id = (i), .desc = tu_desc(a, b, s, h, m, hid)})
+#define TU_OP_MOVE(i, a, b) ((tu_op){.kind = TU_MOVE, .id = (i), .x = (a), .y = (b)})
+#define TU_OP_REMOVE(i) ((tu_op){.kind = TU_REMOVE, .id = (i)})
+#define TU_OP_RANGE(i, s, r) ((tu_op){.kind = TU_RANGE, .id = (i), .sense = (s), .value = (r)})
+#define TU_OP_HIDE(i, s, h) ((tu_op){.kind = TU_HIDE, .id = (i), .sense = (s), .value = (h)})
+
+/* The call `o` describes, on the world or on the model; returns its status. */
+int tu_apply(percept_world *w, const tu_op *o);
+int tu_apply_model(model *m, const tu_op *o);
+/* "move 7 (1, 2)": `o` for messages. */
+void tu_describe(char *buf, size_t size, const tu_op *o);
+
+/*
+ * Make the call on the world (its events recorded in `rec`) and on the
+ * model; fail the test unless both give the same status and the world
+ * delivered the model's events. Returns the status.
+ */
+int tu_call(percept_world *w, tu_recorder *rec, model *m, const tu_op *o, const char *what);
+
+/* Fail the test unless the world holds what the model does (model_check_world()). */
+void tu_expect_world(const model *m, const percept_world *w, const char *what);
 
 /* ------------------------------------------------------------------------ */
 /* A failing allocator                                                       */
@@ -185,28 +166,5 @@ void *tu_fault_fn(void *user, void *ptr, size_t size);
 void tu_fault_init(tu_fault_alloc *fa);
 /* Fail the test unless every block was given back. */
 void tu_expect_no_leak(const tu_fault_alloc *fa, const char *what);
-
-/* Copy the file `from` to `to` (made or emptied), failing the test on any error. */
-void tu_copy_file(const char *from, const char *to);
-
-/* ------------------------------------------------------------------------ */
-/* Snapshots: everything the API tells about a set of IDs                    */
-
-typedef struct tu_snapshot {
-    uint64_t *words;
-    size_t count;
-    size_t capacity;
-} tu_snapshot;
-
-/*
- * Record the entity count and, for each ID in `ids`: whether the world
- * contains it, its description, and for each sense the perceived and
- * perceived-by lists. Fails the test if a query fails unexpectedly.
- */
-void tu_snapshot_take(const percept_world *world, const percept_id *ids, size_t n,
-                      tu_snapshot *snap);
-/* 1 if equal; else print where they first differ and return 0. */
-int tu_snapshot_equal(const tu_snapshot *a, const tu_snapshot *b, const char *what);
-void tu_snapshot_free(tu_snapshot *snap);
 
 #endif /* PERCEPT_TESTUTIL_H */

@@ -31,7 +31,7 @@ $cc $flags -fPIC -shared -fvisibility=hidden -DGRID_AS_TOWER plugins/grid.c $uti
     printf '#define PERCEPT_DEFAULT_CONFIG "%s"\n' "$work/percept.ini"
     printf '#define PERCEPT_DOC_DIR "%s"\n' "$work"
 } >"$work/install_dirs.h"
-$cc $flags -I"$work" src/*.c tests/test_threads.c tests/testutil.c -o "$work/test_threads" \
+$cc $flags -I"$work" src/*.c tests/test_threads.c tests/testutil.c tests/model.c -o "$work/test_threads" \
     -linih -lcmocka -ldl -lpthread -lm
 # halt_on_error: a data race fails the run instead of scrolling past.
 PERCEPT_PLUGIN_PATH=$work PERCEPT_TEST_BACKENDS="bruteforce grid hashgrid tower crosslist" \

@@ -1,0 +1,121 @@
+/*
+ * model.h - a brute-force model of the perception relation, written from its
+ * definition (include/percept.h, docs/trace-format.md) and nothing else, for
+ * the tests and the fuzz targets to hold the library to.
+ *
+ * The model keeps every entity ever named and the relation as it stands.
+ * Each change returns the status the library must give and, when that is 0,
+ * makes the change and leaves its events in m->events, in the documented
+ * order: by observer ID, then target ID, then sense. It re-evaluates every
+ * pair of the changed entity (no other pair can change) by the rule in
+ * model.c, and keeps the relation rather than recomputing it from scratch,
+ * because the relation's next version depends on its own past (margins).
+ */
+#ifndef PERCEPT_TEST_MODEL_H
+#define PERCEPT_TEST_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "percept.h"
+
+/* One pair held by an entity: the other entity's slot and the senses. */
+typedef struct model_link {
+    uint32_t other;
+    unsigned senses;
+} model_link;
+
+typedef struct model_links {
+    model_link *v;
+    uint32_t n, cap;
+} model_links;
+
+typedef struct model_entity {
+    percept_id id;
+    int alive;
+    double x, y; /* after a removal, the last position */
+    double range[PERCEPT_SENSE_COUNT];
+    unsigned hidden;
+    model_links out; /* the targets it perceives */
+    model_links in;  /* the observers that perceive it */
+} model_entity;
+
+typedef struct model {
+    int move_events;   /* a move reports MOVE for the pairs that hold throughout */
+    model_entity *ent; /* by slot: one per ID ever added, kept after removal */
+    uint32_t count, cap;
+    uint32_t *index; /* open addressing: slots by ID, UINT32_MAX free */
+    size_t index_mask;
+    size_t alive;
+    percept_event *events; /* the last change's events */
+    size_t *event_move;    /* after model_move_batch(): the move (1-based) of each event */
+    size_t n_events, events_cap;
+    unsigned *was_out, *was_in; /* by slot: scratch for one change */
+    struct model_place *place;  /* by slot: where each entity reaches, to skip pairs quickly */
+} model;
+
+void model_init(model *m, int move_events);
+void model_free(model *m);
+
+/* The entity `id` if it is in the world, else NULL. */
+const model_entity *model_get(const model *m, percept_id id);
+
+/* The changes. Each returns the library's status; on 0 m->events holds the
+ * change's events, on an error there are none and nothing changed. */
+int model_add(model *m, percept_id id, const percept_entity_desc *desc);
+int model_move(model *m, percept_id id, double x, double y);
+int model_remove(model *m, percept_id id);
+int model_set_range(model *m, percept_id id, percept_sense sense, double range);
+int model_set_hidden(model *m, percept_id id, percept_sense sense, int hidden);
+
+/*
+ * The first `count` moves of `order` (indexes into `batch`) made one by one,
+ * each as model_move() makes it; m->events holds the events of them all, in
+ * the order of the moves, and m->event_move which move delivered each.
+ */
+void model_move_batch(model *m, const percept_position *batch, const size_t *order, size_t count);
+
+/*
+ * The order in which the library makes a batch's moves (indexes into it;
+ * entries that move nothing are left out), learned from the library: its
+ * choice, made from the batch and the world bounds alone, is no part of the
+ * relation. Returns the number of moves, or SIZE_MAX when it cannot tell.
+ */
+size_t model_batch_order(const model *m, const percept_bounds *bounds,
+                         const percept_position *batch, size_t n, size_t *order);
+
+/*
+ * What percept_move_many() must say of a batch before it moves anything:
+ * 0, or the status of the first bad entry, whose index goes to *bad
+ * (SIZE_MAX for a batch refused as a whole).
+ */
+int model_check_batch(const model *m, const percept_position *moves, size_t count, size_t *bad);
+
+/* 1 if observer perceives target by sense now, else 0; -1 for an unknown ID. */
+int model_perceives(const model *m, percept_id observer, percept_id target, percept_sense sense);
+
+/* The IDs id perceives by sense (by_target 0) or that perceive it (1),
+ * ascending, into out (room for m->count); returns how many. */
+size_t model_perceived(const model *m, percept_id id, percept_sense sense, int by_target,
+                       percept_id *out);
+
+/* Every ID in the world, ascending, into out (room for m->count); returns how many. */
+size_t model_ids(const model *m, percept_id *out);
+
+/* Orders events as the library delivers a call's: observer, target, sense. */
+int model_event_cmp(const void *a, const void *b);
+
+/* 1 if the lists are equal in order and every field (positions exactly);
+ * else 0, with the first difference described in why. */
+int model_same_events(const percept_event *want, size_t n_want, const percept_event *got,
+                      size_t n_got, char *why, size_t size);
+
+/*
+ * 1 if the world says what the model holds: the entity count, and for every
+ * ID the model ever saw percept_contains(), percept_get_entity() and the
+ * perceived and perceived-by lists of every sense; else 0, with the first
+ * difference described in why.
+ */
+int model_check_world(const model *m, const percept_world *w, char *why, size_t size);
+
+#endif
