@@ -156,6 +156,12 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
         not_found(search, name, why, why_size);
         return PERCEPT_EPLUGIN;
     }
+    /* dlopen() would wait for ever on a FIFO in the plugin's place. */
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "%s: not a regular file (or a link to none)", path);
+        return PERCEPT_EPLUGIN;
+    }
     if (cut_short(path)) {
         snprintf(why, why_size, "%s: file is truncated: copy or build it again", path);
         return PERCEPT_EPLUGIN;
