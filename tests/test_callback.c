@@ -427,6 +427,47 @@ static void test_close_inside_callback(void **state)
     tu_for_each_backend(check_close_inside);
 }
 
+/* ------------------------------------------------------------------------ */
+/* A callback that writes through its event pointer                          */
+
+/* Records each event, then scribbles over it (casting its const away). */
+static void record_and_scribble(void *user, const percept_event *ev)
+{
+    tu_record(user, ev);
+    percept_event *e = (percept_event *)(void *)ev;
+    e->kind = PERCEPT_LEAVE;
+    e->sense = PERCEPT_SMELL;
+    e->observer = e->target = 999;
+    e->x = e->y = -1;
+}
+
+/* The events of one call must not depend on what the callback did to the
+ * ones before: each event is a struct of its own. */
+static void check_scribbling_callback(const char *backend)
+{
+    tu_recorder rec;
+    tu_recorder_init(&rec);
+    percept_world *w = tu_open(backend, NULL, NULL);
+    assert_int_equal(percept_set_event_callback(w, record_and_scribble, &rec), PERCEPT_OK);
+    tu_add(w, 1, tu_desc(0, 0, 10, 10, 10, 0));
+    tu_recorder_clear(&rec);
+    tu_add(w, 2, tu_desc(3, 4, 0, 0, 0, 0));
+    const percept_event expected[] = {
+        tu_ev(PERCEPT_ENTER, 1, 2, PERCEPT_SIGHT, 3, 4),
+        tu_ev(PERCEPT_ENTER, 1, 2, PERCEPT_HEARING, 3, 4),
+        tu_ev(PERCEPT_ENTER, 1, 2, PERCEPT_SMELL, 3, 4),
+    };
+    tu_expect_events(&rec, expected, 3, "a callback that writes to its events");
+    percept_world_close(w);
+    tu_recorder_free(&rec);
+}
+
+static void test_scribbling_callback(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_scribbling_callback);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +476,7 @@ int main(void)
         tu_backend_test(test_changes_work_after_return),
         tu_backend_test(test_no_callback),
         tu_backend_test(test_close_inside_callback),
+        tu_backend_test(test_scribbling_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

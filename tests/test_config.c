@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../tools/splitmix.h"
 
@@ -150,6 +151,10 @@ static const error_case error_cases[] = {
      "min_x"},
     {"inverted by min_y's default", BF "[world]\nmin_x = 1\nmax_y = -5\nmax_x = 9\n", ECONFIG,
      "max_y", "world", "max_y"},
+    {"reserve negative", BF "[world]\nreserve = -1\n", ECONFIG, "reserve", "world", "reserve"},
+    {"reserve not whole", BF "[world]\nreserve = 1.5\n", ECONFIG, "reserve", "world", "reserve"},
+    {"reserve beyond a world's entities", BF "[world]\nreserve = 1e12\n", ECONFIG, "reserve",
+     "world", "reserve"},
     {"move_events neither on nor off", BF "move_events = maybe\n", ECONFIG, "move_events",
      "percept", "move_events"},
     {"move_events empty", BF "move_events =\n", ECONFIG, "move_events", "percept", "move_events"},
@@ -361,6 +366,78 @@ static void test_not_text(void **state)
     status = percept_world_open(&world, "/dev/zero", NULL, &error);
     alarm(0);
     assert_true(status < 0 && world == NULL);
+}
+
+/* A config is a page of text: a FIFO in its place is refused at once (the
+ * reader must not wait for a writer), and so is more than 1 MiB, from a
+ * file or from memory; 1 MiB itself opens. */
+static void test_size_and_kind_bounded(void **state)
+{
+    (void)state;
+    char path[512];
+    percept_world *world = (percept_world *)&world;
+    percept_error error;
+    snprintf(path, sizeof path, "%s/fifo.ini", tmp_dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(20);
+    int status = percept_world_open(&world, path, NULL, &error);
+    alarm(0);
+    unlink(path);
+    assert_int_equal(status, PERCEPT_EIO);
+    assert_null(world);
+    expect_place(&error, 0, "", "");
+
+    const size_t limit = 1u << 20;
+    char *text = malloc(limit + 2);
+    assert_non_null(text);
+    size_t head = strlen(BF);
+    memcpy(text, BF, head);
+    memset(text + head, ';', limit - head); /* one long comment line... */
+    for (size_t i = head + 100; i < limit; i += 101)
+        text[i] = '\n'; /* ...cut into lines inih takes */
+    text[limit] = '\0';
+    world = open_ok(text, NULL);
+    percept_world_close(world);
+    write_config(text, limit, path, sizeof path);
+    assert_int_equal(percept_world_open(&world, path, NULL, &error), PERCEPT_OK);
+    percept_world_close(world);
+    unlink(path);
+
+    text[limit] = '\n';
+    text[limit + 1] = '\0';
+    open_failing(text, 0, NULL, PERCEPT_ECONFIG, &error);
+    expect_place(&error, 0, "", "");
+    open_failing(text, 1, NULL, PERCEPT_ECONFIG, &error);
+    expect_place(&error, 0, "", "");
+    free(text);
+}
+
+/* [world] reserve makes the room for its entities at creation, and
+ * percept_options.reserve replaces it: adding that many grows no array. */
+static void test_reserve(void **state)
+{
+    (void)state;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    for (int via_options = 0; via_options < 2; via_options++) {
+        options.reserve = via_options ? 3000 : 0;
+        percept_world *world = open_ok(
+            via_options ? BF "[world]\nreserve = 10\n" : BF "[world]\nreserve = 3000\n", &options);
+        percept_memory before, after;
+        assert_int_equal(percept_memory_usage(world, &before), PERCEPT_OK);
+        for (percept_id id = 0; id < 3000; id++) {
+            percept_entity_desc d = tu_desc(id % 60, id / 60, 0, 0, 0, 0);
+            assert_int_equal(percept_add(world, id, &d), PERCEPT_OK);
+        }
+        assert_int_equal(percept_memory_usage(world, &after), PERCEPT_OK);
+        assert_int_equal(after.entities, before.entities);
+        percept_entity_desc d = tu_desc(0, 0, 0, 0, 0, 0);
+        assert_int_equal(percept_add(world, 3000, &d), PERCEPT_OK); /* beyond: it grows */
+        assert_int_equal(percept_memory_usage(world, &after), PERCEPT_OK);
+        assert_true(after.entities > before.entities);
+        percept_world_close(world);
+    }
+    options.reserve = (size_t)1 << 40;
+    open_failing(BF, 0, &options, PERCEPT_EINVAL, &(percept_error){0});
 }
 
 /* A key or section of 70 characters is cut to 63 bytes in its field, wherever found. */
@@ -796,6 +873,8 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_first_error_reported),
     cmocka_unit_test(test_line_length_limit),
     cmocka_unit_test(test_not_text),
+    cmocka_unit_test(test_size_and_kind_bounded),
+    cmocka_unit_test(test_reserve),
     cmocka_unit_test(test_long_names_cut),
     cmocka_unit_test(test_long_label),
     cmocka_unit_test(test_control_bytes_escaped),
