@@ -115,13 +115,8 @@ void og_free(const percept_allocator *a, observer_grid *g)
 
 size_t og_bytes(const observer_grid *g)
 {
-    size_t bytes = g->slot_cap * sizeof *g->slots;
-    if (g->cells)
-        bytes += g->cell_count * sizeof *g->cells;
-    for (size_t i = 0; g->cells && i < g->cell_count; i++)
-        bytes +=
-            g->cells[i].obs_cap * sizeof(og_observer) + g->cells[i].reach_cap * sizeof(og_reach);
-    return bytes;
+    size_t bytes = g->slot_cap * sizeof *g->slots + g->cell_bytes;
+    return g->cells ? bytes + g->cell_count * sizeof *g->cells : bytes;
 }
 
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count)
@@ -215,15 +210,32 @@ static og_cell *reached(observer_grid *g, const og_registration *r, int32_t x, i
  * OG_SHRINK_FROM entries of room): a cell a crowd stood in, or that a
  * crowd's observers reached, would otherwise keep the crowd's size until the
  * world is closed. */
-static void give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
-                      uint32_t *cap)
+static void give_back(const percept_allocator *a, observer_grid *g, void **array, size_t elem,
+                      uint32_t len, uint32_t *cap)
 {
-    if (*cap > OG_SHRINK_FROM && len <= *cap / 4)
+    if (*cap > OG_SHRINK_FROM && len <= *cap / 4) {
+        g->cell_bytes -= *cap * elem;
         pc_give_back(a, array, elem, len, cap);
+        g->cell_bytes += *cap * elem;
+    }
+}
+
+/* Room for one more entry in a cell's array, counted in g->cell_bytes. */
+static int make_room(const percept_allocator *a, observer_grid *g, void **array, size_t elem,
+                     uint32_t len, uint32_t *cap)
+{
+    if (len < *cap)
+        return 0;
+    size_t grown = *cap;
+    if (pc_grow(a, array, elem, &grown, (size_t)len + 1))
+        return -1;
+    g->cell_bytes += (grown - *cap) * elem;
+    *cap = (uint32_t)grown;
+    return 0;
 }
 
 /* Adds one to `source`'s count in `cell`'s reach list. */
-static int reach_add(const percept_allocator *a, og_cell *cell, uint32_t source)
+static int reach_add(const percept_allocator *a, observer_grid *g, og_cell *cell, uint32_t source)
 {
     for (uint32_t i = 0; i < cell->reach_len; i++) {
         if (cell->reach[i].cell == source) {
@@ -231,26 +243,22 @@ static int reach_add(const percept_allocator *a, og_cell *cell, uint32_t source)
             return 0;
         }
     }
-    if (cell->reach_len == cell->reach_cap) {
-        void *reach = cell->reach;
-        size_t cap = cell->reach_cap;
-        if (pc_grow(a, &reach, sizeof(og_reach), &cap, (size_t)cell->reach_len + 1))
-            return -1;
-        cell->reach = reach;
-        cell->reach_cap = (uint32_t)cap;
-    }
+    void *reach = cell->reach;
+    if (make_room(a, g, &reach, sizeof(og_reach), cell->reach_len, &cell->reach_cap))
+        return -1;
+    cell->reach = reach;
     cell->reach[cell->reach_len++] = (og_reach){source, 1};
     return 0;
 }
 
-static void reach_drop(const percept_allocator *a, og_cell *cell, uint32_t source)
+static void reach_drop(const percept_allocator *a, observer_grid *g, og_cell *cell, uint32_t source)
 {
     for (uint32_t i = 0; i < cell->reach_len; i++) {
         if (cell->reach[i].cell == source) {
             if (--cell->reach[i].count == 0) {
                 cell->reach[i] = cell->reach[--cell->reach_len];
                 void *reach = cell->reach;
-                give_back(a, &reach, sizeof(og_reach), cell->reach_len, &cell->reach_cap);
+                give_back(a, g, &reach, sizeof(og_reach), cell->reach_len, &cell->reach_cap);
                 cell->reach = reach;
             }
             return;
@@ -270,7 +278,7 @@ static void drop_all(const percept_allocator *a, observer_grid *g, const og_regi
         return;
     for (int32_t y = r->y0; y <= r->y1; y++)
         for (int32_t x = r->x0; x <= r->x1; x++)
-            reach_drop(a, reached(g, r, x, y), r->cell);
+            reach_drop(a, g, reached(g, r, x, y), r->cell);
 }
 
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
@@ -279,22 +287,20 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
     if (!has_home(next) || og_same(&g->slots[slot].reg, next))
         return 0; /* near observers are only counted: nothing to allocate */
     og_cell *home = &g->cells[next->cell];
-    if (next->cell != g->slots[slot].reg.cell && home->obs_len == home->obs_cap) {
+    if (next->cell != g->slots[slot].reg.cell) {
         /* Room for the observer in its new cell; spare capacity is invisible. */
         void *obs = home->obs;
-        size_t cap = home->obs_cap;
-        if (pc_grow(a, &obs, sizeof(og_observer), &cap, (size_t)home->obs_len + 1))
+        if (make_room(a, g, &obs, sizeof(og_observer), home->obs_len, &home->obs_cap))
             return -1;
         home->obs = obs;
-        home->obs_cap = (uint32_t)cap;
     }
     for (int32_t y = next->y0; y <= next->y1; y++) {
         for (int32_t x = next->x0; x <= next->x1; x++) {
-            if (reach_add(a, reached(g, next, x, y), next->cell)) {
+            if (reach_add(a, g, reached(g, next, x, y), next->cell)) {
                 /* Undo the cells done so far: those before (x, y) in row order. */
                 for (int32_t uy = next->y0; uy <= y; uy++)
                     for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
-                        reach_drop(a, reached(g, next, ux, uy), next->cell);
+                        reach_drop(a, g, reached(g, next, ux, uy), next->cell);
                 return -1;
             }
         }
@@ -324,7 +330,7 @@ static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t sl
     /* The observer's new home is another cell (or list), whose room
      * og_stage() made: this one's may go. */
     void *obs = c->obs;
-    give_back(a, &obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
+    give_back(a, g, &obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
     c->obs = obs;
 }
 

@@ -133,7 +133,8 @@ typedef struct observer_grid {
     int level_count;
     og_cell *cells; /* every level's */
     size_t cell_count;
-    og_slot *slots; /* indexed by entity slot */
+    size_t cell_bytes; /* what the cells' arrays hold, kept as they change */
+    og_slot *slots;    /* indexed by entity slot */
     size_t slot_cap;
     double near_limit; /* OG_NEAR_FACTOR * the finest cell size, or 0: no observer is near */
     uint32_t near_count[OG_NEAR_CLASSES];
@@ -154,7 +155,8 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
  * known, before any observer is registered. */
 void og_set_near(observer_grid *g, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
-/* Bytes the grid holds from its allocator: cells, their arrays, the per-slot table. */
+/* Bytes the grid holds from its allocator: cells, their arrays, the
+ * per-slot table. Constant time: the arrays' bytes are counted as they change. */
 size_t og_bytes(const observer_grid *g);
 /* Make the per-slot table hold `slot_count` slots. */
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);
