@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/extra-checks.sh - the slower checks that .ci/run leaves out, for a
 # contributor to run before a change to the core, the build or a plugin:
-#   sh tests/extra-checks.sh        (from the top of a clone; about 15 minutes)
+#   bash tests/extra-checks.sh [STEP...]   (from the top of a clone)
 # each in its own build directory _extra-NAME:
 #   i386       the suite as a 32-bit x86 build (SSE2's doubles, not x87)
 #   s390x      the suite on a big-endian processor under qemu (tests/big-endian.sh)
