@@ -31,8 +31,7 @@
  * or a scan a quarter wider, against a near grid's cells read. */
 #define NEAR_WIDENING 1.25
 
-_Static_assert(PERCEPT_SENSE_COUNT == 3,
-               "senses_within() tests three senses, pair_kinds[] holds three");
+_Static_assert(PERCEPT_SENSE_COUNT == 3, "senses_within() tests three senses");
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -452,50 +451,29 @@ undo_grid:
     return PERCEPT_ENOMEM;
 }
 
-/*
- * The event kind of each sense of a pair in one direction, one byte per
- * sense (byte s for sense s), by the senses that changed and those held
- * after: ENTER for a sense gained, LEAVE for one lost, MOVE for one held
- * throughout. Indexed by changed << 3 | after. One lookup a pair, so an
- * event takes its kind with a shift instead of picking two bits apart and
- * looking them up (a teleport delivers some 240 events).
- */
-#define BIT(m, s) (((m) >> (s)) & 1u)
-#define SENSE_KIND(changed, after, s)                                                              \
-    ((uint32_t)(BIT(changed, s) ? (BIT(after, s) ? PERCEPT_ENTER : PERCEPT_LEAVE) : PERCEPT_MOVE)  \
-     << (8 * (s)))
-#define PAIR_KINDS(i)                                                                              \
-    (SENSE_KIND((i) >> 3, (i) % 8, 0) | SENSE_KIND((i) >> 3, (i) % 8, 1) |                         \
-     SENSE_KIND((i) >> 3, (i) % 8, 2))
-#define PAIR_KINDS_8(i)                                                                            \
-    PAIR_KINDS(i), PAIR_KINDS(i + 1), PAIR_KINDS(i + 2), PAIR_KINDS(i + 3), PAIR_KINDS(i + 4),     \
-        PAIR_KINDS(i + 5), PAIR_KINDS(i + 6), PAIR_KINDS(i + 7)
-static const uint32_t pair_kinds[64] = {PAIR_KINDS_8(0),  PAIR_KINDS_8(8),  PAIR_KINDS_8(16),
-                                        PAIR_KINDS_8(24), PAIR_KINDS_8(32), PAIR_KINDS_8(40),
-                                        PAIR_KINDS_8(48), PAIR_KINDS_8(56)};
-#undef PAIR_KINDS_8
-#undef PAIR_KINDS
-#undef SENSE_KIND
-#undef BIT
-
-/* One pair's events in one direction, in sense order: the senses that
- * changed, and with MOVE records those held throughout. Returns nonzero
+/* One pair's events in one direction, in sense order: ENTER for a sense
+ * gained, LEAVE for one lost, and with MOVE records MOVE for one held
+ * throughout. Each call of the callback gets its own event. Returns nonzero
  * when the callback closed the world. */
 static inline int deliver_pair(percept_world *w, percept_id observer, percept_id target,
                                const entity *t, unsigned before, unsigned after, unsigned moved)
 {
-    /* The senses with an event are visited lowest first by their bit:
-     * which senses fire is as good as random to the branch predictor. */
     unsigned changed = before ^ after;
     unsigned fire = changed | (moved ? before & after : 0);
-    if (!fire)
-        return 0;
-    uint32_t kinds = pair_kinds[changed << 3 | after];
-    percept_event out = {.observer = observer, .target = target, .x = t->x, .y = t->y};
-    for (; fire; fire &= fire - 1) {
-        int s = __builtin_ctz(fire);
-        out.kind = (percept_event_kind)(uint8_t)(kinds >> 8 * s);
-        out.sense = (percept_sense)s;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        unsigned bit = PERCEPT_SENSE_BIT(s);
+        if (!(fire & bit))
+            continue;
+        percept_event out = {
+            .observer = observer,
+            .target = target,
+            .x = t->x,
+            .y = t->y,
+            .kind = !(changed & bit) ? PERCEPT_MOVE
+                    : after & bit    ? PERCEPT_ENTER
+                                     : PERCEPT_LEAVE,
+            .sense = (percept_sense)s,
+        };
         w->on_event(w->on_event_user, &out);
         if (w->close_requested)
             return 1;
