@@ -223,12 +223,11 @@ static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
 }
 
 /*
- * Asks the processor to start loading a block's first entries (its first
- * three lines: up to fifteen entries) without waiting for them. A query reads
- * some ten to sixteen blocks, each on its own in the heap: asked for all
- * before the first is gathered, in a world no cache holds, their loads
- * overlap instead of following one another. A hint: reading past a small
- * block's end is no fault, and nothing changes without the builtin.
+ * Asks the processor to start loading a block's first three cache lines.
+ * A query reads some ten blocks, each on its own in the heap: asked for
+ * all before the first is gathered, their loads overlap once the world
+ * outgrows the caches. A hint: reading past a small block's end is no
+ * fault.
  */
 static inline void entry_block_prefetch(const entry_block *block)
 {
