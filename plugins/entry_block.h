@@ -18,9 +18,8 @@
  * An entry keeps its position as float offsets from an anchor, a point the
  * backend computes the same way whenever it writes or reads the entry (one
  * point for every cell in grid and tower, each cell's corner in hashgrid):
- * 12 bytes an entry instead of 24 with doubles, so that a cell of a handful
- * of entities takes two cache lines, not three. In a world no cache holds,
- * those lines are much of what a query waits for.
+ * 12 bytes an entry instead of 24 with doubles. Once the world outgrows the
+ * caches, the cells' lines are much of what a query waits for.
  *
  * A float keeps 24 bits, so the offsets are near, not exact. A gather
  * compares them with a limit widened past every rounding error
@@ -247,7 +246,7 @@ static inline void entry_block_prefetch(const entry_block *block)
  * point's offsets from the block's anchor (entry_query_offset()). Visits
  * whenever the batch fills. Inline: a query calls it for each of the ten or
  * so cells it reads, most holding a handful of entries, where a call's
- * set-up cost as much as the scan (callgrind). The entries go in runs that
+ * set-up would cost as much as the scan. The entries go in runs that
  * fit the batch's free room, so the loop calls nothing: the position, the
  * limit and the count stay in registers, and no entry pays a test for a
  * full batch. A NaN offset fails the "beyond" test, so it is kept.
