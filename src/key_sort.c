@@ -20,11 +20,12 @@ static void insertion_sort(uint64_t *a, size_t n)
 }
 
 /*
- * LSD radix sort of n keys, using `scratch` (n more): a crowd or a teleport
- * gives one call hundreds of changes, and a batch of moves is as long as a
- * tick, where a comparison sort would dominate. Only the bytes of the high
- * half that differ between keys are sorted on, found in one pass: IDs below
- * 65536 need two passes. The low half is unique, so no two keys are equal.
+ * LSD radix sort of n keys, using `scratch` (n more): a teleport gives one
+ * call dozens of changes, a crowd hundreds, and a batch of moves is as long
+ * as a tick, where qsort()'s calls of a comparison would dominate. Only the
+ * bytes of the high half that differ between keys are sorted on, found in
+ * one pass: IDs below 65536 need two passes. The low half is unique, so no
+ * two keys are equal.
  */
 static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
 {
