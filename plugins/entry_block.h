@@ -3,7 +3,7 @@
  * query reads of each entity, in a single array, so a cell's candidates are
  * one sequential read rather than a chain of misses. grid, hashgrid and tower
  * keep one block per occupied cell and, per slot, where its entry is
- * (entry_ref). Also the batch in which queries hand their finds to the host.
+ * (entry_ref).
  */
 #ifndef PERCEPT_ENTRY_BLOCK_H
 #define PERCEPT_ENTRY_BLOCK_H
@@ -18,9 +18,8 @@
  * An entry keeps its position as float offsets from an anchor, a point the
  * backend computes the same way whenever it writes or reads the entry (one
  * point for every cell in grid and tower, each cell's corner in hashgrid):
- * 12 bytes an entry instead of 24 with doubles, so that a cell of a handful
- * of entities takes two cache lines, not three. In a world no cache holds,
- * those lines are much of what a query waits for.
+ * 12 bytes an entry instead of 24 with doubles. Once the world outgrows the
+ * caches, the cells' lines are much of what a query waits for.
  *
  * A float keeps 24 bits, so the offsets are near, not exact. A gather
  * compares them with a limit widened past every rounding error
@@ -192,43 +191,11 @@ static inline void entry_ref_move(entry_block *block, const entry_ref *ref, floa
 }
 
 /*
- * A query's finds on their way to the host's visit callback, in batches.
- * In a crowd, whether an entry lies within the query's circle is a coin
- * toss to the branch predictor; gathering the finds without a branch and
- * visiting them afterwards keeps the per-entry loop free of mispredictions.
- */
-#define BLOCK_HITS 64
-typedef struct block_hits {
-    percept_backend_visit visit;
-    void *ctx;
-    uint32_t count;
-    percept_slot slot[BLOCK_HITS];
-} block_hits;
-
-/* Visits what is gathered and empties the batch: call at the query's end. */
-void block_hits_flush(block_hits *hits);
-
-/*
- * Adds slot s to the batch when `keep` (0 or 1) says so, without a branch:
- * the slot is always written and the count advances by `keep`. Visits
- * whenever the batch fills.
- */
-static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
-{
-    uint32_t n = hits->count;
-    hits->slot[n] = s;
-    hits->count = n + (uint32_t)keep;
-    if (hits->count == BLOCK_HITS)
-        block_hits_flush(hits);
-}
-
-/*
- * Asks the processor to start loading a block's first entries (its first
- * three lines: up to fifteen entries) without waiting for them. A query reads
- * some ten to sixteen blocks, each on its own in the heap: asked for all
- * before the first is gathered, in a world no cache holds, their loads
- * overlap instead of following one another. A hint: reading past a small
- * block's end is no fault, and nothing changes without the builtin.
+ * Asks the processor to start loading a block's first three cache lines.
+ * A query reads some ten blocks, each on its own in the heap: asked for
+ * all before the first is gathered, their loads overlap once the world
+ * outgrows the caches. A hint: reading past a small block's end is no
+ * fault.
  */
 static inline void entry_block_prefetch(const entry_block *block)
 {
@@ -243,34 +210,18 @@ static inline void entry_block_prefetch(const entry_block *block)
 }
 
 /*
- * Gathers the entries of `block` whose squared float distance to the query
+ * Visits the entries of `block` whose squared float distance to the query
  * point is not above `limit` (entry_gather_limit()); qx and qy are the
- * point's offsets from the block's anchor (entry_query_offset()). Visits
- * whenever the batch fills. Inline: a query calls it for each of the ten or
- * so cells it reads, most holding a handful of entries, where a call's
- * set-up cost as much as the scan (callgrind). The entries go in runs that
- * fit the batch's free room, so the loop calls nothing: the position, the
- * limit and the count stay in registers, and no entry pays a test for a
- * full batch. A NaN offset fails the "beyond" test, so it is kept.
+ * point's offsets from the block's anchor (entry_query_offset()). A NaN
+ * offset fails the "beyond" test, so it is visited.
  */
 static inline void entry_block_gather(const entry_block *block, float qx, float qy, float limit,
-                                      block_hits *hits)
+                                      percept_backend_visit visit, void *ctx)
 {
-    const block_entry *e = block->items;
-    uint32_t left = block->count;
-    while (left > 0) {
-        uint32_t n = hits->count, room = BLOCK_HITS - n;
-        uint32_t take = left < room ? left : room;
-        for (uint32_t i = 0; i < take; i++) {
-            float dx = e[i].dx - qx, dy = e[i].dy - qy;
-            hits->slot[n] = e[i].slot; /* n < BLOCK_HITS: at most i hits so far */
-            n += !(dx * dx + dy * dy > limit);
-        }
-        hits->count = n;
-        e += take;
-        left -= take;
-        if (n == BLOCK_HITS)
-            block_hits_flush(hits);
+    for (uint32_t i = 0; i < block->count; i++) {
+        float dx = block->items[i].dx - qx, dy = block->items[i].dy - qy;
+        if (!(dx * dx + dy * dy > limit))
+            visit(ctx, block->items[i].slot);
     }
 }
 

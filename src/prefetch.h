@@ -1,12 +1,9 @@
 /*
  * prefetch.h - asking the processor to start loading memory the code reads
- * soon. In a world no cache holds (some 100k entities and up) one change
- * waits for memory dozens of times: its partners' records, the backend's
- * cells, the partners' pair lists, each scattered over the heap. Most of
- * those addresses are known some time before they are read, and asking for
- * them all at once lets the waits overlap instead of adding up. A hint
- * only: results are the same without it, as they are with a compiler that
- * has no such builtin.
+ * soon. Once a world outgrows the caches, a change waits on its partners'
+ * records and pair lists, scattered over the heap; asking for them all
+ * before the first is read lets those waits overlap. A hint only: the
+ * results are the same without it.
  */
 #ifndef PERCEPT_PREFETCH_H
 #define PERCEPT_PREFETCH_H

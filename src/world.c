@@ -13,9 +13,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
-#include <emmintrin.h>
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +30,7 @@
  * or a scan a quarter wider, against a near grid's cells read. */
 #define NEAR_WIDENING 1.25
 
-_Static_assert(PERCEPT_SENSE_COUNT == 3,
-               "senses_within() tests three senses, pair_kinds[] holds three");
+_Static_assert(PERCEPT_SENSE_COUNT == 3, "senses_within() tests three senses");
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -91,30 +87,14 @@ size_t percept_errindex(const percept_world *w)
  * sense, see entity_range()) satisfies none, so "the range is greater than
  * 0" needs no test of its own. Branch-free: a list walk tests every pair,
  * and which senses hold is as good as random to the branch predictor.
- *
- * With SSE2 (every x86-64) the six products and compares go two at a time:
- * the same IEEE operations on the same numbers, so the same bits, in about
- * a third of the instructions (a move tests some 25 pairs: 6% of its
- * instructions, callgrind). PERCEPT_NO_SIMD selects the plain form, which
- * other processors use; CI's sanitizer build runs the suite with it.
  */
 static inline void senses_within(double d2, const double *r, const double *q, unsigned *sees,
                                  unsigned *seen)
 {
-#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
-    __m128d d = _mm_set1_pd(d2);
-    __m128d r01 = _mm_loadu_pd(r), q01 = _mm_loadu_pd(q), rq2 = _mm_set_pd(q[2], r[2]);
-    unsigned lo = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(r01, r01)));
-    unsigned hi = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(q01, q01)));
-    unsigned third = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(rq2, rq2)));
-    *sees = lo | (third & 1) << 2;
-    *seen = hi | (third & 2) << 1;
-#else
     *sees = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
             (unsigned)(d2 <= r[2] * r[2]) << 2;
     *seen = (unsigned)(d2 <= q[0] * q[0]) | (unsigned)(d2 <= q[1] * q[1]) << 1 |
             (unsigned)(d2 <= q[2] * q[2]) << 2;
-#endif
 }
 
 /*
@@ -468,55 +448,31 @@ undo_grid:
     return PERCEPT_ENOMEM;
 }
 
-/*
- * The event kind of each sense of a pair in one direction, one byte per
- * sense (byte s for sense s), by the senses that changed and those held
- * after: ENTER for a sense gained, LEAVE for one lost, MOVE for one held
- * throughout. Indexed by changed << 3 | after. One lookup a pair, so an
- * event takes its kind with a shift instead of picking two bits apart and
- * looking them up (a teleport delivers some 240 events).
- */
-#define BIT(m, s) (((m) >> (s)) & 1u)
-#define SENSE_KIND(changed, after, s)                                                              \
-    ((uint32_t)(BIT(changed, s) ? (BIT(after, s) ? PERCEPT_ENTER : PERCEPT_LEAVE) : PERCEPT_MOVE)  \
-     << (8 * (s)))
-#define PAIR_KINDS(i)                                                                              \
-    (SENSE_KIND((i) >> 3, (i) % 8, 0) | SENSE_KIND((i) >> 3, (i) % 8, 1) |                         \
-     SENSE_KIND((i) >> 3, (i) % 8, 2))
-#define PAIR_KINDS_8(i)                                                                            \
-    PAIR_KINDS(i), PAIR_KINDS(i + 1), PAIR_KINDS(i + 2), PAIR_KINDS(i + 3), PAIR_KINDS(i + 4),     \
-        PAIR_KINDS(i + 5), PAIR_KINDS(i + 6), PAIR_KINDS(i + 7)
-static const uint32_t pair_kinds[64] = {PAIR_KINDS_8(0),  PAIR_KINDS_8(8),  PAIR_KINDS_8(16),
-                                        PAIR_KINDS_8(24), PAIR_KINDS_8(32), PAIR_KINDS_8(40),
-                                        PAIR_KINDS_8(48), PAIR_KINDS_8(56)};
-#undef PAIR_KINDS_8
-#undef PAIR_KINDS
-#undef SENSE_KIND
-#undef BIT
-
-/* One pair's events in one direction, in sense order: the senses that
- * changed, and with MOVE records those held throughout. Returns nonzero
+/* One pair's events in one direction, in sense order: ENTER for a sense
+ * gained, LEAVE for one lost, and with MOVE records MOVE for one held
+ * throughout. Each call of the callback gets its own event. Returns nonzero
  * when the callback closed the world. */
 static inline int deliver_pair(percept_world *w, percept_id observer, percept_id target,
                                const entity *t, unsigned before, unsigned after, unsigned moved)
 {
-    /* The senses with an event are visited lowest first by their bit:
-     * which senses fire is as good as random to the branch predictor. */
     unsigned changed = before ^ after;
     unsigned fire = changed | (moved ? before & after : 0);
-    if (!fire)
-        return 0;
-    uint32_t kinds = pair_kinds[changed << 3 | after];
-    for (; fire; fire &= fire - 1) {
-        int s = __builtin_ctz(fire);
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        unsigned bit = PERCEPT_SENSE_BIT(s);
+        if (!(fire & bit))
+            continue;
         /* A struct for each call: a callback that writes through its
          * pointer must not change the next event. */
-        percept_event out = {.kind = (percept_event_kind)(uint8_t)(kinds >> 8 * s),
-                             .sense = (percept_sense)s,
-                             .observer = observer,
-                             .target = target,
-                             .x = t->x,
-                             .y = t->y};
+        percept_event out = {
+            .observer = observer,
+            .target = target,
+            .x = t->x,
+            .y = t->y,
+            .kind = !(changed & bit) ? PERCEPT_MOVE
+                    : after & bit    ? PERCEPT_ENTER
+                                     : PERCEPT_LEAVE,
+            .sense = (percept_sense)s,
+        };
         w->on_event(w->on_event_user, &out);
         if (w->close_requested)
             return 1;

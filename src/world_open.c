@@ -194,16 +194,14 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
 }
 
 /*
- * Once every sense has its backend and grid: short-sighted observers are
- * found by a backend's query around the target, so each grid takes as the
- * backend that finds them the first of its senses' backends to declare
- * PERCEPT_BACKEND_QUERY_LOCAL, whichever sense comes first in the file.
- * Without one, its near observers also stand in a near grid of their own
- * (same cells), which a target reads only when its backend queries did not
- * reach the near radius: a query that is not local (a scan of every
- * entity, a strip through the world) may cost far more than a few cells
- * when it is wider than the target needs, or made only for them (a target
- * without senses needs none of its own). Returns 0, or -1 out of memory.
+ * Once every sense has its backend and grid: who finds each grid's
+ * short-sighted observers. The first of its senses' backends (sight,
+ * hearing, smell) to declare PERCEPT_BACKEND_QUERY_LOCAL does, by widening
+ * its query around the target. Without one, a widened query that is not
+ * local (a scan, a strip through the world) may cost far more than a few
+ * cells, so the near observers stand in a near grid of their own (same
+ * cells), read only when the backends' queries did not reach the near
+ * radius. Returns 0, or -1 out of memory.
  */
 static int choose_near_backends(percept_world *w)
 {
