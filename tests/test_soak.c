@@ -5,7 +5,8 @@
  *
  * make check runs a small soak (1000 entities, 100000 calls, full check every
  * 10000). The full one (10000 entities, 1000000 calls, every 10000) runs with
- * `make soak`, i.e. PERCEPT_SOAK=full, or with arguments:
+ * `make soak`, i.e. PERCEPT_SOAK=full, or with arguments (or the same words
+ * in PERCEPT_SOAK):
  *   test_soak [full] [entities=N] [ops=N] [every=N] [seed=N]
  */
 #include "testutil.h"
@@ -201,9 +202,12 @@ int main(int argc, char **argv)
         tu_backend_test(test_soak_each_backend),
         cmocka_unit_test(test_soak_mixed_backends),
     };
-    const char *mode = getenv("PERCEPT_SOAK");
-    if (mode != NULL && strcmp(mode, "full") == 0)
-        parse_setting("full");
+    /* PERCEPT_SOAK: "full", or settings as the arguments give them. */
+    const char *env = getenv("PERCEPT_SOAK");
+    char words[256];
+    snprintf(words, sizeof words, "%s", env != NULL ? env : "");
+    for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        parse_setting(w);
     for (int i = 1; i < argc; i++)
         parse_setting(argv[i]);
     print_message("soak: %zu IDs, %zu calls, full check every %zu, seed %llu\n", settings.entities,
