@@ -417,7 +417,7 @@ static void lane_next_segment(lane *l, segments *sg)
  * exit every few steps.
  */
 static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int axis, double x,
-                             double y, double r2, percept_backend_visit visit, void *ctx)
+                             double y, double r2, block_hits *hits, uint32_t *found)
 {
     uint32_t s = l->cur;
     if (s == l->stop) {
@@ -425,8 +425,13 @@ static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int ax
             lane_next_segment(l, sg);
         return;
     }
-    if (within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2))
-        visit(ctx, s);
+    hits->slot[*found] = s;
+    *found += (uint32_t)within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2);
+    if (*found == BLOCK_HITS) {
+        hits->count = *found;
+        block_hits_flush(hits);
+        *found = 0;
+    }
     l->cur = nodes[s].next[axis];
 }
 
@@ -439,20 +444,23 @@ static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int ax
  * when it reaches its end.
  */
 static void walk_segments(const cl_node *nodes, int axis, uint32_t first, const uint32_t *seeds,
-                          unsigned n, double x, double y, double r2, percept_backend_visit visit,
-                          void *ctx)
+                          unsigned n, double x, double y, double r2, block_hits *hits)
 {
     _Static_assert(LANES == 4, "walk_segments() steps four lanes by name");
     segments sg = {.first = first, .seeds = seeds, .n = n, .taken = 0, .live = LANES};
     lane l[LANES];
     for (unsigned k = 0; k < LANES; k++)
         lane_next_segment(&l[k], &sg);
+    /* The batch's count stays in a register: kept in *hits, each find's
+     * count would wait on the store of the last one. */
+    uint32_t found = hits->count;
     while (sg.live > 0) {
-        lane_step(&l[0], &sg, nodes, axis, x, y, r2, visit, ctx);
-        lane_step(&l[1], &sg, nodes, axis, x, y, r2, visit, ctx);
-        lane_step(&l[2], &sg, nodes, axis, x, y, r2, visit, ctx);
-        lane_step(&l[3], &sg, nodes, axis, x, y, r2, visit, ctx);
+        lane_step(&l[0], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[1], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[2], &sg, nodes, axis, x, y, r2, hits, &found);
+        lane_step(&l[3], &sg, nodes, axis, x, y, r2, hits, &found);
     }
+    hits->count = found;
 }
 
 static void crosslist_query(const percept_backend *b, double x, double y, double r,
@@ -463,10 +471,11 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
     const cl_node *nodes = b->nodes;
     double r2 = r * r;
     backend_window w;
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     if (!backend_query_window(x, y, r, &w)) {
         for (uint32_t s = b->head[AXIS_X][0]; s != NONE; s = nodes[s].next[AXIS_X])
-            if (within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2))
-                visit(ctx, s);
+            block_hits_add(&hits, s, within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2));
+        block_hits_flush(&hits);
         return;
     }
     /*
@@ -504,14 +513,15 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
             cy = next_of(b, AXIS_Y, SAMPLE_LEVEL, cy);
         }
     }
+    /* The finds go through a batch, without a branch (see entry_block.h). */
     uint32_t first = next_of(b, axis, 0, preds[axis][0]);
     unsigned n = seed_count[axis];
-    walk_segments(nodes, axis, first, seeds[axis], n, x, y, r2, visit, ctx);
+    walk_segments(nodes, axis, first, seeds[axis], n, x, y, r2, &hits);
     /* From the last sampled node (or the first) to the window's end. */
     for (uint32_t s = n > 0 ? seeds[axis][n - 1] : first;
          s != NONE && !(nodes[s].key[axis] > hi[axis]); s = nodes[s].next[axis])
-        if (within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2))
-            visit(ctx, s);
+        block_hits_add(&hits, s, within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2));
+    block_hits_flush(&hits);
 }
 
 static size_t crosslist_memory_usage(const percept_backend *b)

@@ -97,3 +97,10 @@ void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block)
         refs[moved].index = r->index;
     r->block = ENTRY_BLOCK_NONE;
 }
+
+void block_hits_flush(block_hits *hits)
+{
+    for (uint32_t i = 0; i < hits->count; i++)
+        hits->visit(hits->ctx, hits->slot[i]);
+    hits->count = 0;
+}

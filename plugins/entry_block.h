@@ -3,7 +3,7 @@
  * query reads of each entity, in a single array, so a cell's candidates are
  * one sequential read rather than a chain of misses. grid, hashgrid and tower
  * keep one block per occupied cell and, per slot, where its entry is
- * (entry_ref).
+ * (entry_ref). Also the batch in which queries hand their finds to the host.
  */
 #ifndef PERCEPT_ENTRY_BLOCK_H
 #define PERCEPT_ENTRY_BLOCK_H
@@ -191,6 +191,37 @@ static inline void entry_ref_move(entry_block *block, const entry_ref *ref, floa
 }
 
 /*
+ * A query's finds on their way to the host's visit callback, in batches.
+ * In a crowd, whether an entry lies within the query's circle is a coin
+ * toss to the branch predictor; gathering the finds without a branch and
+ * visiting them afterwards keeps the per-entry loop free of mispredictions.
+ */
+#define BLOCK_HITS 64
+typedef struct block_hits {
+    percept_backend_visit visit;
+    void *ctx;
+    uint32_t count;
+    percept_slot slot[BLOCK_HITS];
+} block_hits;
+
+/* Visits what is gathered and empties the batch: call at the query's end. */
+void block_hits_flush(block_hits *hits);
+
+/*
+ * Adds slot s to the batch when `keep` (0 or 1) says so, without a branch:
+ * the slot is always written and the count advances by `keep`. Visits
+ * whenever the batch fills.
+ */
+static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
+{
+    uint32_t n = hits->count;
+    hits->slot[n] = s;
+    hits->count = n + (uint32_t)keep;
+    if (hits->count == BLOCK_HITS)
+        block_hits_flush(hits);
+}
+
+/*
  * Asks the processor to start loading a block's first three cache lines.
  * A query reads some ten blocks, each on its own in the heap: asked for
  * all before the first is gathered, their loads overlap once the world
@@ -210,18 +241,34 @@ static inline void entry_block_prefetch(const entry_block *block)
 }
 
 /*
- * Visits the entries of `block` whose squared float distance to the query
+ * Gathers the entries of `block` whose squared float distance to the query
  * point is not above `limit` (entry_gather_limit()); qx and qy are the
- * point's offsets from the block's anchor (entry_query_offset()). A NaN
- * offset fails the "beyond" test, so it is visited.
+ * point's offsets from the block's anchor (entry_query_offset()). Visits
+ * whenever the batch fills. Inline: a query calls it for each of the ten or
+ * so cells it reads, most holding a handful of entries, where a call's
+ * set-up would cost as much as the scan. The entries go in runs that
+ * fit the batch's free room, so the loop calls nothing: the position, the
+ * limit and the count stay in registers, and no entry pays a test for a
+ * full batch. A NaN offset fails the "beyond" test, so it is kept.
  */
 static inline void entry_block_gather(const entry_block *block, float qx, float qy, float limit,
-                                      percept_backend_visit visit, void *ctx)
+                                      block_hits *hits)
 {
-    for (uint32_t i = 0; i < block->count; i++) {
-        float dx = block->items[i].dx - qx, dy = block->items[i].dy - qy;
-        if (!(dx * dx + dy * dy > limit))
-            visit(ctx, block->items[i].slot);
+    const block_entry *e = block->items;
+    uint32_t left = block->count;
+    while (left > 0) {
+        uint32_t n = hits->count, room = BLOCK_HITS - n;
+        uint32_t take = left < room ? left : room;
+        for (uint32_t i = 0; i < take; i++) {
+            float dx = e[i].dx - qx, dy = e[i].dy - qy;
+            hits->slot[n] = e[i].slot; /* n < BLOCK_HITS: at most i hits so far */
+            n += !(dx * dx + dy * dy > limit);
+        }
+        hits->count = n;
+        e += take;
+        left -= take;
+        if (n == BLOCK_HITS)
+            block_hits_flush(hits);
     }
 }
 

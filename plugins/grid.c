@@ -205,13 +205,15 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
     if (r < 0)
         r = -r;
     backend_window w;
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     const backend_layout *g = &b->grid;
     if (!backend_query_window(x, y, r, &w)) {
         /* No window: every entity may qualify; a superset is allowed. */
         for (uint32_t s = 0; s < b->slot_limit; s++) {
             if (b->slots[s].block != NONE)
-                visit(ctx, s);
+                block_hits_add(&hits, s, 1);
         }
+        block_hits_flush(&hits);
         return;
     }
     float limit = entry_gather_limit(r, b->span);
@@ -235,9 +237,10 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
             entry_block *const *row = &b->cells[(size_t)cy * g->nx];
             for (uint32_t cx = x0; cx <= x1; cx++) {
                 if (row[cx] != NULL)
-                    entry_block_gather(row[cx], qx, qy, limit, visit, ctx);
+                    entry_block_gather(row[cx], qx, qy, limit, &hits);
             }
         }
+        block_hits_flush(&hits);
         return;
     }
     /* More cells than slots: scanning the slots is cheaper. */
@@ -247,9 +250,9 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
             continue;
         const block_entry *e = &b->cells[ref->block]->items[ref->index];
         float dx = e->dx - qx, dy = e->dy - qy;
-        if (!(dx * dx + dy * dy > limit))
-            visit(ctx, s);
+        block_hits_add(&hits, s, !(dx * dx + dy * dy > limit));
     }
+    block_hits_flush(&hits);
 }
 
 static size_t grid_memory_usage(const percept_backend *b)

@@ -430,11 +430,11 @@ static void hashgrid_remove(percept_backend *b, percept_slot slot)
 
 /* Gathers the entries of n cells within the query's limit (entry_block.h). */
 static void gather_cells(const percept_backend *b, const hg_cell *const *cells, unsigned n,
-                         double x, double y, float limit, percept_backend_visit visit, void *ctx)
+                         double x, double y, float limit, block_hits *hits)
 {
     for (unsigned i = 0; i < n; i++)
         entry_block_gather(cells[i]->block, query_offset_in(b, x, cells[i]->cx),
-                           query_offset_in(b, y, cells[i]->cy), limit, visit, ctx);
+                           query_offset_in(b, y, cells[i]->cy), limit, hits);
 }
 
 /* Every entity of a cell, unfiltered: for a query without a window. */
@@ -464,6 +464,7 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
     int64_t y0 = coord_of(y - w.pad_y, b->inv_cell), y1 = coord_of(y + w.pad_y, b->inv_cell);
     /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
     double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
+    block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     float limit = entry_gather_limit(r, b->span);
     if (area <= (double)b->ncells) {
         /* The window's cells, looked up once each, in runs of QUERY_CELLS:
@@ -479,21 +480,22 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
                 found[n++] = &b->cells[c];
                 entry_block_prefetch(b->cells[c].block);
                 if (n == QUERY_CELLS) {
-                    gather_cells(b, found, n, x, y, limit, visit, ctx);
+                    gather_cells(b, found, n, x, y, limit, &hits);
                     n = 0;
                 }
             }
         }
-        gather_cells(b, found, n, x, y, limit, visit, ctx);
+        gather_cells(b, found, n, x, y, limit, &hits);
     } else {
         /* A square wider than the population: walk the live cells instead of empty space. */
         for (uint32_t i = 0; i < b->ncells; i++) {
             const hg_cell *cell = &b->cells[b->occupied[i]];
             if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
                 entry_block_gather(cell->block, query_offset_in(b, x, cell->cx),
-                                   query_offset_in(b, y, cell->cy), limit, visit, ctx);
+                                   query_offset_in(b, y, cell->cy), limit, &hits);
         }
     }
+    block_hits_flush(&hits);
 }
 
 static size_t hashgrid_memory_usage(const percept_backend *b)
