@@ -13,6 +13,9 @@
 
 #include <inttypes.h>
 #include <math.h>
+#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
+#include <emmintrin.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,14 +90,30 @@ size_t percept_errindex(const percept_world *w)
  * sense, see entity_range()) satisfies none, so "the range is greater than
  * 0" needs no test of its own. Branch-free: a list walk tests every pair,
  * and which senses hold is as good as random to the branch predictor.
+ *
+ * With SSE2 (every x86-64) the six products and compares go two at a time:
+ * the same IEEE operations on the same numbers, so the same bits, in about
+ * a third of the instructions (a move tests some 25 pairs: 6% of its
+ * instructions, callgrind). PERCEPT_NO_SIMD selects the plain form, which
+ * other processors use; CI's sanitizer build runs the suite with it.
  */
 static inline void senses_within(double d2, const double *r, const double *q, unsigned *sees,
                                  unsigned *seen)
 {
+#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
+    __m128d d = _mm_set1_pd(d2);
+    __m128d r01 = _mm_loadu_pd(r), q01 = _mm_loadu_pd(q), rq2 = _mm_set_pd(q[2], r[2]);
+    unsigned lo = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(r01, r01)));
+    unsigned hi = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(q01, q01)));
+    unsigned third = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(rq2, rq2)));
+    *sees = lo | (third & 1) << 2;
+    *seen = hi | (third & 2) << 1;
+#else
     *sees = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
             (unsigned)(d2 <= r[2] * r[2]) << 2;
     *seen = (unsigned)(d2 <= q[0] * q[0]) | (unsigned)(d2 <= q[1] * q[1]) << 1 |
             (unsigned)(d2 <= q[2] * q[2]) << 2;
+#endif
 }
 
 /*
