@@ -476,10 +476,9 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
 {
     unsigned changed = before ^ after;
     unsigned fire = changed | (moved ? before & after : 0);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+    for (; fire; fire &= fire - 1) {
+        int s = __builtin_ctz(fire);
         unsigned bit = PERCEPT_SENSE_BIT(s);
-        if (!(fire & bit))
-            continue;
         /* A struct for each call: a callback that writes through its
          * pointer must not change the next event. */
         percept_event out = {
