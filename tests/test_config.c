@@ -436,7 +436,7 @@ static void test_reserve(void **state)
         assert_true(after.entities > before.entities);
         percept_world_close(world);
     }
-    options.reserve = (size_t)1 << 40;
+    options.reserve = (size_t)1 << 30; /* beyond a world's 2^26 - 1 entities */
     open_failing(BF, 0, &options, PERCEPT_EINVAL, &(percept_error){0});
 }
 
