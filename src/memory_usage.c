@@ -11,16 +11,13 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
 {
     if (!w || !out)
         return PERCEPT_EINVAL;
-    percept_memory m;
-    memset(&m, 0, sizeof m);
+    percept_memory m = {0};
 
     if (w->slot_cap) /* one record more than the capacity: room to align by hand */
         m.entities = (w->slot_cap + 1) * sizeof *w->ents + w->slot_cap * sizeof *w->free_slots;
     m.entities += id_map_bytes(&w->ids);
 
     m.pairs = w->slot_cap * sizeof *w->pairs;
-    /* Every slot of the capacity: an add that ran out of memory may have
-     * left room in the lists of the slot it was to take. */
     for (size_t i = 0; i < w->slot_cap; i++)
         m.pairs += pair_list_bytes(&w->pairs[i]);
 

@@ -3,68 +3,40 @@
  */
 #include "percept.h"
 
+/* Indexed by -status: PERCEPT_OK is 0 and the errors count down from -1. */
+#define STATUS(code, text) [-(code)] = {#code, text}
+static const struct {
+    const char *name, *text;
+} statuses[] = {
+    STATUS(PERCEPT_OK, "success"),
+    STATUS(PERCEPT_EINVAL, "invalid argument"),
+    STATUS(PERCEPT_ENOMEM, "out of memory"),
+    STATUS(PERCEPT_EEXIST, "entity ID already in the world"),
+    STATUS(PERCEPT_ENOENT, "unknown entity ID"),
+    STATUS(PERCEPT_EBUSY, "world changed from inside its event callback"),
+    STATUS(PERCEPT_ECONFIG, "invalid configuration"),
+    STATUS(PERCEPT_EPLUGIN, "backend plugin could not be found, loaded or used"),
+    STATUS(PERCEPT_EIO, "file could not be read"),
+};
+
+static int known(int status)
+{
+    return status <= 0 && status > -(int)(sizeof statuses / sizeof *statuses);
+}
+
 const char *percept_strerror(int status)
 {
-    switch (status) {
-    case PERCEPT_OK:
-        return "success";
-    case PERCEPT_EINVAL:
-        return "invalid argument";
-    case PERCEPT_ENOMEM:
-        return "out of memory";
-    case PERCEPT_EEXIST:
-        return "entity ID already in the world";
-    case PERCEPT_ENOENT:
-        return "unknown entity ID";
-    case PERCEPT_EBUSY:
-        return "world changed from inside its event callback";
-    case PERCEPT_ECONFIG:
-        return "invalid configuration";
-    case PERCEPT_EPLUGIN:
-        return "backend plugin could not be found, loaded or used";
-    case PERCEPT_EIO:
-        return "file could not be read";
-    default:
-        return "unknown status code";
-    }
+    return known(status) ? statuses[-status].text : "unknown status code";
 }
 
 const char *percept_status_name(int status)
 {
-    switch (status) {
-    case PERCEPT_OK:
-        return "PERCEPT_OK";
-    case PERCEPT_EINVAL:
-        return "PERCEPT_EINVAL";
-    case PERCEPT_ENOMEM:
-        return "PERCEPT_ENOMEM";
-    case PERCEPT_EEXIST:
-        return "PERCEPT_EEXIST";
-    case PERCEPT_ENOENT:
-        return "PERCEPT_ENOENT";
-    case PERCEPT_EBUSY:
-        return "PERCEPT_EBUSY";
-    case PERCEPT_ECONFIG:
-        return "PERCEPT_ECONFIG";
-    case PERCEPT_EPLUGIN:
-        return "PERCEPT_EPLUGIN";
-    case PERCEPT_EIO:
-        return "PERCEPT_EIO";
-    default:
-        return "PERCEPT_UNKNOWN";
-    }
+    return known(status) ? statuses[-status].name : "PERCEPT_UNKNOWN";
 }
 
 const char *percept_sense_name(percept_sense sense)
 {
-    switch (sense) {
-    case PERCEPT_SIGHT:
-        return "sight";
-    case PERCEPT_HEARING:
-        return "hearing";
-    case PERCEPT_SMELL:
-        return "smell";
-    default:
-        return NULL;
-    }
+    static const char *const names[PERCEPT_SENSE_COUNT] = {
+        [PERCEPT_SIGHT] = "sight", [PERCEPT_HEARING] = "hearing", [PERCEPT_SMELL] = "smell"};
+    return (unsigned)sense < PERCEPT_SENSE_COUNT ? names[sense] : NULL;
 }

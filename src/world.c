@@ -1,24 +1,18 @@
 /*
- * world.c - the core manager once a world exists (world_open.c creates it,
- * world_read.c answers the calls that read its entities and pairs): entity
- * records, pair state, the last message, and the one algorithm every change
- * goes through. A call first computes its pair
- * changes from the stored pair state without touching it, then makes every
- * allocation the change needs (each undoable), then applies the change with
- * operations that cannot fail, and only then delivers the events, one per
- * sense a pair gains, loses or (MOVE) keeps. So a call
- * either happens whole or, on any error, leaves the world as it was.
+ * world.c - the calls that change a world, and the algorithm each change
+ * goes through: compute its pair changes without touching the pair state,
+ * make every allocation it needs (each undoable), apply it with operations
+ * that cannot fail, and only then deliver its events. So a call either
+ * happens whole or, on any error, leaves the world as it was.
  */
 #include "world.h"
 
 #include <inttypes.h>
-#include <math.h>
 #if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
 #include <emmintrin.h>
 #endif
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -29,8 +23,7 @@
 
 #define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 /* How much wider than its own reach a mover's query may grow to find the
- * near observers too, on a backend whose queries are not local: a strip
- * or a scan a quarter wider, against a near grid's cells read. */
+ * near observers too, on a backend whose queries are not local. */
 #define NEAR_WIDENING 1.25
 
 _Static_assert(PERCEPT_SENSE_COUNT == 3, "senses_within() tests three senses");
@@ -48,15 +41,7 @@ static int set_error(percept_world *w, int status, const char *fmt, ...)
     return status;
 }
 
-/* After set_error(): the failure is that of entry i of a batch. */
-static int entry_error(percept_world *w, int status, size_t i)
-{
-    w->err_index = i;
-    return status;
-}
-
-/* ====================================================================== */
-/* The event callback and the last message                                 */
+/* ---------------------------------------------------------------- callback and message */
 
 int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user)
 {
@@ -80,22 +65,14 @@ size_t percept_errindex(const percept_world *w)
     return w ? w->err_index : SIZE_MAX;
 }
 
-/* ====================================================================== */
-/* Computing a call's pair changes                                        */
+/* ---------------------------------------------------------------- computing a call's changes */
 
 /*
- * Which of the three senses hold both ways at squared distance d2: bit s of
- * *sees when d2 <= r[s] * r[s], of *seen when d2 <= q[s] * q[s]. Each compare
- * is the specification's dx*dx + dy*dy <= r*r; a NaN range (a lacking
- * sense, see entity_range()) satisfies none, so "the range is greater than
- * 0" needs no test of its own. Branch-free: a list walk tests every pair,
- * and which senses hold is as good as random to the branch predictor.
- *
- * With SSE2 (every x86-64) the six products and compares go two at a time:
- * the same IEEE operations on the same numbers, so the same bits, in about
- * a third of the instructions (a move tests some 25 pairs: 6% of its
- * instructions, callgrind). PERCEPT_NO_SIMD selects the plain form, which
- * other processors use; CI's sanitizer build runs the suite with it.
+ * Which senses hold both ways at squared distance d2: bit s of *sees when
+ * d2 <= r[s] * r[s], of *seen when d2 <= q[s] * q[s]; a NaN range (a
+ * lacking sense) satisfies none. Branch-free, as which senses hold is as
+ * good as random. SSE2 does the same IEEE operations two at a time, so it
+ * gives the same bits; PERCEPT_NO_SIMD selects the plain form.
  */
 static inline void senses_within(double d2, const double *r, const double *q, unsigned *sees,
                                  unsigned *seen)
@@ -116,14 +93,9 @@ static inline void senses_within(double d2, const double *r, const double *q, un
 #endif
 }
 
-/*
- * The relation between the changing entity `me` and `t`, as me's pair list
- * keeps it (see pair_list.h): the senses of `out` in which me perceives t,
- * and those of `in_visible` (the call's `in` less the senses me is hidden
- * from, the same for every partner) in which t perceives me. One squared
- * distance serves every sense and both directions: negating a difference is
- * exact, so it is the same number either way.
- */
+/* The pair of `me` and `t` as me's list keeps it: the senses of `out` in
+ * which me perceives t, and of `in_visible` in which t perceives me.
+ * Negating a difference is exact, so one squared distance serves both. */
 static inline unsigned pair_mask_of(const entity *me, const entity *t, unsigned out,
                                     unsigned in_visible)
 {
@@ -133,7 +105,7 @@ static inline unsigned pair_mask_of(const entity *me, const entity *t, unsigned 
     return (sees & out & ~(unsigned)t->hidden) | (seen & in_visible) << PAIR_IN_SHIFT;
 }
 
-/* A public range as an entity record keeps it: NaN for 0 or -0, a lacking sense. */
+/* A public range as a record keeps it: NaN for 0 or -0, a lacking sense. */
 static double entity_range(double range)
 {
     return range > 0 ? range : NAN;
@@ -171,9 +143,8 @@ typedef struct change {
 typedef struct pass {
     percept_world *w;
     const change *ch;
-    unsigned out; /* the senses in which its perceiving others can change */
-    /* Those in which its being perceived can change, less those it is hidden from. */
-    unsigned in_visible;
+    unsigned out;        /* the senses in which its perceiving others can change */
+    unsigned in_visible; /* those in which its being perceived can, less hidden ones */
     uint32_t epoch;
 } pass;
 
@@ -181,9 +152,8 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
                         int moved)
 {
     percept_world *w = p->w;
-    /* Applying a change of senses reads the partner's list: its head now,
-     * so that apply_change() can ask for the entry ahead (prefetch_entries()).
-     * A change of MOVE events alone writes no list. */
+    /* Applying a change of senses reads the partner's list head: ask for
+     * it now, so that prefetch_entries() can ask for the entry in time. */
     if (before != after)
         prefetch_read(&w->pairs[partner]);
     pair_change c = {
@@ -197,9 +167,8 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
     change_buffer_push(&w->alloc, &w->changes, &c);
 }
 
-/* A candidate partner from a backend or an observer grid: tested unless the
- * call met it already, and only if it is a live entity other than the
- * changing one (checked so a faulty plugin cannot corrupt us). */
+/* A candidate from a backend or an observer grid: tested once, and only if a
+ * live entity other than the changing one (a faulty plugin cannot corrupt us). */
 static void visit_candidate(void *ctx, percept_slot t)
 {
     pass *p = ctx;
@@ -215,11 +184,9 @@ static void visit_candidate(void *ctx, percept_slot t)
         push_change(p, t, PAIR_NONE, 0, after, 0);
 }
 
-/* The radius backend g must be asked with for the call's candidates (0:
- * none): the entity's reach in the backend's senses where its perceiving
- * can change, and the near radius of each observer grid this backend finds
- * near observers for, where its being perceived can. One query of the
- * largest serves all: every candidate is tested both ways. */
+/* The radius to query backend g with (0: none): the entity's reach in its
+ * senses that can change, or the near radius of a grid whose near observers
+ * it finds, the larger: every candidate is tested both ways. */
 static double query_radius(const pass *p, int g)
 {
     const percept_world *w = p->w;
@@ -237,12 +204,9 @@ static double query_radius(const pass *p, int g)
     return radius;
 }
 
-/*
- * The changing entity's pairs re-tested, then its candidates: from each
- * backend, those within its reach or that of a near observer; from each
- * observer grid, the far-sighted observers that may reach it. Every entity
- * met is marked, so one met twice is tested once, both ways.
- */
+/* The changing entity's pairs re-tested, then its candidates: from each
+ * backend, those within its reach or a near observer's; from each observer
+ * grid, the far-sighted observers that may reach it. Each is tested once. */
 static int compute_changes(percept_world *w, const change *ch, unsigned out, unsigned in)
 {
     w->changes.len = 0;
@@ -255,8 +219,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     unsigned keep = PAIR_MASK & ~(out | in << PAIR_IN_SHIFT);
     /* MOVE notifications are records only a callback reads. */
     int notify_moves = ch->moved && w->move_events && w->on_event;
-    /* Every partner's record is asked for before the first is read: the
-     * walk then waits for memory about once, not once a partner. */
+    /* Ask for every partner's record first: the walk waits for memory once. */
     for (uint32_t i = 0; i < pairs->len; i++)
         prefetch_read(&w->ents[pair_slot(pairs->items[i].entry)]);
     for (uint32_t i = 0; i < pairs->len; i++) {
@@ -271,9 +234,8 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     }
     if (ch->removing)
         return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
-    /* Every backend holds every entity, so its query met all those within
-     * its radius, whatever their senses: the observer grids need not name
-     * them again (in a crowd, hundreds of observers a call). */
+    /* A backend holds every entity, so its query met all within its radius:
+     * the observer grids need not name them again. */
     double covered2 = -1;
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
@@ -288,8 +250,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
         const observer_grid *grid = &w->grids[g];
         if (!(grid->senses & visible))
             continue;
-        /* Every near observer that perceives the entity stands within the
-         * near radius of it: a query that reached that far met them all. */
+        /* A query that reached the near radius met every near observer. */
         int of = w->near_of[g];
         if (of >= 0) {
             double near = og_near_radius(&w->grids[of]);
@@ -301,20 +262,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
 
-/* ====================================================================== */
-/* Applying a change                                                       */
-
-/* Take back the first `done` changes' new pairs (each was appended last). */
-static void undo_new_pairs(percept_world *w, const change *ch, size_t done)
-{
-    while (done-- > 0) {
-        const pair_change *c = &w->changes.items[done];
-        if (c->before == 0) {
-            w->pairs[ch->slot].len--;
-            w->pairs[c->partner].len--;
-        }
-    }
-}
+/* ---------------------------------------------------------------- applying a change */
 
 /* Whether a backend must hear of the change; `reach`: the entity's new one for it. */
 static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg,
@@ -327,9 +275,7 @@ static int backend_touched(const percept_world *w, const change *ch, const backe
 }
 
 /* Asks for the entry of each partner's list that applying the changes
- * writes (the pair's, or the end for a new one with room there), before the
- * steps of phase 1 below: a teleport writes some fifty lists. A change of
- * MOVE events alone writes none. */
+ * writes (the pair's, or the end for a new one), before phase 1 runs. */
 static void prefetch_entries(const percept_world *w, uint32_t slot)
 {
     const pair_list *own = &w->pairs[slot];
@@ -406,11 +352,9 @@ static int apply_change(percept_world *w, const change *ch)
         }
     }
 
-    /*
-     * Phase 2: apply; nothing here can fail. Backwards, so the entity's own
+    /* Phase 2: apply; nothing here can fail. Backwards, so the entity's own
      * list loses its entries in falling index order: the last entry,
-     * swapped into a removed one's place, is never one still to go.
-     */
+     * swapped into a removed one's place, is never one still to go. */
     for (size_t i = w->changes.len; i-- > 0;) {
         const pair_change *c = &w->changes.items[i];
         if (c->before == 0 || c->before == c->after)
@@ -459,8 +403,14 @@ static int apply_change(percept_world *w, const change *ch)
     }
     return PERCEPT_OK;
 
-undo_pairs:
-    undo_new_pairs(w, ch, pushed);
+undo_pairs: /* each new pair was appended last */
+    while (pushed-- > 0) {
+        const pair_change *c = &w->changes.items[pushed];
+        if (c->before == 0) {
+            own->len--;
+            w->pairs[c->partner].len--;
+        }
+    }
 undo_grid:
     while (staged-- > 0)
         og_unstage(a, &w->grids[staged], slot, &reg[staged]);
@@ -468,9 +418,8 @@ undo_grid:
 }
 
 /* One pair's events in one direction, in sense order: ENTER for a sense
- * gained, LEAVE for one lost, and with MOVE records MOVE for one held
- * throughout. Each call of the callback gets its own event. Returns nonzero
- * when the callback closed the world. */
+ * gained, LEAVE for one lost, and if `moved` MOVE for one held throughout.
+ * Returns nonzero when the callback closed the world. */
 static inline int deliver_pair(percept_world *w, percept_id observer, percept_id target,
                                const entity *t, unsigned before, unsigned after, unsigned moved)
 {
@@ -498,9 +447,9 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
     return 0;
 }
 
-/* The events where a partner observes the changing entity, for the changes
- * at places [from, to) of the partner ID order. After a removal the
- * entity's record is gone: its last position is taken from ch. */
+/* The events where a partner observes the changing entity, for places
+ * [from, to) of the partner ID order; its position is ch's (a removed
+ * entity's record is gone). */
 static int deliver_observed(percept_world *w, const change *ch, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++) {
@@ -512,9 +461,8 @@ static int deliver_observed(percept_world *w, const change *ch, size_t from, siz
     return 0;
 }
 
-/* Delivers the call's events, in order (by observer ID, target ID, then
- * sense); stops early when the callback closes the world (the caller then
- * frees it). */
+/* Delivers the call's events by observer ID, target ID, then sense; stops
+ * when the callback closes the world (the caller then frees it). */
 static void deliver(percept_world *w, const change *ch)
 {
     size_t n = w->changes.len;
@@ -535,30 +483,23 @@ closed:
     w->in_callback = 0;
 }
 
-/* Why a change ran out of memory, for messages: the entity, and the backend
- * if it was its reserve() that refused (a plugin author's first question). */
-static void out_of_memory_detail(const percept_world *w, const change *ch, char *out, size_t size)
+/* A change that ran out of memory: the message names the entity, and the
+ * backend if its reserve() refused (a plugin author's first question),
+ * between the call's `before` and `after` words. */
+static int out_of_memory(percept_world *w, const char *fn, const change *ch, const char *before,
+                         const char *after)
 {
     const backend_group *bg = w->refused_by;
     if (bg)
-        snprintf(out, size,
-                 "entity %" PRIu32 ": out of memory: backend '%s' (%s) could not make room (its "
-                 "reserve() failed)",
-                 ch->next.id, bg->plugin.ops.name, bg->plugin.path);
-    else
-        snprintf(out, size, "entity %" PRIu32 ": out of memory", ch->next.id);
+        return set_error(w, PERCEPT_ENOMEM,
+                         "%s: %sentity %" PRIu32 ": out of memory: backend '%s' (%s) could not "
+                         "make room (its reserve() failed)%s",
+                         fn, before, ch->next.id, bg->plugin.ops.name, bg->plugin.path, after);
+    return set_error(w, PERCEPT_ENOMEM, "%s: %sentity %" PRIu32 ": out of memory%s", fn, before,
+                     ch->next.id, after);
 }
 
-/* A change that ran out of memory: the call's message. */
-static int out_of_memory(percept_world *w, const char *fn, const change *ch)
-{
-    char detail[sizeof w->errmsg];
-    out_of_memory_detail(w, ch, detail, sizeof detail);
-    return set_error(w, PERCEPT_ENOMEM, "%s: %s; the world is unchanged", fn, detail);
-}
-
-/* What run_change() returns when the callback closed the world, which is
- * gone when it returns: the public call returns PERCEPT_OK at once. */
+/* run_change(): the callback closed the world, which is gone. */
 #define WORLD_CLOSED 1
 
 /* Compute, apply and deliver one entity's change. */
@@ -571,7 +512,7 @@ static int run_change(percept_world *w, const char *fn, const change *ch, unsign
         rc = apply_change(w, ch);
     if (rc != PERCEPT_OK) {
         w->changes.len = 0;
-        return out_of_memory(w, fn, ch);
+        return out_of_memory(w, fn, ch, "", "; the world is unchanged");
     }
     deliver(w, ch);
     w->changes.len = 0;
@@ -582,20 +523,13 @@ static int run_change(percept_world *w, const char *fn, const change *ch, unsign
     return PERCEPT_OK;
 }
 
-/* A public call's status from run_change(): the change was made, and a
- * world its callback closed is no failure of the call. */
+/* A public call's status from run_change(): a closed world is no failure. */
 static int change_made(int rc)
 {
     return rc == WORLD_CLOSED ? PERCEPT_OK : rc;
 }
 
-/* ====================================================================== */
-/* The public calls that change the world                                  */
-
-static int valid_range(double r)
-{
-    return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
-}
+/* ---------------------------------------------------------------- the calls that change a world */
 
 static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
                         double x, double y)
@@ -606,16 +540,21 @@ static int bad_position(percept_world *w, const char *fn, const char *where, per
                      fn, where, id, x, y, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
 }
 
-static int bad_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
-                     double range)
+static int check_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
+                       double range)
 {
+    if (isfinite(range) && range >= 0 && range <= PERCEPT_COORD_LIMIT)
+        return PERCEPT_OK;
     return set_error(w, PERCEPT_EINVAL,
                      "%s: entity %" PRIu32 ": %s range %.17g must be a number from 0 to %g", fn, id,
                      percept_sense_name(sense), range, PERCEPT_COORD_LIMIT);
 }
 
+/* Every changing call's first check (a NULL world has no message). */
 static int check_not_in_callback(percept_world *w, const char *fn)
 {
+    if (!w)
+        return PERCEPT_EINVAL;
     if (w->in_callback)
         return set_error(w, PERCEPT_EBUSY,
                          "%s: called from inside the event callback; queue the change and "
@@ -651,11 +590,9 @@ static int check_sense(percept_world *w, const char *fn, percept_id id, percept_
     return PERCEPT_OK;
 }
 
-/*
- * Grow every per-slot array to hold `cap` slots. Invisible if it fails: the
- * new arrays are made first and take over only when all of them exist, so
- * slot_cap always tells what is held (memory reports count on it).
- */
+/* Grow every per-slot array to hold `cap` slots. Invisible if it fails: the
+ * new arrays take over only when all of them exist, so slot_cap always
+ * tells what is held (memory reports count on it). */
 static int grow_slots(percept_world *w, size_t cap)
 {
     const percept_allocator *a = &w->alloc;
@@ -712,31 +649,29 @@ int world_reserve(percept_world *w, size_t count)
 
 int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc)
 {
-    static const char fn[] = "percept_add";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc = enter_call(w, fn, id, 0, &slot);
+    int rc = enter_call(w, __func__, id, 0, &slot);
     if (rc)
         return rc;
     if (!desc)
-        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
+        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", __func__, id);
     if (!valid_coord(desc->x) || !valid_coord(desc->y))
-        return bad_position(w, fn, "", id, desc->x, desc->y);
+        return bad_position(w, __func__, "", id, desc->x, desc->y);
     for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if (!valid_range(desc->range[s]))
-            return bad_range(w, fn, id, (percept_sense)s, desc->range[s]);
+        if ((rc = check_range(w, __func__, id, (percept_sense)s, desc->range[s])))
+            return rc;
     if (desc->hidden & ~ALL_SENSES)
         return set_error(w, PERCEPT_EINVAL,
                          "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
                          "senses",
-                         fn, id, desc->hidden);
+                         __func__, id, desc->hidden);
     if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
-        return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", fn);
+        return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", __func__);
     if (w->free_count == 0 && w->slot_count == w->slot_cap &&
         grow_slots(w, w->slot_cap ? w->slot_cap * 2 : 64))
         return set_error(w, PERCEPT_ENOMEM,
-                         "%s: entity %" PRIu32 ": out of memory; the world is unchanged", fn, id);
+                         "%s: entity %" PRIu32 ": out of memory; the world is unchanged", __func__,
+                         id);
 
     change ch = {
         .slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count,
@@ -751,7 +686,7 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
         .hidden = (uint8_t)desc->hidden,
         .alive = 1,
     };
-    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
+    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
 }
 
 /* The change moving the entity in `slot` to (x, y), for percept_move() and
@@ -769,39 +704,24 @@ static int move_change(const percept_world *w, uint32_t slot, double x, double y
 
 int percept_move(percept_world *w, percept_id id, double x, double y)
 {
-    static const char fn[] = "percept_move";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc = enter_call(w, fn, id, 1, &slot);
+    int rc = enter_call(w, __func__, id, 1, &slot);
     if (rc)
         return rc;
     if (!valid_coord(x) || !valid_coord(y))
-        return bad_position(w, fn, "", id, x, y);
+        return bad_position(w, __func__, "", id, x, y);
     change ch;
     if (!move_change(w, slot, x, y, &ch))
         return PERCEPT_OK;
-    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
+    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
 }
 
-/* ---------------------------------------------------------------------- */
-/* Many moves in one call                                                   */
+/* ---------------------------------------------------------------- many moves in one call */
 
-/* v's place among 65536 equal steps from lo to hi (0 when they are one point). */
-static uint32_t grid_step(double v, double lo, double hi)
-{
-    double t = hi > lo ? (v - lo) / (hi - lo) * 65536.0 : 0;
-    return t >= 65535 ? 65535 : t > 0 ? (uint32_t)t : 0;
-}
-
-/*
- * The span [*lo, *hi] of one axis that the batch's curve spreads over: the
- * batch's own, cut to the world bounds [min, max], so that an entity parked
- * far outside (a despawned NPC at 1e15, say) does not squeeze every other
- * move into one step of the curve and the batch back into its given order;
- * moves outside fall on the edge. A batch wholly outside the bounds on this
- * axis keeps its own span.
- */
+/* The span [*lo, *hi] of one axis that the batch's curve spreads over: its
+ * own cut to the world bounds, so that an entity parked far outside does
+ * not squeeze all other moves into one step of the curve; moves outside
+ * fall on the edge. A batch wholly outside the bounds keeps its own span. */
 static void curve_span(double *lo, double *hi, double min, double max)
 {
     double l = *lo > min ? *lo : min, h = *hi < max ? *hi : max;
@@ -811,15 +731,17 @@ static void curve_span(double *lo, double *hi, double min, double max)
     }
 }
 
-/* The low 16 bits of v with a zero bit put between each two. */
-static uint32_t spread_bits(uint32_t v)
+/* v's place among 65536 equal steps from lo to hi (0 when they are one
+ * point), its 16 bits spread apart by a zero bit each: one axis of a key. */
+static uint32_t curve_coord(double v, double lo, double hi)
 {
-    v &= 0xffffu;
-    v = (v | v << 8) & 0x00ff00ffu;
-    v = (v | v << 4) & 0x0f0f0f0fu;
-    v = (v | v << 2) & 0x33333333u;
-    v = (v | v << 1) & 0x55555555u;
-    return v;
+    double t = hi > lo ? (v - lo) / (hi - lo) * 65536.0 : 0;
+    uint32_t u = t >= 65535 ? 65535 : t > 0 ? (uint32_t)t : 0;
+    u = (u | u << 8) & 0x00ff00ffu;
+    u = (u | u << 4) & 0x0f0f0f0fu;
+    u = (u | u << 2) & 0x33333333u;
+    u = (u | u << 1) & 0x55555555u;
+    return u;
 }
 
 /* The batch's room for n moves; invisible if it fails. */
@@ -845,37 +767,47 @@ static int reserve_batch(percept_world *w, size_t n)
     return 0;
 }
 
-/* The first entry before `before` that names `id` (there is one: the caller saw it). */
-static size_t first_entry_of(const percept_position *moves, size_t before, percept_id id)
+/* Why entry i of a batch is refused: its entity is unknown, its position
+ * invalid or its entity moved already. percept_errindex() then names it. */
+static int bad_entry(percept_world *w, const char *fn, const percept_position *moves, size_t i,
+                     uint32_t slot)
 {
-    size_t j = 0;
-    while (j < before && moves[j].id != id)
-        j++;
-    return j;
+    const percept_position *m = &moves[i];
+    char where[48];
+    snprintf(where, sizeof where, "moves[%zu]: ", i);
+    int rc;
+    if (slot == ID_MAP_NONE) {
+        rc = set_error(w, PERCEPT_ENOENT, "%s: %sunknown entity %" PRIu32, fn, where, m->id);
+    } else if (!valid_coord(m->x) || !valid_coord(m->y)) {
+        rc = bad_position(w, fn, where, m->id, m->x, m->y);
+    } else {
+        size_t first = 0;
+        while (moves[first].id != m->id)
+            first++;
+        rc = set_error(w, PERCEPT_EINVAL,
+                       "%s: %sentity %" PRIu32 " is already moved by moves[%zu]; name each "
+                       "entity once",
+                       fn, where, m->id, first);
+    }
+    w->err_index = i;
+    return rc;
 }
 
-/*
- * The moves go in the order of their new positions along a Z-order curve
- * over the batch's bounding box: a move reads its neighbours' records and
- * pair lists and the index cells around it, and the next move, nearby,
- * finds most of them still in the cache. In random order, at 256k entities,
- * each move waits on those reads from memory.
- */
+/* The moves go in the order of their new positions along a Z-order curve
+ * over the batch's bounding box: a move reads its neighbours' records, pair
+ * lists and index cells, and the next move, nearby, finds them in the cache. */
 int percept_move_many(percept_world *w, const percept_position *moves, size_t count)
 {
-    static const char fn[] = "percept_move_many";
-    if (!w)
-        return PERCEPT_EINVAL;
-    int rc = check_not_in_callback(w, fn);
+    int rc = check_not_in_callback(w, __func__);
     if (rc)
         return rc;
     if (count == 0)
         return PERCEPT_OK;
     if (!moves)
-        return set_error(w, PERCEPT_EINVAL, "%s: moves is NULL but count is %zu", fn, count);
+        return set_error(w, PERCEPT_EINVAL, "%s: moves is NULL but count is %zu", __func__, count);
     if (count > UINT32_MAX)
-        return set_error(w, PERCEPT_EINVAL, "%s: count %zu is more than %" PRIu32 " moves", fn,
-                         count, UINT32_MAX);
+        return set_error(w, PERCEPT_EINVAL, "%s: count %zu is more than %" PRIu32 " moves",
+                         __func__, count, UINT32_MAX);
 
     /* Check the whole batch before any move; the visit stamp finds repeats.
      * Without room for the batch, the check still runs (storing nothing), so
@@ -886,23 +818,9 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
     for (size_t i = 0; i < count; i++) {
         const percept_position *m = &moves[i];
         uint32_t slot = id_map_find(&w->ids, m->id);
-        if (slot == ID_MAP_NONE)
-            return entry_error(w,
-                               set_error(w, PERCEPT_ENOENT,
-                                         "%s: moves[%zu]: unknown entity %" PRIu32, fn, i, m->id),
-                               i);
-        if (!valid_coord(m->x) || !valid_coord(m->y)) {
-            char where[48];
-            snprintf(where, sizeof where, "moves[%zu]: ", i);
-            return entry_error(w, bad_position(w, fn, where, m->id, m->x, m->y), i);
-        }
-        if (w->ents[slot].mark == epoch)
-            return entry_error(w,
-                               set_error(w, PERCEPT_EINVAL,
-                                         "%s: moves[%zu]: entity %" PRIu32
-                                         " is already moved by moves[%zu]; name each entity once",
-                                         fn, i, m->id, first_entry_of(moves, i, m->id)),
-                               i);
+        if (slot == ID_MAP_NONE || !valid_coord(m->x) || !valid_coord(m->y) ||
+            w->ents[slot].mark == epoch)
+            return bad_entry(w, __func__, moves, i, slot);
         w->ents[slot].mark = epoch;
         if (no_room)
             continue;
@@ -913,15 +831,14 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         hi_y = m->y > hi_y ? m->y : hi_y;
     }
     if (no_room)
-        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", fn);
+        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", __func__);
 
     curve_span(&lo_x, &hi_x, w->bounds.min_x, w->bounds.max_x);
     curve_span(&lo_y, &hi_y, w->bounds.min_y, w->bounds.max_y);
     const batch_move *batch = w->batch;
     uint64_t *keys = w->batch_keys;
     for (size_t i = 0; i < count; i++) {
-        uint32_t z = spread_bits(grid_step(batch[i].x, lo_x, hi_x)) |
-                     spread_bits(grid_step(batch[i].y, lo_y, hi_y)) << 1;
+        uint32_t z = curve_coord(batch[i].x, lo_x, hi_x) | curve_coord(batch[i].y, lo_y, hi_y) << 1;
         keys[i] = (uint64_t)z << 32 | i;
     }
     key_sort(keys, keys + count, count);
@@ -933,18 +850,17 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         change ch;
         if (!move_change(w, m->slot, m->x, m->y, &ch))
             continue;
-        rc = run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES);
+        rc = run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES);
         if (rc == WORLD_CLOSED)
             return PERCEPT_OK; /* the rest of the batch goes with the world */
         if (rc != PERCEPT_OK) {
-            /* run_change() said which entity and which backend: keep that. */
-            char detail[sizeof w->errmsg];
-            out_of_memory_detail(w, &ch, detail, sizeof detail);
-            return set_error(w, PERCEPT_ENOMEM,
-                             "%s: out of memory after %zu moves of the batch's %zu entries: "
-                             "those moves were made, with their events, and the others were "
-                             "not; call again with the same moves to finish; %s",
-                             fn, made, count, detail);
+            char done[256];
+            snprintf(done, sizeof done,
+                     "out of memory after %zu moves of the batch's %zu entries: those moves "
+                     "were made, with their events, and the others were not; call again with "
+                     "the same moves to finish; ",
+                     made, count);
+            return out_of_memory(w, __func__, &ch, done, "");
         }
         made++;
     }
@@ -953,46 +869,34 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
 
 int percept_remove(percept_world *w, percept_id id)
 {
-    static const char fn[] = "percept_remove";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc = enter_call(w, fn, id, 1, &slot);
+    int rc = enter_call(w, __func__, id, 1, &slot);
     if (rc)
         return rc;
     change ch = {.slot = slot, .next = w->ents[slot], .removing = 1};
-    return change_made(run_change(w, fn, &ch, ALL_SENSES, ALL_SENSES));
+    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
 }
 
 int percept_set_range(percept_world *w, percept_id id, percept_sense sense, double range)
 {
-    static const char fn[] = "percept_set_range";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc = enter_call(w, fn, id, 1, &slot);
-    if (rc || (rc = check_sense(w, fn, id, sense)))
+    int rc = enter_call(w, __func__, id, 1, &slot);
+    if (rc || (rc = check_sense(w, __func__, id, sense)) ||
+        (rc = check_range(w, __func__, id, sense, range)))
         return rc;
-    if (!valid_range(range))
-        return bad_range(w, fn, id, sense, range);
     change ch = {.slot = slot, .next = w->ents[slot]};
     ch.next.range[sense] = entity_range(range);
-    return change_made(run_change(w, fn, &ch, PERCEPT_SENSE_BIT(sense), 0));
+    return change_made(run_change(w, __func__, &ch, PERCEPT_SENSE_BIT(sense), 0));
 }
 
 int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int hidden)
 {
-    static const char fn[] = "percept_set_hidden";
-    if (!w)
-        return PERCEPT_EINVAL;
     uint32_t slot;
-    int rc = enter_call(w, fn, id, 1, &slot);
-    if (rc || (rc = check_sense(w, fn, id, sense)))
+    int rc = enter_call(w, __func__, id, 1, &slot);
+    if (rc || (rc = check_sense(w, __func__, id, sense)))
         return rc;
     change ch = {.slot = slot, .next = w->ents[slot]};
-    if (hidden)
-        ch.next.hidden |= (uint8_t)PERCEPT_SENSE_BIT(sense);
-    else
-        ch.next.hidden &= (uint8_t)~PERCEPT_SENSE_BIT(sense);
-    return change_made(run_change(w, fn, &ch, 0, PERCEPT_SENSE_BIT(sense)));
+    unsigned bit = PERCEPT_SENSE_BIT(sense);
+    ch.next.hidden = (uint8_t)(hidden ? ch.next.hidden | bit : ch.next.hidden & ~bit);
+    return change_made(run_change(w, __func__, &ch, 0, bit));
 }

@@ -1,23 +1,42 @@
 /*
- * world_open.c - creating and destroying a world: the configuration wired
- * into backend instances (one per group of senses configured alike, each
- * plugin loaded and created) and observer grids, and everything freed again.
+ * world_open.c - creating a world from its configuration (a backend
+ * instance per group of senses configured alike, observer grids) and
+ * freeing it again.
  */
 #include "world.h"
 
-#include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "alloc.h"
 #include "config.h"
+#include "decimal.h"
+
+#define NO_MEMORY "out of memory creating the world"
+
+/* pc_error() that returns the status. */
+static int fail(percept_error *err, int status, const char *source, int line, const char *section,
+                const char *key, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int fail(percept_error *err, int status, const char *source, int line, const char *section,
+                const char *key, const char *fmt, ...)
+{
+    char text[512]; /* pc_error()'s room for the reason */
+    va_list ap;
+    va_start(ap, fmt);
+    decimal_vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pc_error(err, status, source, line, section, key, "%s", text);
+    return status;
+}
 
 static void *host_alloc(void *user, void *ptr, size_t size)
 {
-    backend_host_state *state = user;
-    void *p = state->alloc->alloc(state->alloc->user, ptr, size);
+    backend_group *bg = user;
+    void *p = bg->alloc->alloc(bg->alloc->user, ptr, size);
     if (p == NULL && size > 0)
-        state->refused = 1;
+        bg->refused = 1;
     return p;
 }
 
@@ -32,8 +51,6 @@ void free_world(percept_world *w)
     }
     for (int g = 0; g < w->grid_count; g++)
         og_free(a, &w->grids[g]);
-    /* Up to the capacity, not the slots in use: an add that ran out of
-     * memory may have left room in the lists of the slot it was to take. */
     for (size_t i = 0; i < w->slot_cap; i++)
         pair_list_free(a, &w->pairs[i]);
     pc_free(a, w->pairs);
@@ -49,11 +66,8 @@ void free_world(percept_world *w)
 
 static int valid_bounds(const percept_bounds *b)
 {
-    const double v[4] = {b->min_x, b->min_y, b->max_x, b->max_y};
-    for (int i = 0; i < 4; i++)
-        if (!valid_coord(v[i]))
-            return 0;
-    return b->min_x <= b->max_x && b->min_y <= b->max_y;
+    return valid_coord(b->min_x) && valid_coord(b->min_y) && valid_coord(b->max_x) &&
+           valid_coord(b->max_y) && b->min_x <= b->max_x && b->min_y <= b->max_y;
 }
 
 /* The backend a sense uses and the parameters it gets. */
@@ -66,12 +80,11 @@ typedef struct sense_backend {
 static sense_backend backend_of_sense(const pc_config *cfg, const percept_options *opt, int s)
 {
     const sense_config *sc = &cfg->sense[s];
-    const char *override = opt ? opt->backend : NULL;
-    sense_backend sb = {override ? override : sc->backend ? sc->backend : cfg->backend, NULL, 0};
+    const char *configured = sc->backend ? sc->backend : cfg->backend;
+    sense_backend sb = {opt->backend ? opt->backend : configured, NULL, 0};
     /* The section's parameters belong to the backend it names; with another
      * backend forced by the options they would only be rejected as unknown. */
-    const char *configured = sc->backend ? sc->backend : cfg->backend;
-    if (!override || (configured && !strcmp(configured, override))) {
+    if (!opt->backend || (configured && !strcmp(configured, opt->backend))) {
         sb.params = sc->params;
         sb.param_count = sc->param_count;
     }
@@ -96,11 +109,9 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
 {
     sense_backend sb = backend_of_sense(cfg, opt, s);
     const char *sense = percept_sense_name((percept_sense)s);
-    if (!sb.name) {
-        pc_error(err, PERCEPT_ECONFIG, cfg->source, 0, sense, "backend",
-                 "no backend: set 'backend' in [%s] or in [percept]", sense);
-        return PERCEPT_ECONFIG;
-    }
+    if (!sb.name)
+        return fail(err, PERCEPT_ECONFIG, cfg->source, 0, sense, "backend",
+                    "no backend: set 'backend' in [%s] or in [percept]", sense);
     for (int t = 0; t < s; t++) {
         sense_backend other = backend_of_sense(cfg, opt, t);
         if (same_backend(&sb, &other)) {
@@ -111,7 +122,7 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     }
 
     /* Where the name came from, for messages about the plugin. */
-    const char *section = opt && opt->backend ? NULL : cfg->sense[s].backend ? sense : "percept";
+    const char *section = opt->backend ? NULL : cfg->sense[s].backend ? sense : "percept";
     int line = !section                ? 0
                : cfg->sense[s].backend ? cfg->sense[s].backend_line
                                        : cfg->backend_line;
@@ -121,13 +132,11 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
     bg->senses = PERCEPT_SENSE_BIT(s);
     char why[512];
     int rc = plugin_load(&w->alloc, search, sb.name, &bg->plugin, why, sizeof why);
-    if (rc) {
-        pc_error(err, rc, cfg->source, line, section, key, "%s", why);
-        return rc;
-    }
+    if (rc)
+        return fail(err, rc, cfg->source, line, section, key, "%s", why);
 
-    bg->host_state = (backend_host_state){&w->alloc, 0};
-    bg->host = (percept_backend_host){host_alloc, &bg->host_state};
+    bg->alloc = &w->alloc;
+    bg->host = (percept_backend_host){host_alloc, bg};
     percept_backend_setup setup = {
         .host = &bg->host,
         .min_x = w->bounds.min_x,
@@ -143,71 +152,57 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
         return PERCEPT_OK;
     berr.text[sizeof berr.text - 1] = '\0';
     const char *text = berr.text[0] ? berr.text : "the backend gave no reason";
-    if (bg->host_state.refused) {
-        /* Whatever the backend says, the caller's allocator is what failed. */
-        pc_error(err, PERCEPT_ENOMEM, cfg->source, line, section, key,
-                 "backend '%s' (%s): out of memory", sb.name, bg->plugin.path);
-        return PERCEPT_ENOMEM;
-    }
+    if (bg->refused) /* whatever the backend says, the allocator failed */
+        return fail(err, PERCEPT_ENOMEM, cfg->source, line, section, key,
+                    "backend '%s' (%s): out of memory", sb.name, bg->plugin.path);
     if (berr.param_index >= 0 && (size_t)berr.param_index < setup.param_count) {
         const percept_backend_param *p = &setup.params[berr.param_index];
-        pc_error(err, PERCEPT_ECONFIG, cfg->source, p->line, sense, p->key, "%s (read '%.40s')",
-                 text, p->value);
-        return PERCEPT_ECONFIG;
+        return fail(err, PERCEPT_ECONFIG, cfg->source, p->line, sense, p->key, "%s (read '%.40s')",
+                    text, p->value);
     }
     /* A setup refused as a whole, with a reason (a default size that does
      * not fit the bounds), is the configuration's fault; a refusal without
      * one, or blaming a parameter it was not given, is the plugin's. */
     rc = berr.text[0] && berr.param_index < 0 ? PERCEPT_ECONFIG : PERCEPT_EPLUGIN;
-    pc_error(err, rc, cfg->source, line, section, key, "backend '%s' (%s): %s", sb.name,
-             bg->plugin.path, text);
-    return rc;
+    return fail(err, rc, cfg->source, line, section, key, "backend '%s' (%s): %s", sb.name,
+                bg->plugin.path, text);
 }
 
 /* Give sense s an observer grid: that of an earlier sense with the same cell size, or a new one. */
 static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_error *err)
 {
     const sense_config *sc = &cfg->sense[s];
-    for (int t = 0; t < s; t++) {
+    for (int t = 0; t < s; t++)
         if (cfg->sense[t].observer_cell_size == sc->observer_cell_size) {
             for (int g = 0; g < w->grid_count; g++)
                 if (w->grids[g].senses & PERCEPT_SENSE_BIT(t))
                     w->grids[g].senses |= PERCEPT_SENSE_BIT(s);
             return PERCEPT_OK;
         }
-    }
     int rc = og_init(&w->alloc, &w->grids[w->grid_count], &w->bounds, sc->observer_cell_size,
                      PERCEPT_SENSE_BIT(s));
-    if (rc == -2) {
-        pc_error(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
-                 percept_sense_name((percept_sense)s), "observer_cell_size",
-                 "%.17g is too small for the world bounds (more than %u cells)",
-                 sc->observer_cell_size, OG_MAX_CELLS);
-        return PERCEPT_ECONFIG;
-    }
-    if (rc) {
-        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
-        return PERCEPT_ENOMEM;
-    }
+    if (rc == -2)
+        return fail(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
+                    percept_sense_name((percept_sense)s), "observer_cell_size",
+                    "%.17g is too small for the world bounds (more than %u cells)",
+                    sc->observer_cell_size, OG_MAX_CELLS);
+    if (rc)
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, NO_MEMORY);
     w->grid_count++;
     return PERCEPT_OK;
 }
 
 /*
- * Once every sense has its backend and grid: who finds each grid's
- * short-sighted observers. The first of its senses' backends (sight,
- * hearing, smell) to declare PERCEPT_BACKEND_QUERY_LOCAL does, by widening
- * its query around the target. Without one, a widened query that is not
- * local (a scan, a strip through the world) may cost far more than a few
- * cells, so the near observers stand in a near grid of their own (same
- * cells), read only when the backends' queries did not reach the near
- * radius. Returns 0, or -1 out of memory.
+ * Who finds each grid's short-sighted observers: the first of its senses'
+ * backends to declare PERCEPT_BACKEND_QUERY_LOCAL, by widening its query.
+ * Without one, a widened query (a scan, a strip) may cost far more than a
+ * few cells, so they stand in a near grid of their own, read only when the
+ * backends' queries did not reach the near radius. 0, or -1 out of memory.
  */
 static int choose_near_backends(percept_world *w)
 {
     int grids = w->grid_count;
-    for (int g = 0; g < 2 * PERCEPT_SENSE_COUNT; g++)
-        w->near_of[g] = -1;
+    memset(w->near_of, -1, sizeof w->near_of);
     for (int g = 0; g < grids; g++) {
         observer_grid *grid = &w->grids[g];
         int first = -1, local = -1;
@@ -234,21 +229,10 @@ static int choose_near_backends(percept_world *w)
     return 0;
 }
 
-/* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
-static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, percept_error *err)
+static int not_a_dir(const char *path)
 {
     struct stat st;
-    if (opt && opt->plugin_dir && (stat(opt->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.plugin_dir '%s' is not a directory", opt->plugin_dir);
-        return PERCEPT_EINVAL;
-    }
-    if (cfg->plugin_dir && (stat(cfg->plugin_dir, &st) || !S_ISDIR(st.st_mode))) {
-        pc_error(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept", "plugin_dir",
-                 "'%s' is not a directory", cfg->plugin_dir);
-        return PERCEPT_ECONFIG;
-    }
-    return PERCEPT_OK;
+    return path && (stat(path, &st) || !S_ISDIR(st.st_mode));
 }
 
 /* The size of the first percept_options, which every later one starts with. */
@@ -256,59 +240,79 @@ static int check_plugin_dirs(const pc_config *cfg, const percept_options *opt, p
     (offsetof(percept_options, allocator) + sizeof(const percept_allocator *))
 
 /*
- * A program built against an older percept.h passes a smaller struct: its
- * fields are all this library reads. One built against a newer header may
- * pass a larger one: accepted when the fields this library does not know
- * are zero, so an option it cannot honour is never ignored silently. The
- * fields are copied into *out, those the program did not have left 0.
+ * A program built against an older percept.h passes a smaller struct, one
+ * built against a newer header a larger one: accepted when the fields this
+ * library does not know are zero, so that no option is ignored silently.
+ * *out gets the fields, 0 for those the program did not have (or no opt).
  */
 static int read_options(const percept_options *opt, percept_options *out, percept_error *err)
 {
     memset(out, 0, sizeof *out);
-    /* Every field is a pointer or a size_t, so each version's size is a
-     * multiple of one; no version will grow the struct past a page. */
-    if (opt->size < OPTIONS_FIRST_SIZE || opt->size % sizeof(size_t) || opt->size > 4096) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.size is %zu: initialise the options with PERCEPT_OPTIONS_INIT",
-                 opt->size);
-        return PERCEPT_EINVAL;
-    }
+    if (!opt)
+        return PERCEPT_OK;
+    /* Every field is a pointer or a size_t; no version will pass a page. */
+    if (opt->size < OPTIONS_FIRST_SIZE || opt->size % sizeof(size_t) || opt->size > 4096)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.size is %zu: initialise the options with PERCEPT_OPTIONS_INIT",
+                    opt->size);
     const unsigned char *bytes = (const unsigned char *)opt;
-    for (size_t i = sizeof(percept_options); i < opt->size; i++) {
-        if (bytes[i]) {
-            pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                     "percept_options.size is %zu: this percept (%s) knows only %zu bytes of "
-                     "options, and the program sets later ones",
-                     opt->size, PERCEPT_VERSION, sizeof(percept_options));
-            return PERCEPT_EINVAL;
-        }
-    }
+    for (size_t i = sizeof(percept_options); i < opt->size; i++)
+        if (bytes[i])
+            return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                        "percept_options.size is %zu: this percept (%s) knows only %zu "
+                        "bytes of options, and the program sets later ones",
+                        opt->size, PERCEPT_VERSION, sizeof(percept_options));
     memcpy(out, opt, opt->size < sizeof *out ? opt->size : sizeof *out);
-    if (out->allocator && !out->allocator->alloc) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.allocator: its alloc function is NULL");
-        return PERCEPT_EINVAL;
-    }
-    if (out->backend && !pc_backend_name_ok(out->backend)) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.backend '%.200s' is not a backend name: letters, digits, "
-                 "'_' and '-'",
-                 out->backend);
-        return PERCEPT_EINVAL;
-    }
-    if (out->bounds && !valid_bounds(out->bounds)) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.bounds: each must be finite, within %g, and each min must not "
-                 "exceed its max",
-                 PERCEPT_COORD_LIMIT);
-        return PERCEPT_EINVAL;
-    }
-    if (out->reserve > PAIR_SLOT_LIMIT) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "percept_options.reserve %zu is more than a world holds (%lu)", out->reserve,
-                 (unsigned long)PAIR_SLOT_LIMIT);
-        return PERCEPT_EINVAL;
-    }
+    if (out->allocator && !out->allocator->alloc)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.allocator: its alloc function is NULL");
+    if (out->backend && !pc_backend_name_ok(out->backend))
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.backend '%.200s' is not a backend name: letters, "
+                    "digits, '_' and '-'",
+                    out->backend);
+    if (out->bounds && !valid_bounds(out->bounds))
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.bounds: each must be finite, within %g, and each min "
+                    "must not exceed its max",
+                    PERCEPT_COORD_LIMIT);
+    if (out->reserve > PAIR_SLOT_LIMIT)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.reserve %zu is more than a world holds (%lu)", out->reserve,
+                    (unsigned long)PAIR_SLOT_LIMIT);
+    return PERCEPT_OK;
+}
+
+/* Wire the parsed configuration into the world: backends, grids and room. */
+static int build_world(percept_world *w, const pc_config *cfg, const percept_options *opt,
+                       percept_error *err)
+{
+    /* A plugin directory that does not exist is a mistake worth naming, not a silent skip. */
+    if (not_a_dir(opt->plugin_dir))
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.plugin_dir '%s' is not a directory", opt->plugin_dir);
+    if (not_a_dir(cfg->plugin_dir))
+        return fail(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept",
+                    "plugin_dir", "'%s' is not a directory", cfg->plugin_dir);
+    w->bounds = opt->bounds ? *opt->bounds : cfg->bounds;
+    w->move_events = cfg->move_events;
+    plugin_search search;
+    char *env_copy;
+    if (plugin_search_init(&w->alloc, &search, opt->plugin_dir, cfg->plugin_dir, &env_copy))
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, NO_MEMORY);
+    int rc = PERCEPT_OK;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
+        if ((rc = open_backend(w, cfg, opt, &search, s, err)) == PERCEPT_OK)
+            rc = open_grid(w, cfg, s, err);
+    pc_free(&w->alloc, env_copy);
+    if (rc)
+        return rc;
+    if (choose_near_backends(w))
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, NO_MEMORY);
+    size_t reserve = opt->reserve ? opt->reserve : cfg->reserve;
+    if (reserve && world_reserve(w, reserve))
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
+                    "out of memory making room for %zu entities (reserve)", reserve);
     return PERCEPT_OK;
 }
 
@@ -317,74 +321,37 @@ static int world_open(percept_world **out, const char *path, const char *text, c
 {
     if (err)
         memset(err, 0, sizeof *err);
-    if (!out) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL, "the 'out' argument is NULL");
-        return PERCEPT_EINVAL;
-    }
+    if (!out)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL, "the 'out' argument is NULL");
     *out = NULL;
-    if (!path && !text) {
-        pc_error(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                 "no configuration: the path or text is NULL");
-        return PERCEPT_EINVAL;
-    }
-    percept_options opts, *opt = NULL;
-    if (options) {
-        int rc = read_options(options, &opts, err);
-        if (rc)
-            return rc;
-        opt = &opts;
-    }
+    if (!path && !text)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "no configuration: the path or text is NULL");
+    percept_options opt;
+    int rc = read_options(options, &opt, err);
+    if (rc)
+        return rc;
     percept_allocator a = {percept_default_alloc, NULL};
-    if (opt && opt->allocator)
-        a = *opt->allocator;
+    if (opt.allocator)
+        a = *opt.allocator;
 
     percept_world *w = pc_alloc(&a, sizeof *w);
-    if (!w) {
-        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
-        return PERCEPT_ENOMEM;
-    }
+    if (!w)
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, NO_MEMORY);
     memset(w, 0, sizeof *w);
     w->alloc = a;
     w->err_index = SIZE_MAX;
 
     pc_config cfg;
-    int rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
+    rc = pc_config_parse(&w->alloc, &cfg, path, text, label, err);
     if (rc == PERCEPT_OK)
-        rc = check_plugin_dirs(&cfg, opt, err);
-    char *env_copy = NULL;
-    if (rc == PERCEPT_OK) {
-        w->bounds = opt && opt->bounds ? *opt->bounds : cfg.bounds;
-        w->move_events = cfg.move_events;
-        plugin_search search;
-        if (plugin_search_init(&w->alloc, &search, opt ? opt->plugin_dir : NULL, cfg.plugin_dir,
-                               &env_copy)) {
-            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
-            rc = PERCEPT_ENOMEM;
-        }
-        for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++) {
-            rc = open_backend(w, &cfg, opt, &search, s, err);
-            if (rc == PERCEPT_OK)
-                rc = open_grid(w, &cfg, s, err);
-        }
-        if (rc == PERCEPT_OK && choose_near_backends(w)) {
-            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory creating the world");
-            rc = PERCEPT_ENOMEM;
-        }
-        size_t reserve = opt && opt->reserve ? opt->reserve : cfg.reserve;
-        if (rc == PERCEPT_OK && reserve && world_reserve(w, reserve)) {
-            pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
-                     "out of memory making room for %zu entities (reserve)", reserve);
-            rc = PERCEPT_ENOMEM;
-        }
-    }
-    pc_free(&w->alloc, env_copy);
+        rc = build_world(w, &cfg, &opt, err);
     pc_config_free(&w->alloc, &cfg);
-    if (rc != PERCEPT_OK) {
+    if (rc == PERCEPT_OK)
+        *out = w;
+    else
         free_world(w);
-        return rc;
-    }
-    *out = w;
-    return PERCEPT_OK;
+    return rc;
 }
 
 int percept_world_open(percept_world **out, const char *path, const percept_options *options,
@@ -401,13 +368,8 @@ int percept_world_open_string(percept_world **out, const char *ini_text, const c
 
 void percept_world_close(percept_world *world)
 {
-    if (!world)
-        return;
-    if (world->in_callback) {
-        /* The call delivering events still reads the world: it closes it
-         * when the callback returns. */
-        world->close_requested = 1;
-        return;
-    }
-    free_world(world);
+    if (world && world->in_callback)
+        world->close_requested = 1; /* the call delivering events frees it */
+    else if (world)
+        free_world(world);
 }

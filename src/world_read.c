@@ -1,7 +1,7 @@
 /*
- * world_read.c - the calls that read a world: its entities and bounds, who
- * perceives whom, and which backends serve it. None writes the world, not
- * even its message (see find()).
+ * world_read.c - the calls that read a world. None writes it, not even its
+ * message, so that several threads may read one world at once while nobody
+ * changes it.
  */
 #include "world.h"
 
@@ -23,40 +23,27 @@ int percept_get_bounds(const percept_world *w, percept_bounds *out)
     return PERCEPT_OK;
 }
 
-/*
- * The reading calls only return a status: they never write the world, not
- * even its message, so several threads may read one world at once while
- * nobody changes it.
- */
-static int find(const percept_world *w, percept_id id, uint32_t *slot)
-{
-    *slot = id_map_find(&w->ids, id);
-    return *slot == ID_MAP_NONE ? PERCEPT_ENOENT : PERCEPT_OK;
-}
-
 int percept_get_entity(const percept_world *w, percept_id id, percept_entity_desc *out)
 {
-    uint32_t slot;
     if (!w || !out)
         return PERCEPT_EINVAL;
-    if (find(w, id, &slot))
+    uint32_t slot = id_map_find(&w->ids, id);
+    if (slot == ID_MAP_NONE)
         return PERCEPT_ENOENT;
     const entity *e = &w->ents[slot];
-    *out = (percept_entity_desc){
-        e->x,
-        e->y,
-        {public_range(e->range[0]), public_range(e->range[1]), public_range(e->range[2])},
-        e->hidden};
+    *out = (percept_entity_desc){e->x, e->y, {0}, e->hidden};
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        out->range[s] = isnan(e->range[s]) ? 0 : e->range[s]; /* NaN: a lacking sense */
     return PERCEPT_OK;
 }
 
 int percept_perceives(const percept_world *w, percept_id observer, percept_id target,
                       percept_sense sense)
 {
-    uint32_t o, t;
     if (!w || !valid_sense(sense))
         return PERCEPT_EINVAL;
-    if (find(w, observer, &o) || find(w, target, &t))
+    uint32_t o = id_map_find(&w->ids, observer), t = id_map_find(&w->ids, target);
+    if (o == ID_MAP_NONE || t == ID_MAP_NONE)
         return PERCEPT_ENOENT;
     /* Scan the shorter of the two lists holding the pair. */
     unsigned bit = PERCEPT_SENSE_BIT(sense);
@@ -102,10 +89,10 @@ static void sort_ids(percept_id *a, size_t n)
 static int list_ids(const percept_world *w, percept_id id, percept_sense sense, int reverse,
                     percept_id *ids, size_t capacity, size_t *count)
 {
-    uint32_t slot;
     if (!w || !valid_sense(sense) || !count || (capacity && !ids))
         return PERCEPT_EINVAL;
-    if (find(w, id, &slot))
+    uint32_t slot = id_map_find(&w->ids, id);
+    if (slot == ID_MAP_NONE)
         return PERCEPT_ENOENT;
     const pair_list *list = &w->pairs[slot];
     unsigned bit = PERCEPT_SENSE_BIT(sense) << (reverse ? PAIR_IN_SHIFT : 0);
@@ -143,9 +130,7 @@ int percept_entities(const percept_world *w, percept_id *ids, size_t capacity, s
     *count = n;
     if (capacity < n)
         return PERCEPT_OK;
-    /* The records by slot: slots past the high-water mark were never used,
-     * and a removed entity's record is marked dead until its slot is
-     * reused. Slot order is not ID order, hence the sort. */
+    /* The live records up to the high-water mark, in slot order: hence the sort. */
     size_t k = 0;
     for (uint32_t slot = 0; slot < w->slot_count && k < n; slot++)
         if (w->ents[slot].alive)
@@ -156,14 +141,10 @@ int percept_entities(const percept_world *w, percept_id *ids, size_t capacity, s
 
 const char *percept_backend_name(const percept_world *w, percept_sense sense)
 {
-    if (!w || !valid_sense(sense))
-        return NULL;
-    return w->backends[w->backend_of[sense]].plugin.ops.name;
+    return w && valid_sense(sense) ? w->backends[w->backend_of[sense]].plugin.ops.name : NULL;
 }
 
 const char *percept_backend_path(const percept_world *w, percept_sense sense)
 {
-    if (!w || !valid_sense(sense))
-        return NULL;
-    return w->backends[w->backend_of[sense]].plugin.path;
+    return w && valid_sense(sense) ? w->backends[w->backend_of[sense]].plugin.path : NULL;
 }
