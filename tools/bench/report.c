@@ -118,7 +118,8 @@ static void put_workload(FILE *out, const bench_report *r, const bench_workload_
             first = 0;
             fprintf(out, "\n### %s\n\n%s.\n\n| N | backend |", w->name, w->description);
             for (int k = 0; k < OP_KIND_COUNT; k++)
-                fprintf(out, kinds[k] ? " %s |" : "", bench_op_kind_name(k));
+                if (kinds[k])
+                    fprintf(out, " %s |", bench_op_kind_name(k));
             fprintf(out, "%s bytes/entity |\n| ---: | --- |", batched ? " batched |" : "");
             for (int k = 0; k < OP_KIND_COUNT + batched + 1; k++)
                 fputs(k >= OP_KIND_COUNT || kinds[k] ? " ---: |" : "", out);
