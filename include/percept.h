@@ -3,9 +3,9 @@
  * library for game servers: who perceives whom, by which sense, and every
  * change to that relation delivered as an event.
  *
- * A world holds entities. Each entity has a position, a range per sense
- * (sight, hearing, smell; 0 means it lacks that sense) and a set of senses
- * it is hidden from. Observer O perceives target T by sense S exactly when:
+ * A world holds entities. Each has a position, a range per sense (sight,
+ * hearing, smell; 0 means it lacks that sense) and a set of senses it is
+ * hidden from. Observer O perceives target T by sense S exactly when:
  *
  *   1. O and T are different entities, both in the world;
  *   2. O's range for S is greater than 0;
@@ -15,15 +15,14 @@
  * Every call that changes the world either completes and then reports each
  * change of that relation to the world's event callback before it returns,
  * or fails with a negative status, sets a message (percept_errmsg()) and
- * leaves the world exactly as it was. The one exception: percept_move_many(),
- * a batch of moves, can stop part-way when memory runs out, each move made
- * whole or not at all (see there). Events reach the callback set at the
- * time; changes made while none is set are reported to no one, and none
- * are kept for later. A callback that closes the world ends the call's
- * delivery there (see percept_world_close()).
+ * leaves the world exactly as it was; only percept_move_many(), a batch of
+ * moves, can stop part-way, when memory runs out (see there). Events reach
+ * the callback set at the time: with none set, a change is reported to no
+ * one, nor kept for later. A callback that closes the world ends the call's
+ * delivery there.
  *
- * Thread safety: a world is not thread-safe; use one world from one thread
- * at a time. Distinct worlds share nothing and may be used from different
+ * Thread safety: a world is not thread-safe; use it from one thread at a
+ * time. Distinct worlds share nothing and may be used from different
  * threads in parallel.
  */
 #ifndef PERCEPT_H
@@ -90,9 +89,8 @@ PERCEPT_API const char *percept_sense_name(percept_sense sense);
 
 /*
  * The version of the library running, in the form of PERCEPT_VERSION and
- * PERCEPT_VERSION_NUMBER. It differs from those macros when the program was
- * compiled against other headers than the libpercept it now loads. While the
- * major version is 0, a minor release may change the API: compare
+ * PERCEPT_VERSION_NUMBER, which give that of the headers compiled against.
+ * While the major version is 0, a minor release may change the API: compare
  * percept_version_number() / 100 with PERCEPT_VERSION_NUMBER / 100.
  */
 PERCEPT_API const char *percept_version(void);
@@ -123,21 +121,21 @@ typedef struct percept_event {
 /*
  * Receives each event of a call, after the whole change has been applied and
  * before the call returns. Within one call, events come sorted by observer
- * ID, then target ID, then sense (sight, hearing, smell); for each
- * (observer, target, sense) at most one event per call, and ENTER and LEAVE
- * strictly alternate over time, starting with ENTER (for a callback set
- * before the world's first change; one set later may see a LEAVE first). percept_move_many() is
- * a sequence of moves, each delivering its events so, as percept_move()
- * would, before the next is made: one batch may bring a pair's ENTER and
- * then its LEAVE, and the callback sees the moves made so far.
+ * ID, then target ID, then sense (sight, hearing, smell), at most one per
+ * (observer, target, sense); over time ENTER and LEAVE strictly alternate,
+ * starting with ENTER (for a callback set before the world's first change;
+ * one set later may see a LEAVE first).
+ * percept_move_many() is a sequence of moves, each delivering its events so
+ * before the next is made: one batch may bring a pair's ENTER and then its
+ * LEAVE, and the callback sees the moves made so far.
  *
  * Inside the callback the world may be read (percept_perceives(),
  * percept_perceived(), ...) but not changed: percept_add(), percept_move(),
  * percept_move_many(), percept_remove(), percept_set_range(),
  * percept_set_hidden() and percept_set_event_callback() return PERCEPT_EBUSY
  * there and change nothing. Keep a queue of the changes your AI decides on
- * and apply them after the call returns. percept_world_close() there closes
- * the world once the callback returns (see percept_world_close()).
+ * and apply them after the call returns. percept_world_close() there is
+ * deferred (see there).
  *
  * The callback must return normally. Leaving it by longjmp() or a C++
  * exception skips the rest of the call: its other events are not delivered,
@@ -183,12 +181,11 @@ typedef struct percept_bounds {
  */
 typedef struct percept_options {
     size_t size;                        /* sizeof(percept_options), set by PERCEPT_OPTIONS_INIT */
-    const char *backend;                /* if set: this backend for every sense; a name of
-                                           letters, digits, '_' and '-' (else EINVAL). A
-                                           sense whose config names this same backend gets
-                                           its section's parameters; any other gets the
-                                           backend's defaults, and its section's parameters
-                                           are neither passed nor checked */
+    const char *backend;                /* if set: this backend (letters, digits, '_' and
+                                           '-', else EINVAL) for every sense. A sense whose
+                                           config names it too gets its section's
+                                           parameters; any other, the backend's defaults,
+                                           its section's neither passed nor checked */
     const char *plugin_dir;             /* if set: searched before the config's plugin_dir;
                                            not a directory: PERCEPT_EINVAL */
     const percept_bounds *bounds;       /* if set: replaces the config's [world] bounds,
@@ -253,25 +250,22 @@ PERCEPT_API void percept_world_close(percept_world *world);
 PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_fn fn, void *user);
 
 /*
- * The detailed message of the world's last failed call, e.g.
- * "percept_move: unknown entity 42". Empty when no call has failed. A
+ * The detailed message of the world's last failed change, e.g.
+ * "percept_move: unknown entity 42"; empty when none has failed. A
  * successful call does not clear it: read it right after the call that
- * failed. A change refused with PERCEPT_EBUSY inside the callback is a
- * failed call too. Reading calls (percept_perceives(), percept_entities(),
- * ...) only return their status and never set it. The pointer is valid
- * until the world is closed; the next failed change rewrites its text. For
- * a NULL world, a static "the world is NULL". Control bytes of the names
- * it quotes (a plugin's path) show as \xNN.
+ * failed (a change refused with PERCEPT_EBUSY inside the callback too). The
+ * pointer is valid until the world is closed; the next failed change
+ * rewrites its text. For a NULL world, a static "the world is NULL".
+ * Control bytes of the names it quotes (a plugin's path) show as \xNN.
  */
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
 /*
- * The index of the percept_move_many() entry that the world's last failed
- * call was refused for (an unknown ID, a bad position, an entity named
- * twice: the entry percept_errmsg() names), so that a program can drop or
- * mend it without reading the message; SIZE_MAX when that call named no
- * entry, or no call has failed. Like the message, read it right after the
- * call that failed.
+ * The index of the percept_move_many() entry the world's last failed call
+ * was refused for (the entry percept_errmsg() names: an unknown ID, a bad
+ * position, an entity named twice), so that a program can drop or mend it;
+ * SIZE_MAX when that call named no entry, or no call has failed. Read it,
+ * like the message, right after the call that failed.
  */
 PERCEPT_API size_t percept_errindex(const percept_world *world);
 
@@ -311,17 +305,15 @@ typedef struct percept_position {
 } percept_position;
 
 /*
- * Move many entities, each as percept_move() would: a tick's moves in one
- * call. The library makes the moves in an order of its choosing, entities
- * near each other one after the other (along a curve over the batch's
- * extent within the world bounds; moves to places outside the bounds are
- * ordered as if at their edge), so that the neighbourhood one move reads is
- * still in the cache for the next (docs/BENCHMARKS.md has the figures).
- * The order depends only on the batch, never on
- * the backend, so every backend delivers the same events; each move's
- * events are delivered as percept_move() delivers them, before the next
- * move is made. The result, who perceives whom after the call, is the same
- * in any order.
+ * Move many entities, each as percept_move() would, with its events
+ * delivered before the next move (see percept_event_fn): a tick's moves in
+ * one call. The library makes the moves in an order of its choosing,
+ * entities near each other one after the other (along a curve over the
+ * batch's extent within the world bounds; moves to places outside the
+ * bounds are ordered as if at their edge), so that the neighbourhood one
+ * move reads is still in the cache for the next. The order depends only on
+ * the batch, never on the backend, so every backend delivers the same
+ * events; who perceives whom after the call is the same in any order.
  *
  * The whole batch is checked before any move: an unknown ID (PERCEPT_ENOENT),
  * a position percept_move() would refuse or an entity named twice
@@ -329,8 +321,7 @@ typedef struct percept_position {
  * by its index and percept_errindex() gives that index. More than
  * UINT32_MAX entries, or `moves` NULL with a `count` above 0, are refused
  * as a whole (PERCEPT_EINVAL, no entry named: percept_errindex() is
- * SIZE_MAX). `moves` may be NULL when `count` is 0. PERCEPT_EBUSY from
- * inside the event callback.
+ * SIZE_MAX). `moves` may be NULL when `count` is 0.
  *
  * Out of memory (PERCEPT_ENOMEM) is the one failure that can stop a batch
  * part-way. The moves already made stay made, with their events delivered;
@@ -365,12 +356,10 @@ PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_
 PERCEPT_API size_t percept_entity_count(const percept_world *world);
 
 /*
- * Every entity's ID, in ascending order, like percept_perceived(): stores
- * the total (percept_entity_count()) in *count and, if it fits (capacity >=
- * *count), writes all of them to `ids`; if it does not fit, `ids` is left
- * untouched and the call still succeeds. `ids` may be NULL when capacity is
- * 0. Learning the size takes constant time; writing the IDs walks every
- * entity record, as many as the world has ever held at once.
+ * Every entity's ID, in ascending order; *count, `ids` and `capacity` work
+ * as in percept_perceived(). Learning the size takes constant time; writing
+ * the IDs walks every entity record, as many as the world has ever held at
+ * once.
  */
 PERCEPT_API int percept_entities(const percept_world *world, percept_id *ids, size_t capacity,
                                  size_t *count);
@@ -378,11 +367,11 @@ PERCEPT_API int percept_entities(const percept_world *world, percept_id *ids, si
 /*
  * The world's bounds: percept_options.bounds if the world was opened with
  * them, else the config's [world] section, a bound it does not set taking
- * its default (0, 0, 1024, 1024). They are the values given, unchanged for
- * the world's life, each min at most its max. They tune the backends and
- * observer grids but do not limit positions: entities may stand on them or
- * outside them, anywhere within PERCEPT_COORD_LIMIT, and perceive and are
- * perceived there as anywhere else.
+ * its default (0, 0, 1024, 1024): the values given, unchanged for the
+ * world's life, each min at most its max. They tune the backends and
+ * observer grids but do not limit positions: entities anywhere within
+ * PERCEPT_COORD_LIMIT, on or outside the bounds, perceive and are perceived
+ * as anywhere else.
  */
 PERCEPT_API int percept_get_bounds(const percept_world *world, percept_bounds *out);
 
@@ -393,11 +382,8 @@ PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
 PERCEPT_API int percept_get_entity(const percept_world *world, percept_id id,
                                    percept_entity_desc *out);
 
-/*
- * 1 if `observer` perceives `target` by `sense`, 0 if not, negative on error
- * (PERCEPT_ENOENT for an unknown ID): test for `== 1`, since an error is
- * not 0 either.
- */
+/* 1 if `observer` perceives `target` by `sense`, 0 if not, negative on
+ * error: test for `== 1`, since an error is not 0 either. */
 PERCEPT_API int percept_perceives(const percept_world *world, percept_id observer,
                                   percept_id target, percept_sense sense);
 
@@ -417,8 +403,8 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
                                      percept_sense sense, percept_id *ids, size_t capacity,
                                      size_t *count);
 
-/* The name of the backend serving `sense` ("bruteforce", "grid", ...), or NULL for a NULL
- * world or a bad sense. The plugin's own string: valid until the world is closed. */
+/* The name of the backend serving `sense` ("bruteforce", "grid", ...), or
+ * NULL for a NULL world or a bad sense. Valid until the world is closed. */
 PERCEPT_API const char *percept_backend_name(const percept_world *world, percept_sense sense);
 
 /*
@@ -426,24 +412,22 @@ PERCEPT_API const char *percept_backend_name(const percept_world *world, percept
  * dlopen(): the first directory of the search holding NAME.so
  * (percept_options.plugin_dir, the config's plugin_dir, PERCEPT_PLUGIN_PATH,
  * the install directory), then "/NAME.so"; relative when that directory
- * was. NULL for a NULL world
- * or a bad sense. Valid until the world is closed. Tells which copy of a
- * plugin a program runs when several are installed.
+ * was. NULL for a NULL world or a bad sense. Valid until the world is
+ * closed. Tells which copy of a plugin a program runs when several are.
  */
 PERCEPT_API const char *percept_backend_path(const percept_world *world, percept_sense sense);
 
 /*
  * The bytes a world holds from its allocator (percept_options.allocator, or
- * the C library's), by part. Counted as requested: the allocator's own
- * overhead (block headers, rounding) comes on top, so a process's resident
- * size grows by somewhat more. Spare room that arrays keep for growth is
- * counted; memory given back is not. A pair list that holds a quarter of
- * its room or less gives room back, keeping twice its length, as do the
- * cells of the observer grids and of the shipped grid, tower and hashgrid
- * backends, so that memory follows a crowd that disperses; a call's working
- * room keeps its largest size until the world is closed. A backend plugin
- * that does not report its memory (its memory_usage operation is NULL)
- * counts as 0.
+ * the C library's), by part, counted as requested: the allocator's own
+ * overhead (block headers, rounding) comes on top. Spare room that arrays
+ * keep for growth is counted; memory given back is not. So that memory
+ * follows a crowd that disperses, a pair list that holds a quarter of its
+ * room or less gives room back, keeping twice its length, as do the cells
+ * of the observer grids and of the shipped grid, tower and hashgrid
+ * backends; a call's working room keeps its largest size until the world
+ * is closed. A backend plugin whose memory_usage operation is NULL counts
+ * as 0.
  */
 typedef struct percept_memory {
     size_t total;          /* the sum of the parts below */
@@ -456,11 +440,8 @@ typedef struct percept_memory {
     size_t world;          /* the world's own record and its plugins' paths */
 } percept_memory;
 
-/*
- * Fill *out with what `world` holds. Walks every entity's pair lists, so it
- * costs time in proportion to the entities; allocates nothing.
- * PERCEPT_EINVAL for a NULL argument.
- */
+/* Fill *out with what `world` holds, allocating nothing. Walks every
+ * entity's pair lists, so it costs time in proportion to the entities. */
 PERCEPT_API int percept_memory_usage(const percept_world *world, percept_memory *out);
 
 #ifdef __cplusplus

@@ -1,8 +1,5 @@
 /*
  * alloc.c - the default allocator and helpers over the world's allocator.
- * pc_grow() doubles the observer grids' arrays and the config's parameter
- * lists; the other arrays grow where they live (pair lists by half; the
- * per-slot arrays, the change buffer and the ID map double all at once).
  */
 #include "alloc.h"
 
@@ -29,20 +26,19 @@ char *pc_strdup(const percept_allocator *a, const char *s)
     return p;
 }
 
-void pc_give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
-                  uint32_t *cap)
+void *pc_give_back(const percept_allocator *a, void *array, size_t elem, uint32_t len,
+                   uint32_t *cap)
 {
     if (len == 0) {
-        pc_free(a, *array);
-        *array = NULL;
+        pc_free(a, array);
         *cap = 0;
-        return;
+        return NULL;
     }
-    void *p = a->alloc(a->user, *array, (size_t)len * 2 * elem); /* len <= cap / 4: no overflow */
+    void *p = a->alloc(a->user, array, (size_t)len * 2 * elem); /* len <= cap / 4: no overflow */
     if (!p)
-        return;
-    *array = p;
+        return array;
     *cap = len * 2;
+    return p;
 }
 
 int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need)

@@ -35,13 +35,12 @@ char *pc_strdup(const percept_allocator *a, const char *s);
 int pc_grow(const percept_allocator *a, void **array, size_t elem, size_t *cap, size_t need);
 
 /*
- * Give back the room of *array (elem bytes each, *cap of them, `len` in
- * use; len <= *cap / 4, checked by the caller): resize it to twice `len`,
- * or free it when `len` is 0, so that memory follows a crowd that
- * disperses. Never fails: if the allocator refuses, the array keeps its
- * block and *cap stays.
+ * Give back the room of `array` (elem bytes each, *cap of them, `len` in
+ * use; the caller checks len <= *cap / 4): resize it to twice `len`, or free
+ * it when `len` is 0, and return it. Never fails: if the allocator refuses,
+ * the array keeps its block and *cap stays.
  */
-void pc_give_back(const percept_allocator *a, void **array, size_t elem, uint32_t len,
-                  uint32_t *cap);
+void *pc_give_back(const percept_allocator *a, void *array, size_t elem, uint32_t len,
+                   uint32_t *cap);
 
 #endif

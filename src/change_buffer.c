@@ -8,34 +8,24 @@
 #include "alloc.h"
 #include "key_sort.h"
 
-int change_buffer_grow(const percept_allocator *a, change_buffer *buf)
+void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, const pair_change *c)
 {
-    /* Grow the sorting room before the call commits, so ordering cannot fail. */
+    /* The sorting room grows with the records, so ordering cannot fail, and
+     * both grow or neither does, so cap tells what is held. The keys are
+     * filled afresh by each ordering: a new block, nothing to copy. */
     size_t cap = buf->cap ? buf->cap * 2 : 64;
-    if (cap > SIZE_MAX / (2 * sizeof *buf->keys))
-        return -1;
-    /* Both grow or neither does, so cap tells what is held (memory reports
-     * count on it). The keys are filled afresh by each ordering: a new
-     * block, nothing to copy. */
-    uint64_t *keys = pc_alloc(a, 2 * cap * sizeof *keys);
+    uint64_t *keys =
+        cap <= SIZE_MAX / (2 * sizeof *keys) ? pc_alloc(a, 2 * cap * sizeof *keys) : NULL;
     pair_change *items = keys ? a->alloc(a->user, buf->items, cap * sizeof *items) : NULL;
     if (!items) {
         pc_free(a, keys);
-        return -1;
+        buf->failed = 1;
+        return;
     }
     pc_free(a, buf->keys);
     buf->items = items;
     buf->keys = keys;
     buf->cap = cap;
-    return 0;
-}
-
-void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, const pair_change *c)
-{
-    if (change_buffer_grow(a, buf)) {
-        buf->failed = 1;
-        return;
-    }
     buf->items[buf->len++] = *c;
 }
 
@@ -58,7 +48,5 @@ void change_buffer_free(const percept_allocator *a, change_buffer *buf)
 {
     pc_free(a, buf->items);
     pc_free(a, buf->keys);
-    buf->items = NULL;
-    buf->keys = NULL;
-    buf->len = buf->cap = 0;
+    *buf = (change_buffer){NULL, NULL, 0, 0, 0};
 }

@@ -1,10 +1,9 @@
 /*
  * change_buffer.h - the pair changes one call computes before it applies
- * them: one record per pair of the changing entity and a partner whose
- * senses change in either direction (or, with MOVE events on, where the
- * partner keeps perceiving a mover), kept and reused from call to call so
- * the hot path does not allocate, and sorted into the documented delivery
- * order before its events are delivered.
+ * them: one record per partner of the changing entity whose senses change in
+ * either direction (or, with MOVE events on, that keeps perceiving a mover),
+ * reused from call to call so the hot path does not allocate, and sorted
+ * into the delivery order.
  */
 #ifndef PERCEPT_CHANGE_BUFFER_H
 #define PERCEPT_CHANGE_BUFFER_H
@@ -27,10 +26,9 @@ typedef struct pair_change {
 
 typedef struct change_buffer {
     pair_change *items;
-    /* Sorting room, grown with items: 2 * cap keys (the partner's ID
-     * beside its record's index, and the sorts' second buffer). Once
-     * ordered, the first len keys name the records in their partners' ID
-     * order (change_buffer_nth()). Records never move; only keys do. */
+    /* Sorting room, grown with items: 2 * cap keys (the partner's ID beside
+     * its record's index, and the sorts' second buffer). Records never
+     * move; only keys do. */
     uint64_t *keys;
     size_t len, cap;
     /* Set when a push could not grow the buffer: the call that computes
@@ -38,33 +36,28 @@ typedef struct change_buffer {
     int failed;
 } change_buffer;
 
-/* Doubles the buffer and its sorting room; 0, or -1 when out of memory. */
-int change_buffer_grow(const percept_allocator *a, change_buffer *buf);
-
-/* change_buffer_push() when the buffer is full: grows it, then appends. */
+/* change_buffer_push() when the buffer is full: doubles it and its sorting
+ * room, then appends. */
 void change_buffer_push_grown(const percept_allocator *a, change_buffer *buf, const pair_change *c);
 
 /* Appends a change, or sets buf->failed when out of memory. Inline: every
- * candidate pair that changes passes here. The growth is a call of its
- * own, so the common path keeps nothing across one (callgrind: a push took
- * some 47 instructions with the growth inline, saving six registers). */
+ * pair that changes passes here. The growth is a call of its own, so the
+ * common path saves no registers for one. */
 static inline void change_buffer_push(const percept_allocator *a, change_buffer *buf,
                                       const pair_change *c)
 {
-    if (buf->len == buf->cap) {
+    if (buf->len == buf->cap)
         change_buffer_push_grown(a, buf, c);
-        return;
-    }
-    buf->items[buf->len++] = *c;
+    else
+        buf->items[buf->len++] = *c;
 }
 /*
  * Sort the keys so that change_buffer_nth() walks the records in their
  * partners' ID order, and return how many partners have an ID below `self`,
- * the changing entity's. The delivery order promised in percept.h (by
- * observer ID, then target ID, then sense) is then: the pairs where those
- * partners observe the entity, every pair where the entity observes its
- * partner, then the pairs where the partners above observe it. Never fails and never allocates:
- * push() already grew the sorting room.
+ * the changing entity's. The delivery order of percept.h is then: the pairs
+ * where those partners observe the entity, every pair where the entity
+ * observes its partner, then the pairs where the partners above observe it.
+ * Never fails nor allocates: push() already grew the sorting room.
  */
 size_t change_buffer_order(change_buffer *buf, percept_id self);
 /* The record with the i-th smallest partner ID, after change_buffer_order(). */

@@ -27,11 +27,12 @@
 #include "message.h"
 #include "pair_list.h" /* PAIR_SLOT_LIMIT: the most entities a world holds */
 
-void pc_error(percept_error *err, int status, const char *source, int line, const char *section,
-              const char *key, const char *fmt, ...)
+/* pc_error() with its arguments as a va_list; returns status. */
+static int verror(percept_error *err, int status, const char *source, int line, const char *section,
+                  const char *key, const char *fmt, va_list ap)
 {
     if (!err)
-        return;
+        return status;
     char place[512] = "", reason[512];
     if (source && line)
         snprintf(place, sizeof place, "%s:%d: ", source, line);
@@ -42,15 +43,23 @@ void pc_error(percept_error *err, int status, const char *source, int line, cons
         snprintf(place + n, sizeof place - n, "key '%s' in [%s]: ", key, section);
     else if (section)
         snprintf(place + n, sizeof place - n, "[%s]: ", section);
-    va_list ap;
-    va_start(ap, fmt);
     decimal_vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
     err->status = status;
     err->line = line;
     snprintf(err->section, sizeof err->section, "%s", section ? section : "");
     snprintf(err->key, sizeof err->key, "%s", key ? key : "");
     message_format(err->text, sizeof err->text, "%s%s", place, reason);
+    return status;
+}
+
+int pc_error(percept_error *err, int status, const char *source, int line, const char *section,
+             const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(err, status, source, line, section, key, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 /* ---------------------------------------------------------------- reading lines */
@@ -76,23 +85,18 @@ typedef struct parse_state {
 } parse_state;
 
 /* Records the first failure, at the current line; returns 0 for inih. */
-static int fail(parse_state *st, int status, const char *section, const char *key, const char *fmt,
-                ...) __attribute__((format(printf, 5, 6)));
-
-static int fail(parse_state *st, int status, const char *section, const char *key, const char *fmt,
-                ...)
+__attribute__((format(printf, 5, 6))) static int
+fail(parse_state *st, int status, const char *section, const char *key, const char *fmt, ...)
 {
     if (st->failed)
         return 0;
     st->failed = 1;
     st->fail_line = st->line;
     st->fail_status = status;
-    char reason[400];
     va_list ap;
     va_start(ap, fmt);
-    decimal_vsnprintf(reason, sizeof reason, fmt, ap);
+    verror(st->err, status, st->cfg->source, st->line, section, key, fmt, ap);
     va_end(ap);
-    pc_error(st->err, status, st->cfg->source, st->line, section, key, "%s", reason);
     return 0;
 }
 
@@ -143,17 +147,15 @@ static char *read_line(char *buf, int size, void *stream)
         stop--;
     size_t n = (size_t)(stop - start);
     /* inih keeps room for the line end and its NUL. */
-    if (n > (size_t)size - 2) {
+    if (n > (size_t)size - 2)
         fail(st, PERCEPT_ECONFIG, NULL, NULL, "line too long (at most %d characters)", size - 2);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !st->failed; i++) {
         unsigned char c = (unsigned char)start[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
             fail(st, PERCEPT_ECONFIG, NULL, NULL, "control character 0x%02x in the line", c);
-            return NULL;
-        }
     }
+    if (st->failed)
+        return NULL;
     size_t skip = strspn(start, " \t");
     skip = skip < n ? skip : n;
     memcpy(buf, start + skip, n - skip);
@@ -167,23 +169,15 @@ static char *read_line(char *buf, int size, void *stream)
 /* A plain decimal number within the coordinate limit, the whole value. */
 static int parse_number(const char *value, double *out)
 {
-    double v;
-    if (decimal_parse(value, &v) || fabs(v) > PERCEPT_COORD_LIMIT)
-        return -1;
-    *out = v;
-    return 0;
+    return decimal_parse(value, out) || fabs(*out) > PERCEPT_COORD_LIMIT ? -1 : 0;
 }
 
 static int parse_bool(const char *value, int *out)
 {
-    static const char *const yes[] = {"on", "true", "yes", "1"};
-    static const char *const no[] = {"off", "false", "no", "0"};
-    for (size_t i = 0; i < 4; i++) {
-        if (!strcasecmp(value, yes[i]))
-            return *out = 1, 0;
-        if (!strcasecmp(value, no[i]))
-            return *out = 0, 0;
-    }
+    static const char *const words[] = {"off", "on", "false", "true", "no", "yes", "0", "1"};
+    for (int i = 0; i < 8; i++)
+        if (!strcasecmp(value, words[i]))
+            return *out = i % 2, 0;
     return -1;
 }
 
@@ -197,25 +191,18 @@ static int once(parse_state *st, const char *section, const char *key, int *line
     return 1;
 }
 
+/* The key is set once: *slot holds nothing yet. */
 static int set_string(parse_state *st, char **slot, const char *value)
 {
-    char *copy = pc_strdup(st->a, value);
-    if (!copy)
-        return fail(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
-    pc_free(st->a, *slot);
-    *slot = copy;
-    return 1;
+    *slot = pc_strdup(st->a, value);
+    return *slot ? 1 : fail(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
 }
 
 int pc_backend_name_ok(const char *name)
 {
-    if (!*name)
-        return 0;
-    for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-'))
-            return 0;
-    return 1;
+    static const char allowed[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+    return *name && !name[strspn(name, allowed)];
 }
 
 static int set_backend(parse_state *st, const char *section, const char *value, char **slot)
@@ -306,20 +293,16 @@ static int handle_sense(parse_state *st, int s, const char *key, const char *val
     /* Everything else belongs to the backend, which validates it on creation. */
     for (size_t i = 0; i < sc->param_count; i++)
         if (!strcmp(sc->params[i].key, key))
-            return fail(st, PERCEPT_ECONFIG, section, key, "set twice (first on line %d)",
-                        sc->params[i].line);
+            return once(st, section, key, &sc->params[i].line);
     void *params = sc->params;
     if (pc_grow(st->a, &params, sizeof *sc->params, &sc->param_cap, sc->param_count + 1))
         return fail(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
     sc->params = params;
     char *k = pc_strdup(st->a, key);
     char *v = k ? pc_strdup(st->a, value) : NULL;
-    if (!v) {
-        pc_free(st->a, k);
-        return fail(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
-    }
+    /* Kept even when incomplete: pc_config_free() frees what is there. */
     sc->params[sc->param_count++] = (percept_backend_param){k, v, st->line};
-    return 1;
+    return v ? 1 : fail(st, PERCEPT_ENOMEM, NULL, NULL, "out of memory");
 }
 
 static int handle(void *user, const char *section, const char *key, const char *value)
@@ -351,45 +334,31 @@ static int read_file(const percept_allocator *a, const char *path, char **text, 
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
-        pc_error(err, PERCEPT_EIO, path, 0, NULL, NULL, "cannot open: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return PERCEPT_EIO;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CONFIG_MAX_BYTES) {
-        close(fd);
-        int status = S_ISREG(st.st_mode) ? PERCEPT_ECONFIG : PERCEPT_EIO;
-        pc_error(err, status, path, 0, NULL, NULL, "%s",
-                 S_ISREG(st.st_mode) ? "larger than 1 MiB: not a configuration"
-                                     : "not a regular file");
-        return status;
-    }
-    *text = pc_alloc(a, (size_t)st.st_size + 1);
-    if (!*text) {
-        close(fd);
-        pc_error(err, PERCEPT_ENOMEM, path, 0, NULL, NULL, "out of memory");
-        return PERCEPT_ENOMEM;
-    }
+    int rc = PERCEPT_OK;
     size_t got = 0;
-    while (got < (size_t)st.st_size) {
+    if (fd < 0 || fstat(fd, &st))
+        rc = pc_error(err, PERCEPT_EIO, path, 0, NULL, NULL, "cannot open: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = pc_error(err, PERCEPT_EIO, path, 0, NULL, NULL, "not a regular file");
+    else if (st.st_size > (off_t)CONFIG_MAX_BYTES)
+        rc = pc_error(err, PERCEPT_ECONFIG, path, 0, NULL, NULL,
+                      "larger than 1 MiB: not a configuration");
+    else if (!(*text = pc_alloc(a, (size_t)st.st_size + 1)))
+        rc = pc_error(err, PERCEPT_ENOMEM, path, 0, NULL, NULL, "out of memory");
+    while (!rc && got < (size_t)st.st_size) {
         ssize_t n = read(fd, *text + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : 0;
-            close(fd);
-            if (n == 0)
-                break; /* the file shrank: read what is there */
-            pc_error(err, PERCEPT_EIO, path, 0, NULL, NULL, "cannot read: %s", strerror(e));
-            return PERCEPT_EIO;
-        }
-        got += (size_t)n;
+        if (n > 0)
+            got += (size_t)n;
+        else if (n == 0)
+            break; /* the file shrank: read what is there */
+        else if (errno != EINTR)
+            rc =
+                pc_error(err, PERCEPT_EIO, path, 0, NULL, NULL, "cannot read: %s", strerror(errno));
     }
-    if (got == (size_t)st.st_size)
+    if (fd >= 0)
         close(fd);
     *len = got;
-    return PERCEPT_OK;
+    return rc;
 }
 
 /* A relative plugin_dir in a file is relative to the file's own directory. */
@@ -417,42 +386,18 @@ static int check_bounds(const pc_config *cfg, percept_error *err)
         if (lo <= hi)
             continue;
         /* Name the key set last: the other may be the default, set nowhere. */
-        int lo_line = cfg->bound_lines[axis], hi_line = cfg->bound_lines[axis + 2];
-        int k = lo_line > hi_line ? axis : axis + 2;
-        pc_error(err, PERCEPT_ECONFIG, cfg->source, cfg->bound_lines[k], "world", bound_keys[k],
-                 "the bounds are inverted: %s %.17g is above %s %.17g", bound_keys[axis], lo,
-                 bound_keys[axis + 2], hi);
-        return PERCEPT_ECONFIG;
+        int k = cfg->bound_lines[axis] > cfg->bound_lines[axis + 2] ? axis : axis + 2;
+        return pc_error(err, PERCEPT_ECONFIG, cfg->source, cfg->bound_lines[k], "world",
+                        bound_keys[k], "the bounds are inverted: %s %.17g is above %s %.17g",
+                        bound_keys[axis], lo, bound_keys[axis + 2], hi);
     }
     return PERCEPT_OK;
 }
 
-int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path, const char *text,
-                    const char *label, percept_error *err)
+/* Hands the text to inih; the first error in it wins. */
+static int parse_text(const percept_allocator *a, pc_config *cfg, const char *text, size_t len,
+                      percept_error *err)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->move_events = 1;
-    cfg->bounds = (percept_bounds){0, 0, 1024, 1024};
-    cfg->source = pc_strdup(a, path ? path : label ? label : "<string>");
-    if (!cfg->source) {
-        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory reading the config");
-        return PERCEPT_ENOMEM;
-    }
-    char *file_text = NULL;
-    size_t len = 0;
-    if (path) {
-        int rc = read_file(a, path, &file_text, &len, err);
-        if (rc)
-            return rc;
-        text = file_text;
-    } else {
-        len = strnlen(text, CONFIG_MAX_BYTES + 1);
-        if (len > CONFIG_MAX_BYTES) {
-            pc_error(err, PERCEPT_ECONFIG, cfg->source, 0, NULL, NULL,
-                     "larger than 1 MiB: not a configuration");
-            return PERCEPT_ECONFIG;
-        }
-    }
     parse_state st = {.a = a, .cfg = cfg, .err = err, .next = text, .end = text + len};
     /* The lines before a NUL byte are read, so that an earlier error comes first. */
     const char *nul = memchr(text, '\0', len);
@@ -465,23 +410,42 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
             st.line += *p == '\n';
         fail(&st, PERCEPT_ECONFIG, NULL, NULL, "a NUL byte (is this a text file?)");
     }
-    pc_free(a, file_text);
-    /* inih goes on past a line it cannot parse: the first error in the file wins. */
+    /* inih goes on past a line it cannot parse. */
     if (syntax_line > 0 && (!st.failed || syntax_line < st.fail_line)) {
         st.failed = 0;
         st.line = syntax_line;
         fail(&st, PERCEPT_ECONFIG, NULL, NULL,
              "syntax error: expected '[section]', 'key = value' or a comment");
     }
-    if (st.failed)
-        return st.fail_status;
-    if (check_bounds(cfg, err))
-        return PERCEPT_ECONFIG;
-    if (resolve_plugin_dir(a, cfg, path)) {
-        pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory reading the config");
-        return PERCEPT_ENOMEM;
-    }
-    return PERCEPT_OK;
+    return st.failed ? st.fail_status : PERCEPT_OK;
+}
+
+int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path, const char *text,
+                    const char *label, percept_error *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->move_events = 1;
+    cfg->bounds = (percept_bounds){0, 0, 1024, 1024};
+    cfg->source = pc_strdup(a, path ? path : label ? label : "<string>");
+    if (!cfg->source)
+        return pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
+                        "out of memory reading the config");
+    char *file_text = NULL;
+    size_t len = 0;
+    int rc = PERCEPT_OK;
+    if (path)
+        rc = read_file(a, path, &file_text, &len, err);
+    else if ((len = strnlen(text, CONFIG_MAX_BYTES + 1)) > CONFIG_MAX_BYTES)
+        rc = pc_error(err, PERCEPT_ECONFIG, cfg->source, 0, NULL, NULL,
+                      "larger than 1 MiB: not a configuration");
+    if (!rc)
+        rc = parse_text(a, cfg, path ? file_text : text, len, err);
+    pc_free(a, file_text);
+    if (!rc)
+        rc = check_bounds(cfg, err);
+    if (!rc && resolve_plugin_dir(a, cfg, path))
+        rc = pc_error(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, "out of memory reading the config");
+    return rc;
 }
 
 void pc_config_free(const percept_allocator *a, pc_config *cfg)

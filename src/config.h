@@ -53,12 +53,12 @@ void pc_config_free(const percept_allocator *a, pc_config *cfg);
 int pc_backend_name_ok(const char *name);
 
 /*
- * Fill *err (no-op when NULL): the message starts with its place, "SOURCE:",
- * "SOURCE:LINE:", then "key 'KEY' in [SECTION]:" or "[SECTION]:" for what
- * is given (source, section and key may be NULL, line 0), and the fields
- * say the same.
+ * Fill *err (no-op when NULL) and return `status`: the message starts with
+ * its place, "SOURCE:", "SOURCE:LINE:", then "key 'KEY' in [SECTION]:" or
+ * "[SECTION]:" for what is given (source, section and key may be NULL, line
+ * 0), and the fields say the same.
  */
-void pc_error(percept_error *err, int status, const char *source, int line, const char *section,
-              const char *key, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+int pc_error(percept_error *err, int status, const char *source, int line, const char *section,
+             const char *key, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 #endif

@@ -9,44 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The end of the decimal number starting at p, or NULL if there is none. */
-static const char *decimal_end(const char *p)
-{
-    int digits = 0;
-    if (*p == '+' || *p == '-')
-        p++;
-    for (; *p >= '0' && *p <= '9'; p++)
-        digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            digits++;
-    if (digits == 0)
-        return NULL;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return NULL;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    return p;
-}
-
 int decimal_parse(const char *text, double *out)
 {
-    const char *start = text;
-    while (*start == ' ' || *start == '\t')
-        start++;
-    const char *end = decimal_end(start);
-    if (end == NULL)
-        return -1;
-    const char *rest = end;
-    while (*rest == ' ' || *rest == '\t')
-        rest++;
-    if (*rest != '\0')
-        return -1;
+    const char *start = text + strspn(text, " \t");
     /* strtod() reads the decimal point of the calling thread's locale. The
      * "C" locale object of LC_ALL_MASK is built in: getting it allocates
      * nothing, and uselocale() changes this thread only. */
@@ -58,7 +23,10 @@ int decimal_parse(const char *text, double *out)
     double v = strtod(start, &stop);
     uselocale(previous);
     freelocale(c_locale);
-    if (stop != end || !isfinite(v))
+    /* strtod() also reads "inf", "nan", hex and leading white space of
+     * every kind: none of them is made of these characters alone. */
+    size_t n = (size_t)(stop - start);
+    if (n == 0 || strspn(start, "0123456789+-.eE") < n || stop[strspn(stop, " \t")] || !isfinite(v))
         return -1;
     *out = v;
     return 0;

@@ -94,7 +94,5 @@ void id_map_erase(id_map *map, uint32_t id)
 void id_map_free(const percept_allocator *a, id_map *map)
 {
     pc_free(a, map->buckets);
-    map->buckets = NULL;
-    map->mask = 0;
-    map->count = 0;
+    *map = (id_map){NULL, 0, 0};
 }

@@ -1,7 +1,6 @@
 /*
- * key_sort.c - insertion sort for the short arrays most calls sort, a bucket
- * sort for the longer ones whose keys spread evenly, radix sort on the
- * varying bytes of the high half for the rest.
+ * key_sort.c - insertion sort for short arrays, a bucket sort for longer
+ * ones whose keys spread evenly, radix sort for the rest.
  */
 #include "key_sort.h"
 
@@ -21,12 +20,10 @@ static void insertion_sort(uint64_t *a, size_t n)
 }
 
 /*
- * LSD radix sort of n keys, using `scratch` (n more): a teleport gives one
- * call dozens of changes, a crowd hundreds, and a batch of moves is as long
- * as a tick, where qsort()'s calls of a comparison would dominate. Only the
- * bytes of the high half that differ between keys are sorted on, found in
- * one pass: IDs below 65536 need two passes. The low half is unique, so no
- * two keys are equal.
+ * LSD radix sort, using `scratch`: a crowd gives one call hundreds of
+ * changes, and a batch of moves is as long as a tick, where qsort()'s calls
+ * of a comparison would dominate. Only the bytes of the high half that
+ * differ between keys are sorted on, found in one pass.
  */
 static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
 {
@@ -63,17 +60,13 @@ static void radix_sort(uint64_t *keys, uint64_t *scratch, size_t n)
 }
 
 /*
- * Keys whose high halves spread evenly over their range, as the partner IDs
- * of a call's changes do: each key goes to one of n buckets by where its
- * high half falls between the smallest and the largest, and an insertion
- * sort finishes the job, each key moving within its bucket only. Three
- * passes over the keys (bounds, counts, placing) and one over the n
- * buckets, where the radix sort makes two passes over the keys and two over
- * up to 256 buckets for IDs above 255 (callgrind, 10k teleports: see
- * docs/BENCHMARKS.md). Returns 0, having sorted nothing, when a bucket got
- * more than BUCKET_FULL keys: the keys are clustered, and the insertion sort
- * could take the square of their number. The bucket starts take up to 4 KiB
- * of stack.
+ * Keys whose high halves spread evenly, as the partner IDs of a call's
+ * changes do, in fewer passes than the radix sort: each key goes to one of n
+ * buckets by where its high half falls between the smallest and the
+ * largest, and an insertion sort finishes, each key moving within its
+ * bucket. Returns 0, having sorted nothing, when a bucket got more than
+ * BUCKET_FULL keys: clustered keys could cost the insertion sort the square
+ * of their number. The bucket starts take up to 4 KiB of stack.
  */
 #define BUCKET_SORT_MAX 1024
 #define BUCKET_FULL 16
@@ -113,10 +106,8 @@ static int bucket_sort(uint64_t *keys, uint64_t *scratch, size_t n)
 
 void key_sort(uint64_t *keys, uint64_t *scratch, size_t n)
 {
-    /* Most calls yield a handful of changes: insertion sort is fastest there.
-     * Callgrind, 10k teleports (mostly 40-80 changes each) and 10k moves of a
-     * walk (mostly under 24): handing 25 to 48 keys to the bucket sort saved
-     * 2% of the teleports' instructions; from 17, the walk's grew 0.1%. */
+    /* Most calls yield a handful of changes, where insertion sort is fastest
+     * (the bound is measured on walks and teleports). */
     if (n <= 24)
         insertion_sort(keys, n);
     else if (n > BUCKET_SORT_MAX || !bucket_sort(keys, scratch, n))

@@ -1,9 +1,8 @@
 /*
- * key_sort.h - sorting 64-bit keys on their high half: a 32-bit sort key
- * (an ID, a place in the world) beside a 32-bit index that is unique in the
- * array, so no two keys are equal and the sort needs no stability. Both the
- * delivery order of a call's events and the order of a batch of moves are
- * sorted this way.
+ * key_sort.h - sorting 64-bit keys: a 32-bit sort key (an ID, a place in the
+ * world) above a 32-bit index, unique in the array, so no two keys are
+ * equal. The delivery order of a call's events and the order of a batch of
+ * moves are sorted this way.
  */
 #ifndef PERCEPT_KEY_SORT_H
 #define PERCEPT_KEY_SORT_H

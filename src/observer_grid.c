@@ -16,15 +16,6 @@ _Static_assert(PERCEPT_SENSE_COUNT == 3, "og_query() tests three senses in its i
 /* The bound of no observer: every point is infinitely far from it. */
 #define EMPTY_BOUND ((og_bound){INFINITY, INFINITY, -INFINITY, -INFINITY, -1})
 
-static double max_r2(const og_observer *o)
-{
-    double m = o->r2[0];
-    for (int s = 1; s < PERCEPT_SENSE_COUNT; s++)
-        if (o->r2[s] > m)
-            m = o->r2[s];
-    return m;
-}
-
 static void bound_add(og_bound *b, const og_observer *o)
 {
     if (o->x < b->x0)
@@ -35,9 +26,8 @@ static void bound_add(og_bound *b, const og_observer *o)
         b->y0 = o->y;
     if (o->y > b->y1)
         b->y1 = o->y;
-    double r2 = max_r2(o);
-    if (r2 > b->r2)
-        b->r2 = r2;
+    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        b->r2 = o->r2[s] > b->r2 ? o->r2[s] : b->r2;
 }
 
 /*
@@ -61,9 +51,8 @@ int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *
     double w = b->max_x - b->min_x, h = b->max_y - b->min_y;
     if (cell_size <= 0) {
         /* 32 cells along the longer side: coarse enough that a long-sighted
-         * observer's reach spans few cells (each registration costs one entry
-         * per cell), fine enough to prune most of the world. Set it near the
-         * sense's typical range for the best results. */
+         * observer's reach spans few cells, fine enough to prune most of the
+         * world. */
         cell_size = (w > h ? w : h) / 32;
         if (!(cell_size > 0))
             cell_size = 1;
@@ -115,8 +104,7 @@ void og_free(const percept_allocator *a, observer_grid *g)
 
 size_t og_bytes(const observer_grid *g)
 {
-    size_t bytes = g->slot_cap * sizeof *g->slots + g->cell_bytes;
-    return g->cells ? bytes + g->cell_count * sizeof *g->cells : bytes;
+    return g->slot_cap * sizeof *g->slots + g->cell_bytes + g->cell_count * sizeof *g->cells;
 }
 
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count)
@@ -130,8 +118,7 @@ int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_c
 
 void og_clear_slot(observer_grid *g, uint32_t slot)
 {
-    g->slots[slot].reg = (og_registration){.cell = OG_NONE, .x1 = -1, .y1 = -1, .near_class = -1};
-    g->slots[slot].index = OG_NONE;
+    g->slots[slot] = (og_slot){{.cell = OG_NONE, .x1 = -1, .y1 = -1, .near_class = -1}, OG_NONE};
 }
 
 /* Column (or row) of a coordinate, clamped into the grid. */
@@ -153,12 +140,10 @@ static uint32_t cell_at(const og_level *lv, int32_t x, int32_t y)
 
 /*
  * How far from v, along one axis, an observer of range R must reach. Not R
- * itself: the relation rounds the difference of the coordinates, and a
- * target t a few ulps beyond fl(v - R), in the cell before it, can still
- * give fl(t - v) == -R, which is within range (an observer at y = 128 with
- * range 64 perceives a target at y = 63.99999999999999). R is widened by the
- * margin that backend_query_window() (plugins/backend_util.h, where it is
- * derived) gives every backend's query window, far more than any rounding.
+ * itself: the relation rounds the difference of the coordinates, so a target
+ * a few ulps beyond v - R can still be within range (an observer at y = 128
+ * with range 64 perceives a target at y = 63.99999999999999). R is widened
+ * by the margin backend_query_window() (plugins/backend_util.h) derives.
  */
 static double reach_pad(double v, double range)
 {
@@ -206,18 +191,17 @@ static og_cell *reached(observer_grid *g, const og_registration *r, int32_t x, i
     return &g->cells[cell_at(&g->levels[r->level], x, y)];
 }
 
-/* Gives back room once a cell's array holds a quarter of it or less (above
- * OG_SHRINK_FROM entries of room): a cell a crowd stood in, or that a
- * crowd's observers reached, would otherwise keep the crowd's size until the
- * world is closed. */
-static void give_back(const percept_allocator *a, observer_grid *g, void **array, size_t elem,
-                      uint32_t len, uint32_t *cap)
+/* See OG_SHRINK_FROM: a cell a crowd stood in, or that its observers
+ * reached, would otherwise keep the crowd's size until the world is closed. */
+static void *give_back(const percept_allocator *a, observer_grid *g, void *array, size_t elem,
+                       uint32_t len, uint32_t *cap)
 {
     if (*cap > OG_SHRINK_FROM && len <= *cap / 4) {
         g->cell_bytes -= *cap * elem;
-        pc_give_back(a, array, elem, len, cap);
+        array = pc_give_back(a, array, elem, len, cap);
         g->cell_bytes += *cap * elem;
     }
+    return array;
 }
 
 /* Room for one more entry in a cell's array, counted in g->cell_bytes. */
@@ -257,9 +241,8 @@ static void reach_drop(const percept_allocator *a, observer_grid *g, og_cell *ce
         if (cell->reach[i].cell == source) {
             if (--cell->reach[i].count == 0) {
                 cell->reach[i] = cell->reach[--cell->reach_len];
-                void *reach = cell->reach;
-                give_back(a, g, &reach, sizeof(og_reach), cell->reach_len, &cell->reach_cap);
-                cell->reach = reach;
+                cell->reach = give_back(a, g, cell->reach, sizeof(og_reach), cell->reach_len,
+                                        &cell->reach_cap);
             }
             return;
         }
@@ -311,9 +294,8 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 const og_registration *next)
 {
-    if (!has_home(next) || og_same(&g->slots[slot].reg, next))
-        return;
-    drop_all(a, g, next);
+    if (!og_same(&g->slots[slot].reg, next))
+        drop_all(a, g, next);
 }
 
 static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t slot)
@@ -329,30 +311,7 @@ static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t sl
         bound_add(&c->bound, &c->obs[k]);
     /* The observer's new home is another cell (or list), whose room
      * og_stage() made: this one's may go. */
-    void *obs = c->obs;
-    give_back(a, g, &obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
-    c->obs = obs;
-}
-
-static void near_add(observer_grid *g, int32_t c)
-{
-    g->near_count[c]++;
-    if (c > g->near_top)
-        g->near_top = c;
-}
-
-static void near_drop(observer_grid *g, int32_t c)
-{
-    g->near_count[c]--;
-    while (g->near_top >= 0 && g->near_count[g->near_top] == 0)
-        g->near_top--;
-}
-
-static void enter_cell(observer_grid *g, uint32_t slot, uint32_t cell)
-{
-    og_cell *c = &g->cells[cell]; /* og_stage() made the room */
-    g->slots[slot].index = c->obs_len;
-    c->obs[c->obs_len++].slot = slot;
+    c->obs = give_back(a, g, c->obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
 }
 
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
@@ -368,14 +327,23 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 g->levels[s->reg.level].observers--;
             }
             if (has_home(next)) {
-                enter_cell(g, slot, next->cell);
+                og_cell *c = &g->cells[next->cell]; /* og_stage() made the room */
+                s->index = c->obs_len;
+                c->obs[c->obs_len++].slot = slot;
                 g->levels[next->level].observers++;
             }
         }
-        if (s->reg.cell == OG_NEAR)
-            near_drop(g, s->reg.near_class);
-        if (next->cell == OG_NEAR)
-            near_add(g, next->near_class);
+        /* Near observers are only counted, by class. */
+        if (s->reg.cell == OG_NEAR) {
+            g->near_count[s->reg.near_class]--;
+            while (g->near_top >= 0 && g->near_count[g->near_top] == 0)
+                g->near_top--;
+        }
+        if (next->cell == OG_NEAR) {
+            g->near_count[next->near_class]++;
+            if (next->near_class > g->near_top)
+                g->near_top = next->near_class;
+        }
         s->reg = *next;
     }
     if (has_home(&s->reg)) {

@@ -1,42 +1,33 @@
 /*
  * observer_grid.h - the reverse index of the senses that share an observer
  * cell size: "who perceives a target standing here?". A coarse grid over the
- * world bounds; each cell keeps the observers standing in it (a flat array
- * of their positions and squared ranges per sense, scanned contiguously) and
- * a reach list: the cells holding observers whose largest range among the
- * grid's senses can reach this cell, each with the number of such observers.
- * A moving target looks up its cell's reach list and checks only the
- * observers of those cells, whatever the mix of ranges, instead of scanning
- * the world.
+ * world bounds; each cell keeps the observers standing in it (positions and
+ * squared ranges, scanned contiguously) and a reach list: the cells holding
+ * observers whose largest range among the grid's senses reaches this cell,
+ * with how many do. A target checks only the observers of the cells its
+ * cell's reach list names, whatever the mix of ranges.
  *
- * Long-sighted observers would each need an entry in very many cells' reach
- * lists, paid again whenever they change cells. So the grid has levels: the
- * first with the configured cell size, each next one with cells
- * OG_LEVEL_FACTOR times as wide, up to one of at most OG_REACH_CELLS cells.
- * An observer stands in the finest level where its reach covers at most
- * OG_REACH_CELLS cells, and a target checks its cell's reach list on every
- * level that holds observers. A world of NPCs and 4x-sighted players keeps
- * its players one level up, a few reach entries each, instead of on a list
- * every target would scan whole.
+ * A long-sighted observer would need an entry in very many reach lists, paid
+ * again whenever it changes cells. So the grid has levels, each
+ * OG_LEVEL_FACTOR times as coarse as the one below: an observer stands in
+ * the finest level where its reach covers at most OG_REACH_CELLS cells, and
+ * a target checks its cell's reach list on every level holding observers.
  *
- * When the senses' backend answers small queries cheaply (it says so with
- * PERCEPT_BACKEND_QUERY_LOCAL), observers whose range is short, at most
- * OG_NEAR_FACTOR cells, are not kept here at all, only counted by range:
- * anyone they perceive stands within og_near_radius() of them, so the core
- * finds them with one backend query of that radius around the target,
- * reading the cells its forward query has just read, instead of scanning
- * observer records and keeping a reach entry per cell for every step. The
- * grid holds the far-sighted. With another backend the core keeps the near
- * observers in a second grid (near_of in world.h), which it reads only when
- * its query of a target did not reach og_near_radius().
+ * With a backend that answers small queries cheaply
+ * (PERCEPT_BACKEND_QUERY_LOCAL), near observers, whose ranges are all at
+ * most OG_NEAR_FACTOR cells, are only counted here: anyone they perceive
+ * stands within og_near_radius() of them, so the core finds them with one
+ * backend query of that radius around the target, reading the cells its
+ * forward query has just read. With another backend the core keeps them in
+ * a second grid (near_of in world.h), read only when its query of a target
+ * did not reach og_near_radius().
  *
- * Positions outside the bounds fall into the edge cells; since that clamping
- * is monotone, an observer's clamped reach still covers every clamped cell
- * it can reach, so the answer stays a superset of the truth.
+ * Positions outside the bounds fall into the edge cells: clamping is
+ * monotone, so the answer stays a superset of the truth.
  *
  * Changes are staged so a world call can stay atomic: og_stage() makes all
- * the allocations an observer's new registration needs and can fail;
- * og_commit() and og_unstage() cannot.
+ * the allocations a new registration needs and can fail; og_commit() and
+ * og_unstage() cannot.
  */
 #ifndef PERCEPT_OBSERVER_GRID_H
 #define PERCEPT_OBSERVER_GRID_H
@@ -47,23 +38,16 @@
 #include "percept.h"
 
 #define OG_NONE UINT32_MAX
-/* An observer stands in the finest level where its reach covers at most
- * this many cells: each is an entry in a reach list, paid again whenever it
- * changes cells, so a tiny observer cell cannot make one observer cost
- * thousands of updates per move. */
 #define OG_REACH_CELLS 64
-/* Each level's cells are this many times as wide as the level below. */
 #define OG_LEVEL_FACTOR 4
 /* Enough levels to come down to OG_REACH_CELLS cells from OG_MAX_CELLS. */
 #define OG_MAX_LEVELS 12
 /* A cell's arrays (observers, reach list) with room for this many entries or
- * fewer keep it, even empty: observers cross cells all the time, and
- * resizing on each crossing would cost a call. Larger ones give room back
- * once they hold a quarter of it or less. */
+ * fewer keep it, even empty: observers cross cells all the time. Larger ones
+ * give room back once they hold a quarter of it or less. */
 #define OG_SHRINK_FROM 8
-/* The registration of a near observer (see the top of this file). */
+/* The registration of a near observer: see the top. */
 #define OG_NEAR (UINT32_MAX - 2)
-/* Near: every range among the grid's senses at most this many cell sizes. */
 #define OG_NEAR_FACTOR 1.25
 /* Near observers are counted in this many range classes, so the near radius
  * follows the longest near range present, shrinking when it leaves. */
@@ -83,14 +67,11 @@ typedef struct og_observer {
     uint32_t slot;
 } og_observer;
 
-/*
- * A bound on what a cell's observers can reach: the box around their
- * positions and their largest squared range. A target farther from the box
- * than that is out of every one's range, so a query skips the cell without
- * reading its observers (a reach list is per cell, the target a point: about
- * half the cells it lists cannot reach a given point). The box only grows
- * while observers stay, and is made tight again when one leaves.
- */
+/* A bound on what a cell's observers can reach: the box around their
+ * positions and their largest squared range. A query skips a cell whose
+ * bound is beyond the target without reading its observers: a reach list is
+ * per cell, and many cells it lists cannot reach a given point. The box only
+ * grows while observers stay, and is made tight again when one leaves. */
 typedef struct og_bound {
     double x0, y0, x1, y1, r2;
 } og_bound;
@@ -149,14 +130,13 @@ typedef struct observer_grid {
  * many cells. */
 int og_init(const percept_allocator *a, observer_grid *g, const percept_bounds *b, double cell_size,
             unsigned senses);
-/* near: whether observers may be near (only counted here: the core finds
- * them with a backend query, or in a grid of its near observers), or the
- * grid keeps every observer. Set once the senses sharing the grid are
- * known, before any observer is registered. */
+/* Whether observers may be near (see the top), or the grid keeps every
+ * observer. Set once the senses sharing the grid are known, before any
+ * observer is registered. */
 void og_set_near(observer_grid *g, int near);
 void og_free(const percept_allocator *a, observer_grid *g);
-/* Bytes the grid holds from its allocator: cells, their arrays, the
- * per-slot table. Constant time: the arrays' bytes are counted as they change. */
+/* Bytes the grid holds from its allocator, in constant time: the arrays'
+ * bytes are counted as they change. */
 size_t og_bytes(const observer_grid *g);
 /* Make the per-slot table hold `slot_count` slots. */
 int og_reserve_slots(const percept_allocator *a, observer_grid *g, size_t slot_count);
@@ -174,38 +154,29 @@ static inline int og_same(const og_registration *a, const og_registration *b)
             (a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1));
 }
 
-/*
- * Count `next` in the reach lists (allocating as needed). Returns 0 or -1
- * out of memory, in which case nothing changed. Does nothing when `next`
- * equals the slot's current registration.
- */
+/* Count `next` in the reach lists, allocating as needed (nothing to do when
+ * it is the slot's registration). 0, or -1 out of memory: nothing changed. */
 int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
              const og_registration *next);
 /* Take back a successful og_stage(). Never fails (it may give room back). */
 void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 const og_registration *next);
 /* Make a staged `next` the slot's registration, dropping the old one, and
- * record the observer's position and ranges. Never fails: the arrays the old
- * registration leaves with a quarter of their room or less give room back
- * (above OG_SHRINK_FROM entries of it), and keep it if the allocator refuses. */
+ * record the observer's position and ranges. Never fails: the arrays it
+ * leaves may give room back (OG_SHRINK_FROM), keeping it if that fails. */
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
                const og_registration *next, double x, double y,
                const double range[PERCEPT_SENSE_COUNT]);
 
-/*
- * Call visit(ctx, observer) for exactly the far observers whose range in one
- * of the senses in `senses` reaches (x, y) (dx*dx + dy*dy <= r*r, the
- * relation's own test) and that stand farther from it than the caller has
- * covered: dx*dx + dy*dy > covered2. The caller has met every entity within
- * that already (a backend query of radius r gives covered2 = r*r; -1 covers
- * nothing), so in a crowd most observers need no visit.
- */
+/* Call visit(ctx, observer) for exactly the far observers whose range in one
+ * of `senses` reaches (x, y) by the relation's own test, and that stand
+ * beyond what the caller has met already: dx*dx + dy*dy > covered2 (a
+ * backend query of radius r covers r*r; -1 covers nothing). */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
 void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
               og_visit visit, void *ctx);
 
-/* A radius within which every near observer's ranges lie (0: there is
- * none): a target's near observers all stand within it of the target. */
+/* A radius within which every near observer's ranges lie (0 when there is none). */
 double og_near_radius(const observer_grid *g);
 
 #endif

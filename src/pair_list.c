@@ -1,6 +1,5 @@
 /*
- * pair_list.c - unordered lists of packed (slot, sense masks) entries holding
- * the core's pair state.
+ * pair_list.c - growing, searching and freeing pair lists (see pair_list.h).
  */
 #include "pair_list.h"
 
@@ -41,14 +40,11 @@ uint32_t pair_list_find(const pair_list *list, uint32_t slot)
 
 void pair_list_give_back(const percept_allocator *a, pair_list *list)
 {
-    void *items = list->items;
-    pc_give_back(a, &items, sizeof(pair), list->len, &list->cap);
-    list->items = items;
+    list->items = pc_give_back(a, list->items, sizeof(pair), list->len, &list->cap);
 }
 
 void pair_list_free(const percept_allocator *a, pair_list *list)
 {
     pc_free(a, list->items);
-    list->items = NULL;
-    list->len = list->cap = 0;
+    *list = (pair_list){NULL, 0, 0};
 }

@@ -1,15 +1,14 @@
 /*
  * pair_list.h - one entity's side of the perception relation: every entity
- * it perceives or is perceived by, each once, with two sense masks: the
- * senses it perceives the partner in, and those the partner perceives it
- * in. One list for both directions and all senses, because ranges are
- * alike across senses and between neighbours: most pairs hold both ways,
- * and a move then walks one short list and tests each neighbour once, with
- * one distance. An entry packs the slot and both masks in 4 bytes, and keeps
- * beside it the index of the same pair in the partner's list, so that
- * updating or removing a pair never searches a list (in a crowd a list holds
- * hundreds). Order is not kept: removal is a swap with the last entry, which
- * then tells its own partner where it went.
+ * it perceives or is perceived by, each once, with the senses it perceives
+ * the partner in and those the partner perceives it in. One list for both
+ * directions and all senses: ranges are alike across senses and between
+ * neighbours, so most pairs hold both ways, and a move walks one short list
+ * and tests each neighbour once, with one distance. An entry packs the slot
+ * and both masks in 4 bytes beside the index of the same pair in the
+ * partner's list, so that updating or removing a pair never searches a list
+ * (in a crowd a list holds hundreds). Order is not kept: removal swaps in
+ * the last entry, which tells its own partner where it went.
  */
 #ifndef PERCEPT_PAIR_LIST_H
 #define PERCEPT_PAIR_LIST_H
@@ -68,13 +67,12 @@ typedef struct pair_list {
     uint32_t len, cap;
 } pair_list;
 
-/* Make room for `extra` more entries at once (spare room is invisible);
- * fails (-1) only when out of memory, leaving the list as it was. */
+/* Make room for `extra` more entries at once (spare room is invisible).
+ * This and the append fail (-1) only when out of memory, leaving the list
+ * as it was. */
 int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra);
-/* Append; fails (-1) only when out of memory, leaving the list as it was.
- * Inline, like the removal below: a teleport or an arrival in a crowd
- * makes two of each per pair it gains or loses, and the growth is rare
- * (a call of its own). */
+/* Append; inline, like the removal: an arrival in a crowd makes two of
+ * each per pair it gains or loses, and growth is rare (a call of its own). */
 static inline int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry,
                                  uint32_t back)
 {
@@ -102,10 +100,8 @@ void pair_list_free(const percept_allocator *a, pair_list *list);
  * entity's few neighbours come and go, and resizing on each would cost a
  * call on every move of a sparse world. */
 #define PAIR_SHRINK_FROM 8
-/* Give back room once a list holds a quarter of it or less, keeping twice
- * its length: a list that grew in a crowd would otherwise hold the crowd's
- * size for good after the crowd has gone. Never fails: if the allocator
- * refuses, the list keeps its block. */
+/* pc_give_back() once a list holds a quarter of its room or less: a list
+ * that grew in a crowd would otherwise keep the crowd's size for good. */
 void pair_list_give_back(const percept_allocator *a, pair_list *list);
 static inline void pair_list_shrink(const percept_allocator *a, pair_list *list)
 {

@@ -11,6 +11,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h> /* ElfW(): the ELF types of this build's class */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,27 +88,31 @@ static int cut_short(const char *path)
     return short_file;
 }
 
+/* Writes why a load failed to why[n]; returns PERCEPT_EPLUGIN. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return PERCEPT_EPLUGIN;
+}
+
 /* Checks the table in the order an incompatible plugin is most likely to fail. */
 static int check_ops(const percept_backend_ops *ops, const char *name, const char *path, char *why,
                      size_t size)
 {
-    if (!ops) {
-        snprintf(why, size, "%s: %s() returned NULL", path, PERCEPT_BACKEND_ENTRY_SYMBOL);
-        return -1;
-    }
+    if (!ops)
+        return refuse(why, size, "%s: %s() returned NULL", path, PERCEPT_BACKEND_ENTRY_SYMBOL);
     unsigned major = ops->abi_version >> 16, minor = ops->abi_version & 0xffffu;
-    if (major != PERCEPT_BACKEND_ABI_MAJOR) {
-        snprintf(why, size,
-                 "%s: built for backend ABI %u.%u, this percept needs %d.x: rebuild it against "
-                 "this percept's <percept/backend.h>",
-                 path, major, minor, PERCEPT_BACKEND_ABI_MAJOR);
-        return -1;
-    }
-    if (ops->struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE) {
-        snprintf(why, size, "%s: the ops table is %u bytes, ABI %d needs at least %zu", path,
-                 ops->struct_size, PERCEPT_BACKEND_ABI_MAJOR, PERCEPT_BACKEND_OPS_MIN_SIZE);
-        return -1;
-    }
+    if (major != PERCEPT_BACKEND_ABI_MAJOR)
+        return refuse(why, size,
+                      "%s: built for backend ABI %u.%u, this percept needs %d.x: rebuild it "
+                      "against this percept's <percept/backend.h>",
+                      path, major, minor, PERCEPT_BACKEND_ABI_MAJOR);
+    if (ops->struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE)
+        return refuse(why, size, "%s: the ops table is %u bytes, ABI %d needs at least %zu", path,
+                      ops->struct_size, PERCEPT_BACKEND_ABI_MAJOR, PERCEPT_BACKEND_OPS_MIN_SIZE);
     const struct {
         const char *what;
         int present;
@@ -117,26 +122,23 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
         {"insert", ops->insert != NULL},   {"update", ops->update != NULL},
         {"remove", ops->remove != NULL},   {"query", ops->query != NULL},
     };
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-        if (!required[i].present) {
-            snprintf(why, size, "%s: operation '%s' is NULL in the ops table", path,
-                     required[i].what);
-            return -1;
-        }
-    }
-    if (strcmp(ops->name, name)) {
-        snprintf(why, size, "%s: the plugin calls itself '%.64s', not '%s'", path, ops->name, name);
-        return -1;
-    }
-    return 0;
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!required[i].present)
+            return refuse(why, size, "%s: operation '%s' is NULL in the ops table", path,
+                          required[i].what);
+    if (strcmp(ops->name, name))
+        return refuse(why, size, "%s: the plugin calls itself '%.64s', not '%s'", path, ops->name,
+                      name);
+    return PERCEPT_OK;
 }
 
 /* Where NAME.so was looked for, for the message that it is nowhere. */
-static void not_found(const plugin_search *search, const char *name, char *why, size_t size)
+static int not_found(const plugin_search *search, const char *name, char *why, size_t size)
 {
     int n = snprintf(why, size, "no backend '%s': %s.so is in none of:", name, name);
     for (size_t i = 0; i < search->count && n > 0 && (size_t)n < size; i++)
         n += snprintf(why + n, size - (size_t)n, " %s", search->dirs[i]);
+    return PERCEPT_EPLUGIN;
 }
 
 int plugin_load(const percept_allocator *a, const plugin_search *search, const char *name,
@@ -145,39 +147,29 @@ int plugin_load(const percept_allocator *a, const plugin_search *search, const c
     memset(out, 0, sizeof *out);
     char path[4096];
     int found = 0;
+    struct stat st;
     for (size_t i = 0; i < search->count && !found; i++) {
-        struct stat st;
         int n = snprintf(path, sizeof path, "%s/%s.so", search->dirs[i], name);
         found = n > 0 && (size_t)n < sizeof path && lstat(path, &st) == 0;
     }
-    /* The first NAME.so of the search is the one: whatever it is, a later
-     * copy is never used in its place. */
-    if (!found) {
-        not_found(search, name, why, why_size);
-        return PERCEPT_EPLUGIN;
-    }
+    if (!found)
+        return not_found(search, name, why, why_size);
     /* dlopen() would wait for ever on a FIFO in the plugin's place. */
-    struct stat st;
-    if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-        snprintf(why, why_size, "%s: not a regular file (or a link to none)", path);
-        return PERCEPT_EPLUGIN;
-    }
-    if (cut_short(path)) {
-        snprintf(why, why_size, "%s: file is truncated: copy or build it again", path);
-        return PERCEPT_EPLUGIN;
-    }
+    if (stat(path, &st) || !S_ISREG(st.st_mode))
+        return refuse(why, why_size, "%s: not a regular file (or a link to none)", path);
+    if (cut_short(path))
+        return refuse(why, why_size, "%s: file is truncated: copy or build it again", path);
     dlerror();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         const char *e = dlerror();
-        snprintf(why, why_size, "%s: dlopen failed: %s", path, e ? e : "unknown error");
-        return PERCEPT_EPLUGIN;
+        return refuse(why, why_size, "%s: dlopen failed: %s", path, e ? e : "unknown error");
     }
     void *sym = dlsym(handle, PERCEPT_BACKEND_ENTRY_SYMBOL);
     const char *e = dlerror();
     if (e || !sym) {
-        snprintf(why, why_size, "%s: not a percept backend plugin: %s", path,
-                 e ? e : "the entry symbol is NULL");
+        refuse(why, why_size, "%s: not a percept backend plugin: %s", path,
+               e ? e : "the entry symbol is NULL");
         dlclose(handle);
         return PERCEPT_EPLUGIN;
     }

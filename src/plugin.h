@@ -16,7 +16,7 @@ typedef struct plugin {
     char *path;              /* the file it came from */
 } plugin;
 
-/* The directories searched, in order; entries may be NULL (skipped). */
+/* The directories searched, in order. */
 typedef struct plugin_search {
     const char *dirs[16];
     size_t count;
@@ -25,8 +25,8 @@ typedef struct plugin_search {
 /*
  * Build the search list: options' plugin_dir, the config's plugin_dir, every
  * entry of $PERCEPT_PLUGIN_PATH (unless the program runs set-user-ID or
- * set-group-ID), then the installed plugin directory.
- * `env_copy` receives a copy of the variable that the list points into.
+ * set-group-ID), then the installed plugin directory. `env_copy` receives a
+ * copy of the variable that the list points into.
  */
 int plugin_search_init(const percept_allocator *a, plugin_search *search, const char *option_dir,
                        const char *config_dir, char **env_copy);

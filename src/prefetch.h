@@ -1,9 +1,8 @@
 /*
- * prefetch.h - asking the processor to start loading memory the code reads
- * soon. Once a world outgrows the caches, a change waits on its partners'
- * records and pair lists, scattered over the heap; asking for them all
- * before the first is read lets those waits overlap. A hint only: the
- * results are the same without it.
+ * prefetch.h - asking the processor to start loading memory read soon: once
+ * a world outgrows the caches, a change waits on its partners' records and
+ * pair lists, scattered over the heap, and asking for them all first lets
+ * those waits overlap. A hint only: the results are the same without it.
  */
 #ifndef PERCEPT_PREFETCH_H
 #define PERCEPT_PREFETCH_H
