@@ -1,6 +1,4 @@
-/*
- * backend_util.c - helpers shared by the shipped backends (see backend_util.h).
- */
+/* backend_util.c - helpers shared by the shipped backends (see backend_util.h). */
 #include "backend_util.h"
 
 #include <stdio.h>
@@ -20,6 +18,32 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
         return;
     error->param_index = param_index;
     snprintf(error->text, sizeof(error->text), "%s", text);
+}
+
+void *backend_new(const percept_backend_setup *setup, size_t size, percept_backend_error *error)
+{
+    void *p = backend_host_alloc(setup->host, NULL, size);
+    if (p == NULL)
+        backend_set_error(error, -1, "out of memory");
+    else
+        memset(p, 0, size);
+    return p;
+}
+
+int backend_grow(const percept_backend_host *host, void **array, size_t elem, uint32_t *cap,
+                 uint32_t need, uint32_t first)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t grown = backend_grown(*cap, need, first);
+    if ((uint64_t)grown > SIZE_MAX / elem)
+        return -1;
+    void *p = backend_host_alloc(host, *array, (size_t)grown * elem);
+    if (p == NULL)
+        return -1;
+    *array = p;
+    *cap = grown;
+    return 0;
 }
 
 int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
@@ -46,8 +70,6 @@ int backend_size_param(const percept_backend_setup *setup, const char *backend, 
             *index = (int)i;
             continue;
         }
-        /* Each reason says what the text was refused for: not a number,
-         * too small, too large. */
         if (!number)
             snprintf(text, sizeof text, "must be a plain decimal number, at most 1e15");
         else if (v > BACKEND_SIZE_MAX)

@@ -1,14 +1,14 @@
 /*
  * backend_util.h - helpers the shipped backends share: allocation through
  * the host, error reporting, the strict parsing of numeric parameters,
- * capacity growth and the layout of a uniform grid over the world bounds.
- * Linked into each plugin as a convenience library; nothing here is exported.
+ * capacity growth, the ops table and the layout of a uniform grid over the
+ * world bounds. Linked into each plugin as a convenience library; nothing
+ * here is exported but the entry point BACKEND_DEFINE_OPS defines.
  */
 #ifndef PERCEPT_BACKEND_UTIL_H
 #define PERCEPT_BACKEND_UTIL_H
 
 #include <float.h>
-#include <math.h> /* INFINITY, a constant: nothing of libm is linked */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,8 +19,18 @@
 /* Allocate, resize or free (size 0) through the host's allocator. */
 void *backend_host_alloc(const percept_backend_host *host, void *ptr, size_t size);
 
+/* Frees ptr through the host unless it is NULL, which the host's alloc() does not take. */
+static inline void backend_free(const percept_backend_host *host, void *ptr)
+{
+    if (ptr != NULL)
+        host->alloc(host->user, ptr, 0);
+}
+
 /* Fill *error (when not NULL) with the index of the parameter to blame, or -1, and a reason. */
 void backend_set_error(percept_backend_error *error, int param_index, const char *text);
+
+/* `size` bytes of zeros from setup's host, or NULL with *error saying out of memory. */
+void *backend_new(const percept_backend_setup *setup, size_t size, percept_backend_error *error);
 
 /*
  * The smallest size any backend takes: the smallest normal double. Cell
@@ -34,14 +44,14 @@ void backend_set_error(percept_backend_error *error, int param_index, const char
 
 /*
  * The parameters of a backend that takes one size, `key` (cell_size,
- * tower_size): a plain decimal number, read as decimal_parse() reads the
- * core's numbers (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever
- * the locale), of at least `min` and at most BACKEND_SIZE_MAX. With
- * min > BACKEND_SIZE_MIN, `min_reason` is the message for a number below
- * it: it names the key and the limit and says why (and is written out, as
- * printf's numbers follow the locale); with BACKEND_SIZE_MIN it is NULL. Any other key, a repeat or
- * a bad value fills *error and returns -1. On success *value holds the size (left as the caller's
- * default when the key is absent), *index the parameter's index or -1.
+ * tower_size): a plain decimal number, read as the core reads its numbers
+ * (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever the locale),
+ * from `min` to BACKEND_SIZE_MAX. With min > BACKEND_SIZE_MIN, `min_reason`
+ * is the message for a number below it, naming the key and the limit and
+ * saying why (written out: printf's numbers follow the locale); else NULL.
+ * Any other key, a repeat or a bad value fills *error and returns -1. On
+ * success *value holds the size (the caller's default when the key is
+ * absent) and *index the parameter's index or -1.
  */
 int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
                        double min, const char *min_reason, double *value, int *index,
@@ -62,14 +72,48 @@ static inline uint32_t backend_grown(uint32_t cap, uint32_t need, uint32_t first
 }
 
 /*
- * nx * ny square cells of side 1 / inv from (min_x, min_y): the layout of
+ * Makes *array, of *cap elements of `elem` bytes, hold `need` elements,
+ * growing it as backend_grown() says. Returns 0, or -1 with *array and *cap
+ * unchanged (a resize that fails keeps the old block).
+ */
+int backend_grow(const percept_backend_host *host, void **array, size_t elem, uint32_t *cap,
+                 uint32_t need, uint32_t first);
+
+/*
+ * The ops table of a backend whose operations are PREFIX_create, ...,
+ * PREFIX_memory_usage, with PREFIX_put as both insert() and update() (a slot
+ * not in the index enters it, one in it moves), and the entry point.
+ */
+#define BACKEND_DEFINE_OPS(prefix, name_, description_, hints_)                                    \
+    static const percept_backend_ops prefix##_ops = {                                              \
+        .abi_version = PERCEPT_BACKEND_ABI_VERSION,                                                \
+        .struct_size = sizeof(percept_backend_ops),                                                \
+        .name = name_,                                                                             \
+        .description = description_,                                                               \
+        .create = prefix##_create,                                                                 \
+        .destroy = prefix##_destroy,                                                               \
+        .reserve = prefix##_reserve,                                                               \
+        .insert = prefix##_put,                                                                    \
+        .update = prefix##_put,                                                                    \
+        .remove = prefix##_remove,                                                                 \
+        .query = prefix##_query,                                                                   \
+        .memory_usage = prefix##_memory_usage,                                                     \
+        .query_hints = hints_,                                                                     \
+    };                                                                                             \
+    PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)                  \
+    {                                                                                              \
+        return &prefix##_ops;                                                                      \
+    }
+
+/*
+ * nx * ny square cells of side `size` from (min_x, min_y): the layout of
  * grid's cells and tower's towers. Positions outside the bounds belong to
  * the edge cells.
  */
 typedef struct backend_layout {
     double min_x, min_y;
-    double size; /* the cell side */
-    double inv;  /* 1 / size: a multiplication keeps backend_cell_of monotone */
+    double size;
+    double inv; /* 1 / size: a multiplication keeps backend_cell_of monotone */
     uint32_t nx, ny;
 } backend_layout;
 
@@ -109,8 +153,8 @@ static inline uint32_t backend_cell_index(const backend_layout *l, double x, dou
  * the host accepts an entity at (px, py) when, rounded, (px - x)^2 +
  * (py - y)^2 <= r*r, and an index that prunes by a window of coordinates
  * computed as x - pad and x + pad (rounded too) must hold every such px in
- * it; a cell or list position that is monotone in the coordinate then holds
- * the entity too. The margin, with u = 2^-53:
+ * it; a cell or list position monotone in the coordinate then holds the
+ * entity too. The margin, with u = 2^-53:
  *  - the accepted |px - x| is at most r (1 + 2u) beyond its rounding, as
  *    the squares, r*r and the difference each round by u at most (the
  *    other axis only adds a term that is not negative);
@@ -118,38 +162,27 @@ static inline uint32_t backend_cell_index(const backend_layout *l, double x, dou
  *  - below about 1e-154 the squares underflow, and any difference whose
  *    square is below 2^-1074 passes: a few 1e-162 in all;
  * so pad = r + (|x| + r) * 4e-15 + 1e-150 (4e-15 is about 36u) covers all
- * with room, for any |x| and r whose square is finite. The same margin
- * serves every index that compares coordinates with the window's ends
- * (grid, tower and hashgrid through their cells, crosslist directly).
+ * with room, for any |x| and r whose square is finite. It serves every
+ * index that compares coordinates with the window's ends (grid, tower and
+ * hashgrid through their cells, crosslist directly).
  */
 typedef struct backend_window {
     double pad_x, pad_y; /* half-widths about x and y */
-    /*
-     * A lenient filter's bound on dx*dx + dy*dy: the host's r*r widened by
-     * far more than rounding, and by 1e-300 for r*r's underflow, so that a
-     * filter computing differently than the host still keeps a superset.
-     */
-    double limit;
 } backend_window;
 
 /*
  * Fills *w for a query with r >= 0 (not NaN) and returns 1. Returns 0 when
  * x or y is beyond +-1e300 or r*r beyond 1e300, near where it overflows:
  * once it does, the host accepts any entity whose squared distance
- * overflows too, however far. Then every entity may qualify, and a query
- * reports them all: w->limit is infinite, which every entity passes (a
- * NaN distance too, as the filters test !(d > limit)).
+ * overflows too, however far, so the query must report every entity.
  */
 static inline int backend_query_window(double x, double y, double r, backend_window *w)
 {
-    if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r * r <= 1e300)) {
-        w->limit = INFINITY;
+    if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r * r <= 1e300))
         return 0;
-    }
     double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
     w->pad_x = r + (ax + r) * 4e-15 + 1e-150;
     w->pad_y = r + (ay + r) * 4e-15 + 1e-150;
-    w->limit = r * r * (1 + 1e-9) + 1e-300;
     return 1;
 }
 

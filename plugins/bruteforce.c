@@ -26,11 +26,6 @@ struct percept_backend {
     size_t points_cap, index_cap;
 };
 
-static void *grow(const percept_backend_host *h, void *p, size_t n, size_t elem)
-{
-    return h->alloc(h->user, p, n * elem);
-}
-
 static percept_backend *bf_create(const percept_backend_setup *setup, percept_backend_error *error)
 {
     if (setup->param_count > 0) {
@@ -67,14 +62,14 @@ static int bf_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot
     while (cap < slot_count)
         cap *= 2;
     if (b->points_cap < cap) {
-        point *points = grow(b->host, b->points, cap, sizeof *points);
+        point *points = b->host->alloc(b->host->user, b->points, cap * sizeof *points);
         if (!points)
             return -1;
         b->points = points;
         b->points_cap = cap;
     }
     if (b->index_cap < cap) {
-        uint32_t *index = grow(b->host, b->index, cap, sizeof *index);
+        uint32_t *index = b->host->alloc(b->host->user, b->index, cap * sizeof *index);
         if (!index)
             return -1; /* points grew, which only memory_usage() sees; the next reserve goes on */
         b->index = index;

@@ -4,21 +4,17 @@
  * walks the axis window [q-r, q+r] of whichever axis holds fewer entities
  * and filters by exact distance.
  *
- * Skip structure: each sorted list is the bottom level of a skip list. A
- * slot's height (1..MAX_LEVEL, P(h > k) = 4^-k) is drawn once, from a seeded
- * generator, when its slot number is first reserved, and kept across reuse;
- * its upper-level links live in a pool at a fixed offset per slot, so no
- * change ever allocates. Insertions, teleports and query starts search the
- * skip list in O(log n) expected; short moves swap the node past its
- * neighbours in place, which keeps every level sorted (two adjacent nodes are
- * also adjacent on every level both are on) at O(1) expected per step.
+ * Each sorted list is the bottom level of a skip list. A slot's height
+ * (1..MAX_LEVEL, P(h > k) = 4^-k) is drawn once, from a seeded generator,
+ * when its slot number is first reserved; its upper-level links live in a
+ * pool at a fixed offset per slot, so no change ever allocates. Insertions,
+ * teleports and query starts search the skip list in O(log n) expected;
+ * short moves swap the node past its neighbours in place, O(1) per step.
  */
 #include <percept/backend.h>
 
 #include "backend_util.h"
 #include "entry_block.h"
-
-#include <string.h>
 
 #define NONE UINT32_MAX
 #define MAX_LEVEL 16 /* 4^16 = 2^32 slots: enough levels for any slot count */
@@ -29,10 +25,9 @@
 
 /*
  * Per-slot records, split by use. A query's window walk is a chain of
- * dependent loads, one node per step, so its nodes hold only what the walk
- * reads: both coordinates and the forward links, 24 bytes, so that a 1k
- * crowd's nodes fit a 32 KiB L1 cache. What moves and inserts read as well
- * (back links, the skip-list bookkeeping) is kept beside them.
+ * dependent loads, so its nodes hold only what the walk reads, 24 bytes:
+ * a 1k crowd's nodes fit a 32 KiB L1 cache. What moves and inserts read as
+ * well (back links, the skip-list bookkeeping) is kept beside them.
  */
 typedef struct cl_node {
     double key[2];    /* x, y */
@@ -58,7 +53,7 @@ struct percept_backend {
     uint32_t node_cap, slot_cap;
     uint32_t count; /* entities in the index */
     cl_link *links; /* link_cap entries, link_len of them owned by slots */
-    size_t link_cap, link_len;
+    uint32_t link_cap, link_len;
     uint32_t head[2][MAX_LEVEL]; /* first node of each level of each axis */
     unsigned top;                /* highest height of any slot: where searches start */
     uint64_t rng;                /* xorshift state for slot heights */
@@ -223,12 +218,9 @@ static percept_backend *crosslist_create(const percept_backend_setup *setup,
         backend_set_error(error, 0, "unknown parameter (crosslist takes no parameters)");
         return NULL;
     }
-    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
-    if (b == NULL) {
-        backend_set_error(error, -1, "out of memory");
+    percept_backend *b = backend_new(setup, sizeof(*b), error);
+    if (b == NULL)
         return NULL;
-    }
-    memset(b, 0, sizeof(*b));
     b->host = setup->host;
     for (int axis = 0; axis < 2; axis++)
         for (unsigned level = 0; level < MAX_LEVEL; level++)
@@ -240,16 +232,10 @@ static percept_backend *crosslist_create(const percept_backend_setup *setup,
 
 static void crosslist_destroy(percept_backend *b)
 {
-    if (b == NULL)
-        return;
-    const percept_backend_host *host = b->host;
-    if (b->links != NULL)
-        backend_host_alloc(host, b->links, 0);
-    if (b->slots != NULL)
-        backend_host_alloc(host, b->slots, 0);
-    if (b->nodes != NULL)
-        backend_host_alloc(host, b->nodes, 0);
-    backend_host_alloc(host, b, 0);
+    backend_free(b->host, b->links);
+    backend_free(b->host, b->slots);
+    backend_free(b->host, b->nodes);
+    backend_free(b->host, b);
 }
 
 /*
@@ -274,30 +260,15 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
         return -1;
 
     uint64_t rng = b->rng;
-    size_t extra = 0;
+    uint64_t need = b->link_len;
     for (uint32_t i = b->slot_cap; i < cap; i++)
-        extra += 2 * (size_t)(draw_levels(&rng) - 1);
-    size_t need = b->link_len + extra;
-    if (need > UINT32_MAX) /* `up` is a 32-bit offset */
+        need += 2 * (draw_levels(&rng) - 1);
+    /* `up` is a 32-bit offset; the links beyond link_len are spare room only. */
+    if (need > UINT32_MAX ||
+        backend_grow(b->host, (void **)&b->links, sizeof(cl_link), &b->link_cap, (uint32_t)need,
+                     64) != 0 ||
+        backend_grow(b->host, (void **)&b->nodes, sizeof(cl_node), &b->node_cap, cap, 16) != 0)
         return -1;
-    if (need > b->link_cap) {
-        /* link_cap stays within 32 bits, as need does. */
-        size_t lcap = backend_grown((uint32_t)b->link_cap, (uint32_t)need, 64);
-        if (lcap > SIZE_MAX / sizeof(cl_link))
-            return -1;
-        cl_link *links = backend_host_alloc(b->host, b->links, lcap * sizeof(cl_link));
-        if (links == NULL)
-            return -1;
-        b->links = links;
-        b->link_cap = lcap; /* spare room only: link_len says what is owned */
-    }
-    if (cap > b->node_cap) {
-        cl_node *nodes = backend_host_alloc(b->host, b->nodes, (size_t)cap * sizeof(cl_node));
-        if (nodes == NULL)
-            return -1;
-        b->nodes = nodes;
-        b->node_cap = cap;
-    }
     cl_slot *slots = backend_host_alloc(b->host, b->slots, (size_t)cap * sizeof(cl_slot));
     if (slots == NULL)
         return -1;
@@ -307,8 +278,8 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
         unsigned h = draw_levels(&b->rng);
         slots[i].levels = (uint8_t)h;
         slots[i].used = 0;
-        slots[i].up = (uint32_t)b->link_len;
-        b->link_len += 2 * (size_t)(h - 1);
+        slots[i].up = b->link_len;
+        b->link_len += 2 * (h - 1);
         if (h > b->top)
             b->top = h;
     }
@@ -316,17 +287,15 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
     return 0;
 }
 
-static void crosslist_update(percept_backend *b, percept_slot slot, double x, double y,
-                             double range);
-
-static void crosslist_insert(percept_backend *b, percept_slot slot, double x, double y,
-                             double range)
+static void crosslist_put(percept_backend *b, percept_slot slot, double x, double y, double range)
 {
+    (void)range;
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
     cl_slot *s = &b->slots[slot];
     if (s->used) {
-        crosslist_update(b, slot, x, y, range);
+        move_axis(b, AXIS_X, slot, x);
+        move_axis(b, AXIS_Y, slot, y);
         return;
     }
     b->nodes[slot].key[AXIS_X] = x;
@@ -335,19 +304,6 @@ static void crosslist_insert(percept_backend *b, percept_slot slot, double x, do
     insert_axis(b, AXIS_Y, slot);
     s->used = 1;
     b->count++;
-}
-
-static void crosslist_update(percept_backend *b, percept_slot slot, double x, double y,
-                             double range)
-{
-    if (slot >= b->slot_cap)
-        return;
-    if (!b->slots[slot].used) {
-        crosslist_insert(b, slot, x, y, range);
-        return;
-    }
-    move_axis(b, AXIS_X, slot, x);
-    move_axis(b, AXIS_Y, slot, y);
 }
 
 static void crosslist_remove(percept_backend *b, percept_slot slot)
@@ -379,8 +335,7 @@ static int within(double sx, double sy, double x, double y, double r2)
 /* Sampled nodes kept per axis as segment starts (some 2,000 nodes of window);
  * past the last one kept, one chain walks on to the window's end. */
 #define SEEDS_MAX 128u
-/* Segments walked at once: with 8, moves at 1k and 10k entities were slower
- * (more lane switches than loads to overlap), with 2 the gain was half. */
+/* Segments walked at once: fewer overlap fewer loads; more switch lanes more than they gain. */
 #define LANES 4u
 
 /* A lane's place in its segment: cur == stop == NONE, idle. */
@@ -411,10 +366,8 @@ static void lane_next_segment(lane *l, segments *sg)
 /*
  * One step of one lane: its node is reported (kept when within r), or, at
  * its segment's end, the lane takes the next one. The walk calls it once
- * per lane, by name, so that once inlined each lane's place stays in a
- * register; kept in an array indexed by a loop, each hop's load waited on
- * a store to the stack, and the loop over the lanes cost a mispredicted
- * exit every few steps.
+ * per lane, by name, so that each lane's place stays in a register rather
+ * than each hop's load waiting on a store to the stack.
  */
 static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int axis, double x,
                              double y, double r2, block_hits *hits, uint32_t *found)
@@ -437,11 +390,9 @@ static inline void lane_step(lane *l, segments *sg, const cl_node *nodes, int ax
 
 /*
  * Reports the bottom-level nodes of `axis` from `first` up to seeds[n - 1],
- * excluded: the segments [first, seeds[0]), [seeds[0], seeds[1]), ... A walk
- * along one list is a chain of loads, each waiting for the last; the sampled
- * nodes cut the window into independent chains, and LANES of them advance
- * together, so that their loads overlap. Each lane takes the next segment
- * when it reaches its end.
+ * excluded. A walk along one list is a chain of loads, each waiting for the
+ * last; the sampled nodes cut the window into independent segments, and
+ * LANES of them advance together, so that their loads overlap.
  */
 static void walk_segments(const cl_node *nodes, int axis, uint32_t first, const uint32_t *seeds,
                           unsigned n, double x, double y, double r2, block_hits *hits)
@@ -470,22 +421,14 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
         return; /* NaN compares false with everything: nothing is within it */
     const cl_node *nodes = b->nodes;
     double r2 = r * r;
-    backend_window w;
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
-    if (!backend_query_window(x, y, r, &w)) {
-        for (uint32_t s = b->head[AXIS_X][0]; s != NONE; s = nodes[s].next[AXIS_X])
-            block_hits_add(&hits, s, within(nodes[s].key[AXIS_X], nodes[s].key[AXIS_Y], x, y, r2));
-        block_hits_flush(&hits);
-        return;
-    }
     /*
-     * The window's ends bound the keys walked, as they bound grid's cells:
-     * the same margin (backend_util.h), as the lists compare the same
-     * rounded ends with the keys themselves, where a grid maps both through
-     * a monotone cell function first. The finds are filtered by the host's
-     * exact test, not w.limit: a filter computed as the host computes it
-     * keeps every entity the host accepts.
+     * The window's ends bound the keys walked with the margin that bounds
+     * grid's cells (backend_util.h); without a window, the lists are walked
+     * whole. The finds are filtered by the host's own exact test.
      */
+    backend_window w = {INFINITY, INFINITY};
+    backend_query_window(x, y, r, &w);
     double hi[2] = {x + w.pad_x, y + w.pad_y};
     uint32_t preds[2][MAX_LEVEL];
     search(b, AXIS_X, x - w.pad_x, preds[AXIS_X]);
@@ -527,27 +470,8 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
 static size_t crosslist_memory_usage(const percept_backend *b)
 {
     return sizeof(*b) + (size_t)b->node_cap * sizeof(cl_node) +
-           (size_t)b->slot_cap * sizeof(cl_slot) + b->link_cap * sizeof(cl_link);
+           (size_t)b->slot_cap * sizeof(cl_slot) + (size_t)b->link_cap * sizeof(cl_link);
 }
 
-static const percept_backend_ops crosslist_ops = {
-    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(percept_backend_ops),
-    .name = "crosslist",
-    .description = "cross-linked X and Y sorted lists (sweep and prune) with skip-list search",
-    .create = crosslist_create,
-    .destroy = crosslist_destroy,
-    .reserve = crosslist_reserve,
-    .insert = crosslist_insert,
-    .update = crosslist_update,
-    .remove = crosslist_remove,
-    .query = crosslist_query,
-    .memory_usage = crosslist_memory_usage,
-};
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
-{
-    return &crosslist_ops;
-}
+BACKEND_DEFINE_OPS(crosslist, "crosslist",
+                   "cross-linked X and Y sorted lists (sweep and prune) with skip-list search", 0)

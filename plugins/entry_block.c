@@ -1,12 +1,9 @@
-/*
- * entry_block.c - per-cell entity blocks of the shipped backends (see
- * entry_block.h).
- */
+/* entry_block.c - per-cell entity blocks of the shipped backends (see entry_block.h). */
 #include "entry_block.h"
 
 #include "backend_util.h"
 
-size_t entry_block_bytes(uint32_t cap)
+static size_t entry_block_bytes(uint32_t cap)
 {
     return sizeof(entry_block) + (size_t)cap * sizeof(block_entry);
 }
@@ -48,37 +45,16 @@ void entry_block_give_back(const percept_backend_host *host, entry_block **block
     *block = smaller;
 }
 
-uint32_t entry_block_push(entry_block *block, uint32_t slot, float dx, float dy)
-{
-    uint32_t i = block->count++;
-    block->items[i] = (block_entry){dx, dy, slot};
-    return i;
-}
-
-uint32_t entry_block_remove(entry_block *block, uint32_t i)
-{
-    uint32_t last = --block->count;
-    if (i == last)
-        return ENTRY_BLOCK_NONE;
-    block->items[i] = block->items[last];
-    return block->items[i].slot;
-}
-
 int entry_refs_reserve(const percept_backend_host *host, entry_ref **refs, uint32_t *cap,
                        uint32_t need)
 {
-    if (need <= *cap)
-        return 0;
-    uint32_t grown = backend_grown(*cap, need, 16);
-    if ((uint64_t)grown * sizeof(entry_ref) > SIZE_MAX)
+    uint32_t old = *cap;
+    if (need <= old)
+        return 0; /* the common case, without a call */
+    if (backend_grow(host, (void **)refs, sizeof(entry_ref), cap, need, 16) != 0)
         return -1;
-    entry_ref *r = backend_host_alloc(host, *refs, (size_t)grown * sizeof(entry_ref));
-    if (r == NULL)
-        return -1;
-    for (uint32_t i = *cap; i < grown; i++)
-        r[i].block = ENTRY_BLOCK_NONE;
-    *refs = r;
-    *cap = grown;
+    for (uint32_t i = old; i < *cap; i++)
+        (*refs)[i].block = ENTRY_BLOCK_NONE;
     return 0;
 }
 
@@ -86,15 +62,18 @@ void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint
                     float dx, float dy)
 {
     refs[slot].block = where;
-    refs[slot].index = entry_block_push(block, slot, dx, dy);
+    refs[slot].index = block->count;
+    block->items[block->count++] = (block_entry){dx, dy, slot};
 }
 
 void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block)
 {
     entry_ref *r = &refs[slot];
-    uint32_t moved = entry_block_remove(block, r->index);
-    if (moved != ENTRY_BLOCK_NONE)
-        refs[moved].index = r->index;
+    uint32_t last = --block->count;
+    if (r->index != last) {
+        block->items[r->index] = block->items[last];
+        refs[block->items[r->index].slot].index = r->index;
+    }
     r->block = ENTRY_BLOCK_NONE;
 }
 

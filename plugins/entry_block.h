@@ -15,29 +15,24 @@
 #include "percept/backend.h"
 
 /*
- * An entry keeps its position as float offsets from an anchor, a point the
- * backend computes the same way whenever it writes or reads the entry (one
- * point for every cell in grid and tower, each cell's corner in hashgrid):
- * 12 bytes an entry instead of 24 with doubles. Once the world outgrows the
- * caches, the cells' lines are much of what a query waits for.
- *
- * A float keeps 24 bits, so the offsets are near, not exact. A gather
- * compares them with a limit widened past every rounding error
- * (entry_gather_limit()) and may report a few entities just beyond the
- * radius, which the ABI allows: the host tests every candidate with the
- * exact coordinates. An offset beyond `span` (entry_offset()) would make
- * that margin too wide, so it is stored as NaN instead, which every gather
- * keeps: an entity far outside the world bounds, held by an edge cell, is
- * reported whenever its cell is read.
+ * An entry keeps its position as float offsets from an anchor the backend
+ * computes alike on every write and read (one point for all cells in grid
+ * and tower, each cell's corner in hashgrid): 12 bytes instead of 24, as a
+ * query in a world beyond the caches mostly waits for the cells' lines.
+ * Floats are near, not exact: a gather compares with a limit widened past
+ * every rounding (entry_gather_limit()) and may report a few entities just
+ * beyond the radius, which the host filters out. An offset beyond `span`
+ * would widen that margin too much, so it is stored as NaN, which every
+ * gather keeps: a far outsider in an edge cell is reported whenever its
+ * cell is read.
  */
 typedef struct block_entry {
     float dx, dy; /* from the anchor, or NaN */
     uint32_t slot;
 } block_entry;
 
-/* How far from its anchor an entry's offset may be, in cells, where the
- * anchor is a cell's corner: a margin of some ten millionths of a cell
- * (entry_gather_limit()). */
+/* How far from its anchor an entry's offset may be, in cells: a margin of
+ * some ten millionths of a cell (entry_gather_limit()). */
 #define ENTRY_SPAN_CELLS 64.0
 /* The largest span: keeps offsets and their margin far inside a float. */
 #define ENTRY_SPAN_MAX 1e30
@@ -74,8 +69,8 @@ static inline float entry_query_offset(double v, double anchor)
  * The bound a gather compares an entry's squared float distance with, for a
  * query of radius r (0 <= r, r*r <= 1e300) over offsets of at most `span`.
  * Every entity the host accepts passes it, whatever the roundings:
- *  - the host accepts at most rho = r (1 + 1e-9) + 1e-150 away (the lenient
- *    bound of backend_window, its square root);
+ *  - the host accepts at most rho = r (1 + 1e-9) + 1e-150 away, with room
+ *    for every rounding of its test;
  *  - each axis' float difference errs by at most err = (2 rho + 2 span)
  *    2^-23 + 1e-44: the offset, the query's offset and their difference
  *    each round to 24 bits (of at most span, span + rho and the result),
@@ -103,7 +98,7 @@ typedef struct entry_block {
     block_entry items[];
 } entry_block;
 
-/* No entry: what entry_block_remove() returns when nothing moved. */
+/* No block: a slot not in the index (entry_ref). */
 #define ENTRY_BLOCK_NONE UINT32_MAX
 
 /*
@@ -120,10 +115,9 @@ int entry_block_reserve(const percept_backend_host *host, entry_block **block, u
 
 /*
  * Gives back room once *block holds a quarter of it or less (and more than
- * ENTRY_BLOCK_SHRINK_FROM entries of room), keeping twice its count and at
- * least `first`: a cell a crowd passed through would otherwise keep the
- * crowd's size for good. Never fails: if the host refuses, the block stays
- * as it was. *bytes follows.
+ * ENTRY_BLOCK_SHRINK_FROM entries), keeping twice its count and at least
+ * `first`, lest a cell a crowd passed through keep the crowd's size. If the
+ * host refuses, the block stays as it was. *bytes follows.
  */
 void entry_block_give_back(const percept_backend_host *host, entry_block **block, uint32_t first,
                            size_t *bytes);
@@ -134,17 +128,6 @@ static inline void entry_block_shrink(const percept_backend_host *host, entry_bl
     if (b != NULL && b->cap > ENTRY_BLOCK_SHRINK_FROM && b->count <= b->cap / 4)
         entry_block_give_back(host, block, first, bytes);
 }
-
-/* Appends an entry (reserve() made room), at offsets (entry_offset()) from
- * the block's anchor; returns its index. */
-uint32_t entry_block_push(entry_block *block, uint32_t slot, float dx, float dy);
-
-/* Removes entry i by moving the last one into its place; returns the slot
- * of the entry now at i, for the caller's index, or ENTRY_BLOCK_NONE. */
-uint32_t entry_block_remove(entry_block *block, uint32_t i);
-
-/* Bytes of a block of `cap` entries. */
-size_t entry_block_bytes(uint32_t cap);
 
 /* Whether `block` (maybe NULL) takes one more entry without allocating. */
 static inline int entry_block_has_room(const entry_block *block)
@@ -162,27 +145,21 @@ typedef struct entry_ref {
     uint32_t index;
 } entry_ref;
 
-/*
- * Room in *refs, a backend's per-slot array of *cap records, for `need`
- * slots: doubled from 16 until it holds them, the new records out of the
- * index. Returns 0, or -1 with *refs and *cap unchanged (a resize that
- * fails keeps the old block).
- */
+/* Room in *refs, a backend's per-slot array of *cap records, for `need`
+ * slots (backend_grow() from 16), the new ones out of the index. */
 int entry_refs_reserve(const percept_backend_host *host, entry_ref **refs, uint32_t *cap,
                        uint32_t need);
 
-/* Appends slot's entry to `block`, number `where`, which has room; records it in refs[slot]. */
+/* Appends slot's entry, at offsets (entry_offset()) from the anchor, to
+ * `block`, number `where`, which has room; records it in refs[slot]. */
 void entry_ref_link(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
                     float dx, float dy);
 
-/*
- * Takes slot's entry out of `block`, the one refs[slot] names, by moving the
- * block's last entry into its place (the array stays dense) and fixing that
- * entry's ref.
- */
+/* Takes slot's entry out of `block`, the one refs[slot] names, moving the
+ * block's last entry into its place (the array stays dense). */
 void entry_ref_unlink(entry_ref *refs, percept_slot slot, entry_block *block);
 
-/* A move within the same block: the entry is rewritten in place. */
+/* A move within the same block rewrites the entry in place. */
 static inline void entry_ref_move(entry_block *block, const entry_ref *ref, float dx, float dy)
 {
     block_entry *e = &block->items[ref->index];
@@ -192,9 +169,8 @@ static inline void entry_ref_move(entry_block *block, const entry_ref *ref, floa
 
 /*
  * A query's finds on their way to the host's visit callback, in batches.
- * In a crowd, whether an entry lies within the query's circle is a coin
- * toss to the branch predictor; gathering the finds without a branch and
- * visiting them afterwards keeps the per-entry loop free of mispredictions.
+ * In a crowd, whether an entry is within the circle is a coin toss to the
+ * branch predictor: gathered without a branch, the finds cost no misses.
  */
 #define BLOCK_HITS 64
 typedef struct block_hits {
@@ -207,11 +183,8 @@ typedef struct block_hits {
 /* Visits what is gathered and empties the batch: call at the query's end. */
 void block_hits_flush(block_hits *hits);
 
-/*
- * Adds slot s to the batch when `keep` (0 or 1) says so, without a branch:
- * the slot is always written and the count advances by `keep`. Visits
- * whenever the batch fills.
- */
+/* Adds slot s to the batch when `keep` (0 or 1) says so, without a branch:
+ * the slot is always written, the count advances by `keep`. */
 static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
 {
     uint32_t n = hits->count;
@@ -222,11 +195,9 @@ static inline void block_hits_add(block_hits *hits, percept_slot s, int keep)
 }
 
 /*
- * Asks the processor to start loading a block's first three cache lines.
- * A query reads some ten blocks, each on its own in the heap: asked for
- * all before the first is gathered, their loads overlap once the world
- * outgrows the caches. A hint: reading past a small block's end is no
- * fault.
+ * Asks the processor to start loading a block's first three cache lines: a
+ * query asks for its some ten blocks before gathering the first, so their
+ * loads overlap. A hint: reading past a small block's end is no fault.
  */
 static inline void entry_block_prefetch(const entry_block *block)
 {
@@ -243,13 +214,11 @@ static inline void entry_block_prefetch(const entry_block *block)
 /*
  * Gathers the entries of `block` whose squared float distance to the query
  * point is not above `limit` (entry_gather_limit()); qx and qy are the
- * point's offsets from the block's anchor (entry_query_offset()). Visits
- * whenever the batch fills. Inline: a query calls it for each of the ten or
- * so cells it reads, most holding a handful of entries, where a call's
- * set-up would cost as much as the scan. The entries go in runs that
- * fit the batch's free room, so the loop calls nothing: the position, the
- * limit and the count stay in registers, and no entry pays a test for a
- * full batch. A NaN offset fails the "beyond" test, so it is kept.
+ * point's offsets from the block's anchor (entry_query_offset()). Inline,
+ * as most cells hold a handful of entries and a call would cost as much as
+ * the scan. The entries go in runs that fit the batch's free room, so the
+ * loop calls nothing and no entry pays a test for a full batch. A NaN
+ * offset fails the "beyond" test, so it is kept.
  */
 static inline void entry_block_gather(const entry_block *block, float qx, float qy, float limit,
                                       block_hits *hits)

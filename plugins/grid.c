@@ -1,22 +1,19 @@
 /*
  * grid.c - the "grid" backend: a uniform grid over the world bounds (the
- * classic nine-square layout). Each cell keeps its entities in one array, so a
- * query reads memory sequentially. Positions outside the bounds fall into the
- * edge cells, so no answer misses anyone; best when entities stay inside.
+ * classic nine-square layout). Each cell keeps its entities in one block
+ * (entry_block.h). Positions outside the bounds fall into the edge cells, so
+ * no answer misses anyone; best when entities stay inside.
  *
- * Built with GRID_AS_TOWER, the same source is the "tower" backend. The
- * classic lighthouse towers are square regions each keeping the entities
- * standing in it, which is this grid, and each listing the observers watching
- * it, which is what the core's observer grid keeps (it finds who perceives a
- * moving entity; no operation of the ABI would read such lists). So the two
- * differ only in name, size key and wording.
+ * Built with GRID_AS_TOWER, the same source is the "tower" backend. Classic
+ * lighthouse towers are square regions each keeping the entities standing in
+ * it, which is this grid, and each listing the observers watching it, which
+ * the core's observer grid keeps (no operation of the ABI would read such
+ * lists). So the two differ only in name, size key and wording.
  */
 #include <percept/backend.h>
 
 #include "backend_util.h"
 #include "entry_block.h"
-
-#include <string.h>
 
 #ifdef GRID_AS_TOWER
 #define GRID_NAME "tower"
@@ -36,8 +33,7 @@
 #define DEFAULT_CELL_SIZE 64.0
 /* 2^24 cells: 128 MiB of cell pointers, beyond which the grid is the wrong tool. */
 #define MAX_CELLS 16777216.0
-/* Entries of a cell's first block; it doubles from there. */
-#define FIRST_CELL_CAP 4u
+#define FIRST_CELL_CAP 4u /* entries of a cell's first block */
 
 struct percept_backend {
     const percept_backend_host *host;
@@ -49,18 +45,15 @@ struct percept_backend {
     uint32_t slot_limit; /* 1 + the highest slot ever inserted: bounds a full scan */
     uint32_t count;      /* entities in the index */
     /* The anchor of every entry's offsets (entry_block.h): the centre of the
-     * bounds, so that a query computes the point's offsets once, not once
-     * a cell. Their rounding, a few ten-millionths of the span (twice the
-     * bounds' longer side), widens a query's radius by some 0.004 cells when
-     * the longer side has 4096 cells, and would by about one at a million
-     * (a grid has at most 2^24 cells). */
+     * bounds, so that a query computes the point's offsets once, not once a
+     * cell. Their rounding, a few ten-millionths of the span, widens a
+     * query's radius by some 0.004 cells at 4096 cells a side. */
     double ax, ay;
     double span;
 };
 
 /* Twice the bounds' longer side, and at least ENTRY_SPAN_CELLS cells:
- * entities up to 1.5 times that side outside the bounds keep their offsets
- * (farther out, NaN: every query reading their edge cell reports them). */
+ * entities up to 1.5 times that side outside the bounds keep their offsets. */
 static double grid_span(const percept_backend_setup *setup, double size)
 {
     double w = setup->max_x - setup->min_x, h = setup->max_y - setup->min_y;
@@ -88,42 +81,30 @@ static percept_backend *grid_create(const percept_backend_setup *setup,
                             MAX_CELLS, error) != 0)
         return NULL;
 
-    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
-    if (b == NULL) {
-        backend_set_error(error, -1, "out of memory");
+    percept_backend *b = backend_new(setup, sizeof(*b), error);
+    if (b == NULL)
         return NULL;
-    }
-    memset(b, 0, sizeof(*b));
     b->host = setup->host;
     b->grid = grid;
     b->ax = setup->min_x + (setup->max_x - setup->min_x) / 2;
     b->ay = setup->min_y + (setup->max_y - setup->min_y) / 2;
     b->span = grid_span(setup, grid.size);
-    size_t ncells = (size_t)grid.nx * grid.ny;
-    b->cells = backend_host_alloc(b->host, NULL, ncells * sizeof(*b->cells));
+    b->cells = backend_new(setup, (size_t)grid.nx * grid.ny * sizeof(*b->cells), error);
     if (b->cells == NULL) {
-        backend_host_alloc(b->host, b, 0);
-        backend_set_error(error, -1, "out of memory");
+        backend_free(b->host, b);
         return NULL;
     }
-    for (size_t i = 0; i < ncells; i++)
-        b->cells[i] = NULL;
     return b;
 }
 
 static void grid_destroy(percept_backend *b)
 {
-    if (b == NULL)
-        return;
     const percept_backend_host *host = b->host;
-    size_t ncells = (size_t)b->grid.nx * b->grid.ny;
-    for (size_t i = 0; i < ncells; i++)
-        if (b->cells[i] != NULL)
-            backend_host_alloc(host, b->cells[i], 0);
-    if (b->slots != NULL)
-        backend_host_alloc(host, b->slots, 0);
-    backend_host_alloc(host, b->cells, 0);
-    backend_host_alloc(host, b, 0);
+    for (size_t i = 0; i < (size_t)b->grid.nx * b->grid.ny; i++)
+        backend_free(host, b->cells[i]);
+    backend_free(host, b->slots);
+    backend_free(host, b->cells);
+    backend_free(host, b);
 }
 
 /*
@@ -144,47 +125,30 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, &b->cell_bytes);
 }
 
-static void grid_update(percept_backend *b, percept_slot slot, double x, double y, double range);
-
-static void grid_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
-{
-    if (slot >= b->slot_cap)
-        return; /* the host skipped reserve(); refuse rather than corrupt */
-    if (b->slots[slot].block != NONE) {
-        grid_update(b, slot, x, y, range);
-        return;
-    }
-    uint32_t cell = backend_cell_index(&b->grid, x, y);
-    if (!entry_block_has_room(b->cells[cell]))
-        return; /* the host skipped reserve() */
-    entry_ref_link(b->slots, slot, b->cells[cell], cell, entry_offset(x, b->ax, b->span),
-                   entry_offset(y, b->ay, b->span));
-    b->count++;
-    if (slot >= b->slot_limit)
-        b->slot_limit = slot + 1;
-}
-
-static void grid_update(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void grid_put(percept_backend *b, percept_slot slot, double x, double y, double range)
 {
     (void)range;
     if (slot >= b->slot_cap)
-        return;
+        return; /* the host skipped reserve(); refuse rather than corrupt */
     const entry_ref *s = &b->slots[slot];
-    if (s->block == NONE) {
-        grid_insert(b, slot, x, y, range);
-        return;
-    }
     uint32_t cell = backend_cell_index(&b->grid, x, y);
     float dx = entry_offset(x, b->ax, b->span), dy = entry_offset(y, b->ay, b->span);
     if (cell == s->block) {
         entry_ref_move(b->cells[cell], s, dx, dy);
-    } else if (entry_block_has_room(b->cells[cell])) {
-        uint32_t from = s->block;
-        entry_ref_unlink(b->slots, slot, b->cells[from]);
-        entry_ref_link(b->slots, slot, b->cells[cell], cell, dx, dy);
-        entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
+        return;
     }
-    /* else the host skipped reserve(): the entity stays where it was, still found there */
+    if (!entry_block_has_room(b->cells[cell]))
+        return; /* the host skipped reserve(): the entity stays where it was */
+    uint32_t from = s->block;
+    if (from != NONE) {
+        entry_ref_unlink(b->slots, slot, b->cells[from]);
+        entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
+    } else {
+        b->count++;
+        if (slot >= b->slot_limit)
+            b->slot_limit = slot + 1;
+    }
+    entry_ref_link(b->slots, slot, b->cells[cell], cell, dx, dy);
 }
 
 static void grid_remove(percept_backend *b, percept_slot slot)
@@ -207,43 +171,36 @@ static void grid_query(const percept_backend *b, double x, double y, double r,
     backend_window w;
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
     const backend_layout *g = &b->grid;
-    if (!backend_query_window(x, y, r, &w)) {
-        /* No window: every entity may qualify; a superset is allowed. */
-        for (uint32_t s = 0; s < b->slot_limit; s++) {
-            if (b->slots[s].block != NONE)
-                block_hits_add(&hits, s, 1);
-        }
-        block_hits_flush(&hits);
-        return;
-    }
-    float limit = entry_gather_limit(r, b->span);
+    float limit = INFINITY; /* no window: every entity may qualify */
     float qx = entry_query_offset(x, b->ax), qy = entry_query_offset(y, b->ay);
-    /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
-    uint32_t x0 = backend_cell_of(x - w.pad_x, g->min_x, g->inv, g->nx);
-    uint32_t x1 = backend_cell_of(x + w.pad_x, g->min_x, g->inv, g->nx);
-    uint32_t y0 = backend_cell_of(y - w.pad_y, g->min_y, g->inv, g->ny);
-    uint32_t y1 = backend_cell_of(y + w.pad_y, g->min_y, g->inv, g->ny);
-    uint64_t ncells = (uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1);
-    if (ncells <= b->slot_limit) {
-        /* Every block asked for first, then gathered (entry_block_prefetch()). */
-        for (uint32_t cy = y0; cy <= y1; cy++) {
-            entry_block *const *row = &b->cells[(size_t)cy * g->nx];
-            for (uint32_t cx = x0; cx <= x1; cx++) {
-                if (row[cx] != NULL)
-                    entry_block_prefetch(row[cx]);
+    if (backend_query_window(x, y, r, &w)) {
+        limit = entry_gather_limit(r, b->span);
+        /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
+        uint32_t x0 = backend_cell_of(x - w.pad_x, g->min_x, g->inv, g->nx);
+        uint32_t x1 = backend_cell_of(x + w.pad_x, g->min_x, g->inv, g->nx);
+        uint32_t y0 = backend_cell_of(y - w.pad_y, g->min_y, g->inv, g->ny);
+        uint32_t y1 = backend_cell_of(y + w.pad_y, g->min_y, g->inv, g->ny);
+        if ((uint64_t)(x1 - x0 + 1) * (y1 - y0 + 1) <= b->slot_limit) {
+            /* Every block asked for first, then gathered (entry_block_prefetch()). */
+            for (uint32_t cy = y0; cy <= y1; cy++) {
+                entry_block *const *row = &b->cells[(size_t)cy * g->nx];
+                for (uint32_t cx = x0; cx <= x1; cx++) {
+                    if (row[cx] != NULL)
+                        entry_block_prefetch(row[cx]);
+                }
             }
-        }
-        for (uint32_t cy = y0; cy <= y1; cy++) {
-            entry_block *const *row = &b->cells[(size_t)cy * g->nx];
-            for (uint32_t cx = x0; cx <= x1; cx++) {
-                if (row[cx] != NULL)
-                    entry_block_gather(row[cx], qx, qy, limit, &hits);
+            for (uint32_t cy = y0; cy <= y1; cy++) {
+                entry_block *const *row = &b->cells[(size_t)cy * g->nx];
+                for (uint32_t cx = x0; cx <= x1; cx++) {
+                    if (row[cx] != NULL)
+                        entry_block_gather(row[cx], qx, qy, limit, &hits);
+                }
             }
+            block_hits_flush(&hits);
+            return;
         }
-        block_hits_flush(&hits);
-        return;
     }
-    /* More cells than slots: scanning the slots is cheaper. */
+    /* No window, or more cells than slots: scanning the slots is cheaper. */
     for (uint32_t s = 0; s < b->slot_limit; s++) {
         const entry_ref *ref = &b->slots[s];
         if (ref->block == NONE)
@@ -261,25 +218,4 @@ static size_t grid_memory_usage(const percept_backend *b)
            (size_t)b->slot_cap * sizeof(entry_ref) + b->cell_bytes;
 }
 
-static const percept_backend_ops grid_ops = {
-    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(percept_backend_ops),
-    .name = GRID_NAME,
-    .description = GRID_DESCRIPTION,
-    .create = grid_create,
-    .destroy = grid_destroy,
-    .reserve = grid_reserve,
-    .insert = grid_insert,
-    .update = grid_update,
-    .remove = grid_remove,
-    .query = grid_query,
-    .memory_usage = grid_memory_usage,
-    .query_hints = PERCEPT_BACKEND_QUERY_LOCAL,
-};
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
-{
-    return &grid_ops;
-}
+BACKEND_DEFINE_OPS(grid, GRID_NAME, GRID_DESCRIPTION, PERCEPT_BACKEND_QUERY_LOCAL)

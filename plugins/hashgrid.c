@@ -2,14 +2,12 @@
  * hashgrid.c - the "hashgrid" backend: a sparse grid whose cells exist only
  * where entities stand, found through an open-addressing hash table. Memory
  * follows the entities, not the world, and coordinates are unbounded. Each
- * cell keeps its entities in one array, so a query reads memory sequentially.
+ * cell keeps its entities in one block (entry_block.h).
  */
 #include <percept/backend.h>
 
 #include "backend_util.h"
 #include "entry_block.h"
-
-#include <string.h>
 
 #define NONE ENTRY_BLOCK_NONE
 #define DEFAULT_CELL_SIZE 64.0
@@ -17,16 +15,14 @@
  * Cell coordinates are clamped to +-2^60: beyond the cell of any position the
  * core accepts at any cell size taken (MIN_CELL_SIZE), and small enough that
  * a rectangle's width fits an int64. Clamping is monotone, so a query still
- * finds every cell it must (a query window may reach past the clamp).
+ * finds every cell it must.
  */
 #define COORD_LIMIT 1152921504606846976.0
 /*
- * So no entity is clamped: a coordinate within +-PERCEPT_COORD_LIMIT (1e15)
- * must have a cell number within +-2^60, so cell_size >= 1e15 / 2^60 =
- * 0.00087, which 0.001 rounds up (1e15 / 0.001 = 1e18 < 2^60 = 1.15e18 with
- * room for the rounding of 1 / cell_size and of the product). A smaller
- * size would put every far entity into the few clamped cells, where a
- * query, promised local, reads them all.
+ * The smallest cell_size that clamps no entity: a coordinate within +-1e15
+ * (PERCEPT_COORD_LIMIT) gets a cell number within +-2^60 from 1e15 / 2^60 =
+ * 0.00087 up. Clamped, far entities would share a few cells that a query,
+ * promised local, reads whole.
  */
 #define MIN_CELL_SIZE 0.001
 #define MIN_CELL_SIZE_REASON                                                                       \
@@ -36,8 +32,7 @@
 /* The table holds at most half its capacity: short probes, also for misses. */
 #define MIN_TABLE 16u
 #define MAX_TABLE 2147483648u
-/* Entries of a cell's first block; it doubles from there. */
-#define FIRST_CELL_CAP 4u
+#define FIRST_CELL_CAP 4u /* entries of a cell's first block */
 /* A query gathers the cells it finds in runs of up to this many (five by
  * five: a window of a radius up to two cells is one run). */
 #define QUERY_CELLS 25u
@@ -173,12 +168,9 @@ static percept_backend *hashgrid_create(const percept_backend_setup *setup,
         return NULL;
 
     /* The world bounds do not matter: the grid covers every coordinate. */
-    percept_backend *b = backend_host_alloc(setup->host, NULL, sizeof(*b));
-    if (b == NULL) {
-        backend_set_error(error, -1, "out of memory");
+    percept_backend *b = backend_new(setup, sizeof(*b), error);
+    if (b == NULL)
         return NULL;
-    }
-    memset(b, 0, sizeof(*b));
     b->host = setup->host;
     b->inv_cell = 1.0 / cell_size;
     b->cell_size = cell_size;
@@ -189,20 +181,14 @@ static percept_backend *hashgrid_create(const percept_backend_setup *setup,
 
 static void hashgrid_destroy(percept_backend *b)
 {
-    if (b == NULL)
-        return;
     const percept_backend_host *host = b->host;
-    if (b->slots != NULL)
-        backend_host_alloc(host, b->slots, 0);
+    backend_free(host, b->slots);
     for (uint32_t i = 0; i < b->cell_ready; i++)
-        backend_host_alloc(host, b->cells[i].block, 0);
-    if (b->cells != NULL)
-        backend_host_alloc(host, b->cells, 0);
-    if (b->occupied != NULL)
-        backend_host_alloc(host, b->occupied, 0);
-    if (b->table != NULL)
-        backend_host_alloc(host, b->table, 0);
-    backend_host_alloc(host, b, 0);
+        backend_free(host, b->cells[i].block);
+    backend_free(host, b->cells);
+    backend_free(host, b->occupied);
+    backend_free(host, b->table);
+    backend_free(host, b);
 }
 
 /* Whether one more live cell fits without growing anything. */
@@ -241,7 +227,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
 
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
     if (slot < b->slot_cap && b->slots[slot].block != NONE) {
-        /* The common small move, as in update(): the entry is rewritten in place. */
+        /* The common small move, as in put(): the entry is rewritten in place. */
         const hg_cell *cell = &b->cells[b->slots[slot].block];
         if (cell->cx == cx && cell->cy == cy)
             return 0;
@@ -258,28 +244,16 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
     if (can_enter(b, slot, NONE))
         return 0;
     if (b->free_cell == NONE && b->cell_used == b->cell_ready) {
-        if (b->cell_ready == b->cell_cap) {
-            uint32_t cap = backend_grown(b->cell_cap, b->cell_ready + 1, 16);
-            hg_cell *cells = backend_host_alloc(b->host, b->cells, (size_t)cap * sizeof(hg_cell));
-            if (cells == NULL)
-                return -1;
-            b->cells = cells;
-            b->cell_cap = cap;
-        }
         entry_block *block = NULL;
-        if (entry_block_reserve(b->host, &block, FIRST_CELL_CAP, &b->block_bytes))
+        if (backend_grow(b->host, (void **)&b->cells, sizeof(hg_cell), &b->cell_cap,
+                         b->cell_ready + 1, 16) != 0 ||
+            entry_block_reserve(b->host, &block, FIRST_CELL_CAP, &b->block_bytes) != 0)
             return -1;
         b->cells[b->cell_ready++].block = block;
     }
-    if (need > b->occupied_cap) {
-        uint32_t cap = backend_grown(b->occupied_cap, need, 16);
-        uint32_t *occupied =
-            backend_host_alloc(b->host, b->occupied, (size_t)cap * sizeof(uint32_t));
-        if (occupied == NULL)
-            return -1;
-        b->occupied = occupied;
-        b->occupied_cap = cap;
-    }
+    if (backend_grow(b->host, (void **)&b->occupied, sizeof(uint32_t), &b->occupied_cap, need,
+                     16) != 0)
+        return -1;
 
     /* ... and a place in the table within the load factor. */
     if ((uint64_t)need * 2 > b->table_cap) {
@@ -297,8 +271,7 @@ static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slo
             uint32_t c = b->occupied[i];
             table_put(table, (uint32_t)cap, c, b->cells[c].hash);
         }
-        if (b->table != NULL)
-            backend_host_alloc(b->host, b->table, 0);
+        backend_free(b->host, b->table);
         b->table = table;
         b->table_cap = (uint32_t)cap;
     }
@@ -374,40 +347,20 @@ static void unlink_slot(percept_backend *b, percept_slot slot)
         release_cell(b, c);
 }
 
-static void hashgrid_update(percept_backend *b, percept_slot slot, double x, double y,
-                            double range);
-
-static void hashgrid_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void hashgrid_put(percept_backend *b, percept_slot slot, double x, double y, double range)
 {
+    (void)range;
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
-    if (b->slots[slot].block != NONE) {
-        hashgrid_update(b, slot, x, y, range);
-        return;
-    }
-    int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
-    uint32_t hash = hash_cell(cx, cy);
-    uint32_t c = find_cell(b, cx, cy, hash);
-    if (!can_enter(b, slot, c))
-        return; /* the host skipped reserve() */
-    link_slot(b, slot, acquire_cell(b, cx, cy, hash, c), x, y);
-}
-
-static void hashgrid_update(percept_backend *b, percept_slot slot, double x, double y, double range)
-{
-    if (slot >= b->slot_cap)
-        return;
     const entry_ref *s = &b->slots[slot];
-    if (s->block == NONE) {
-        hashgrid_insert(b, slot, x, y, range);
-        return;
-    }
     int64_t cx = coord_of(x, b->inv_cell), cy = coord_of(y, b->inv_cell);
-    const hg_cell *cell = &b->cells[s->block];
-    if (cell->cx == cx && cell->cy == cy) {
-        /* The common small move: rewrite the entry in place. */
-        entry_ref_move(cell->block, s, offset_in(b, x, cx), offset_in(b, y, cy));
-        return;
+    if (s->block != NONE) {
+        const hg_cell *cell = &b->cells[s->block];
+        if (cell->cx == cx && cell->cy == cy) {
+            /* The common small move: rewrite the entry in place. */
+            entry_ref_move(cell->block, s, offset_in(b, x, cx), offset_in(b, y, cy));
+            return;
+        }
     }
     uint32_t hash = hash_cell(cx, cy);
     uint32_t c = find_cell(b, cx, cy, hash);
@@ -417,7 +370,8 @@ static void hashgrid_update(percept_backend *b, percept_slot slot, double x, dou
      * Unlink first: a released cell goes back to the pool before we take one.
      * A live target is another cell than the one left, so c stays valid.
      */
-    unlink_slot(b, slot);
+    if (s->block != NONE)
+        unlink_slot(b, slot);
     link_slot(b, slot, acquire_cell(b, cx, cy, hash, c), x, y);
 }
 
@@ -437,14 +391,6 @@ static void gather_cells(const percept_backend *b, const hg_cell *const *cells, 
                            query_offset_in(b, y, cells[i]->cy), limit, hits);
 }
 
-/* Every entity of a cell, unfiltered: for a query without a window. */
-static void visit_all(const hg_cell *cell, percept_backend_visit visit, void *ctx)
-{
-    const entry_block *block = cell->block;
-    for (uint32_t i = 0; i < block->count; i++)
-        visit(ctx, block->items[i].slot);
-}
-
 static void hashgrid_query(const percept_backend *b, double x, double y, double r,
                            percept_backend_visit visit, void *ctx)
 {
@@ -452,48 +398,45 @@ static void hashgrid_query(const percept_backend *b, double x, double y, double 
         return; /* NaN: no distance compares <= with it */
     if (r < 0)
         r = -r;
-    backend_window w;
-    if (!backend_query_window(x, y, r, &w)) {
-        /* No window: every entity may qualify; a superset is allowed. */
-        for (uint32_t i = 0; i < b->ncells; i++)
-            visit_all(&b->cells[b->occupied[i]], visit, ctx);
-        return;
-    }
-    /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
-    int64_t x0 = coord_of(x - w.pad_x, b->inv_cell), x1 = coord_of(x + w.pad_x, b->inv_cell);
-    int64_t y0 = coord_of(y - w.pad_y, b->inv_cell), y1 = coord_of(y + w.pad_y, b->inv_cell);
-    /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
-    double area = (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1);
     block_hits hits = {.visit = visit, .ctx = ctx, .count = 0};
-    float limit = entry_gather_limit(r, b->span);
-    if (area <= (double)b->ncells) {
-        /* The window's cells, looked up once each, in runs of QUERY_CELLS:
-         * every block of a run is asked for before the first is gathered
-         * (entry_block_prefetch()). */
-        const hg_cell *found[QUERY_CELLS];
-        unsigned n = 0;
-        for (int64_t cy = y0; cy <= y1; cy++) {
-            for (int64_t cx = x0; cx <= x1; cx++) {
-                uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
-                if (c == NONE)
-                    continue;
-                found[n++] = &b->cells[c];
-                entry_block_prefetch(b->cells[c].block);
-                if (n == QUERY_CELLS) {
-                    gather_cells(b, found, n, x, y, limit, &hits);
-                    n = 0;
+    float limit = INFINITY; /* no window: every entity may qualify */
+    int64_t x0 = INT64_MIN, x1 = INT64_MAX, y0 = INT64_MIN, y1 = INT64_MAX;
+    backend_window w;
+    if (backend_query_window(x, y, r, &w)) {
+        limit = entry_gather_limit(r, b->span);
+        /* The cells of the window's ends hold every entity the host accepts (backend_util.h). */
+        x0 = coord_of(x - w.pad_x, b->inv_cell), x1 = coord_of(x + w.pad_x, b->inv_cell);
+        y0 = coord_of(y - w.pad_y, b->inv_cell), y1 = coord_of(y + w.pad_y, b->inv_cell);
+        /* Widths fit an int64 (coordinates are clamped to +-2^60); the product may not. */
+        if ((double)(x1 - x0 + 1) * (double)(y1 - y0 + 1) <= (double)b->ncells) {
+            /* The window's cells, looked up once each, in runs of QUERY_CELLS:
+             * every block of a run is asked for before the first is gathered
+             * (entry_block_prefetch()). */
+            const hg_cell *found[QUERY_CELLS];
+            unsigned n = 0;
+            for (int64_t cy = y0; cy <= y1; cy++) {
+                for (int64_t cx = x0; cx <= x1; cx++) {
+                    uint32_t c = find_cell(b, cx, cy, hash_cell(cx, cy));
+                    if (c == NONE)
+                        continue;
+                    found[n++] = &b->cells[c];
+                    entry_block_prefetch(b->cells[c].block);
+                    if (n == QUERY_CELLS) {
+                        gather_cells(b, found, n, x, y, limit, &hits);
+                        n = 0;
+                    }
                 }
             }
+            gather_cells(b, found, n, x, y, limit, &hits);
+            block_hits_flush(&hits);
+            return;
         }
-        gather_cells(b, found, n, x, y, limit, &hits);
-    } else {
-        /* A square wider than the population: walk the live cells instead of empty space. */
-        for (uint32_t i = 0; i < b->ncells; i++) {
-            const hg_cell *cell = &b->cells[b->occupied[i]];
-            if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
-                entry_block_gather(cell->block, query_offset_in(b, x, cell->cx),
-                                   query_offset_in(b, y, cell->cy), limit, &hits);
-        }
+    }
+    /* No window, or a square wider than the population: walk the live cells. */
+    for (uint32_t i = 0; i < b->ncells; i++) {
+        const hg_cell *cell = &b->cells[b->occupied[i]];
+        if (cell->cx >= x0 && cell->cx <= x1 && cell->cy >= y0 && cell->cy <= y1)
+            gather_cells(b, &cell, 1, x, y, limit, &hits);
     }
     block_hits_flush(&hits);
 }
@@ -505,25 +448,6 @@ static size_t hashgrid_memory_usage(const percept_backend *b)
            (size_t)b->table_cap * sizeof(hg_entry) + b->block_bytes;
 }
 
-static const percept_backend_ops hashgrid_ops = {
-    .abi_version = PERCEPT_BACKEND_ABI_VERSION,
-    .struct_size = sizeof(percept_backend_ops),
-    .name = "hashgrid",
-    .description = "sparse hashed grid: cells only where entities are, unbounded coordinates",
-    .create = hashgrid_create,
-    .destroy = hashgrid_destroy,
-    .reserve = hashgrid_reserve,
-    .insert = hashgrid_insert,
-    .update = hashgrid_update,
-    .remove = hashgrid_remove,
-    .query = hashgrid_query,
-    .memory_usage = hashgrid_memory_usage,
-    .query_hints = PERCEPT_BACKEND_QUERY_LOCAL,
-};
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void);
-
-PERCEPT_BACKEND_EXPORT const percept_backend_ops *percept_backend_entry(void)
-{
-    return &hashgrid_ops;
-}
+BACKEND_DEFINE_OPS(hashgrid, "hashgrid",
+                   "sparse hashed grid: cells only where entities are, unbounded coordinates",
+                   PERCEPT_BACKEND_QUERY_LOCAL)

@@ -1,16 +1,16 @@
 /*
  * percept/backend.h - the plugin ABI: the only header a spatial-index backend
  * includes. A backend answers one question: which entities might be within
- * distance R of a point. One instance serves every sense configured with
- * the same backend and parameters. It knows nothing of senses, pairs
- * or events; the core owns those and filters every answer by exact distance.
+ * distance R of a point. One instance serves every sense configured with the
+ * same backend and parameters. It knows nothing of senses, pairs or events;
+ * the core owns those and filters every answer by exact distance.
  *
- * A backend is a shared object that exports exactly one symbol,
- * PERCEPT_BACKEND_ENTRY_SYMBOL, a function returning a pointer to a constant
- * percept_backend_ops table. The host checks the table before first use: not
- * NULL, the same ABI major version, a struct size that holds every mandatory
- * operation, all mandatory operations present, and a name equal to the name
- * the backend was asked for (the file NAME.so must say it is NAME).
+ * A backend is a shared object exporting exactly one symbol,
+ * PERCEPT_BACKEND_ENTRY_SYMBOL: a function returning a constant
+ * percept_backend_ops table, which the host checks before first use: not
+ * NULL, the same ABI major version, a struct size holding every mandatory
+ * operation, all of them present, and the name the backend was asked for
+ * (the file NAME.so must say it is NAME).
  *
  * Versioning: the table only ever grows at its end. A new optional operation
  * raises the minor version; the host reads a field only when struct_size
@@ -62,11 +62,11 @@ typedef struct percept_backend_param {
 } percept_backend_param;
 
 /*
- * Memory services of the host; use them for every allocation. A resize to a
- * smaller size may return NULL, and then the block is as it was: keep it.
+ * Memory services of the host, for every allocation: alloc(user, NULL, n)
+ * allocates, alloc(user, p, n) resizes, alloc(user, p, 0) frees. A resize to
+ * a smaller size may return NULL, and then the block is as it was: keep it.
  */
 typedef struct percept_backend_host {
-    /* alloc(user, NULL, n) allocates, alloc(user, p, n) resizes, alloc(user, p, 0) frees. */
     void *(*alloc)(void *user, void *ptr, size_t size);
     void *user;
 } percept_backend_host;
@@ -80,14 +80,14 @@ typedef struct percept_backend_setup {
 } percept_backend_setup;
 
 /*
- * Why create() failed. The backend sets param_index to the index of the
- * offending parameter in setup->params (or -1 when none is to blame) and
- * writes a short reason, e.g. "must be a number greater than 0". The host
- * adds file, line, section and key. The caller gets PERCEPT_ECONFIG for a
- * parameter blamed, or for a setup refused as a whole with a reason (bounds
- * too large for the default size, say); PERCEPT_ENOMEM when the host's
- * allocator refused a request during create(), whatever the reason says;
- * PERCEPT_EPLUGIN for a refusal without a reason.
+ * Why create() failed: param_index is the offending parameter's index in
+ * setup->params (-1 when none is to blame), text a short reason, e.g. "must
+ * be a number greater than 0"; the host adds file, line, section and key.
+ * The caller gets PERCEPT_ECONFIG for a parameter blamed or a setup refused
+ * as a whole with a reason (bounds too large for the default size, say),
+ * PERCEPT_ENOMEM when the host's allocator refused a request during
+ * create(), whatever the reason says, and PERCEPT_EPLUGIN for a refusal
+ * without a reason.
  */
 typedef struct percept_backend_error {
     int param_index;
@@ -104,31 +104,27 @@ typedef struct percept_backend_ops {
     const char *name;     /* equal to the plugin's file name without ".so" */
     const char *description; /* one line for people, or NULL; the host reads nothing from it */
 
-    /*
-     * Create an instance from setup. Validate every parameter: reject an
-     * unknown key or a bad value by filling *error and returning NULL.
-     * Return NULL with error->param_index -1 when out of memory (any text:
-     * the host reports PERCEPT_ENOMEM when its allocator refused).
-     */
+    /* Create an instance from setup, validating every parameter: for an
+     * unknown key or a bad value, fill *error and return NULL; when out of
+     * memory, return NULL with error->param_index -1 (and any text). */
     percept_backend *(*create)(const percept_backend_setup *setup, percept_backend_error *error);
     void (*destroy)(percept_backend *backend);
 
     /*
-     * Make sure that the next insert() or update() call cannot fail: grow
-     * whatever the host's next change needs, for slots up to slot_count - 1
-     * and for `slot` placed at (x, y) with `range`. Return 0, or -1 when out
-     * of memory, in which case nothing the host can observe has changed. The
-     * host calls it before every insert and update, so those return nothing.
-     * A reserve() that succeeded may be followed by no insert or update at
-     * all, when another part of the host's call failed: the next operation
-     * may be a reserve() for another slot, a remove() or a query, so keep no
-     * state that waits for the change it prepared. When the change goes
-     * ahead, the next call to this instance is the insert() or update() of
-     * `slot` with the same x, y and range: one reserve is outstanding at most.
-     * remove() must not need memory and is called without a reserve().
-     * insert(), update() and remove() may give memory back (a smaller
-     * resize, a free), so long as a refused resize changes nothing and what
-     * reserve() promised stays available.
+     * Make sure the next insert() or update() cannot fail: grow whatever the
+     * host's next change needs, for slots up to slot_count - 1 and for `slot`
+     * placed at (x, y) with `range`. Return 0, or -1 when out of memory, with
+     * nothing the host can observe changed. The host calls it before every
+     * insert and update, so those return nothing. A successful reserve() may
+     * be followed by no insert or update at all (another part of the host's
+     * call failed): the next operation may be a reserve() for another slot,
+     * a remove() or a query, so keep no state that waits for the change.
+     * When the change goes ahead, the next call to this instance is the
+     * insert() or update() of `slot` with the same x, y and range: at most
+     * one reserve is outstanding. remove() must not need memory and comes
+     * without a reserve(). insert(), update() and remove() may give memory
+     * back (a smaller resize, a free), so long as a refused resize changes
+     * nothing and what reserve() promised stays available.
      */
     int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
                    double y, double range);
@@ -144,40 +140,37 @@ typedef struct percept_backend_ops {
     /*
      * Call visit(ctx, slot) for every entity within distance r of (x, y)
      * (dx*dx + dy*dy <= r*r). A superset is allowed (the host filters by
-     * exact distance and ignores repeats), a missing entity is not. The
-     * entity standing at (x, y) itself may be reported. Must not allocate
-     * and must not change the index. From the host, x and y are finite, of
-     * magnitude at most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is
-     * finite and not negative; r may be 0 or far larger than the world.
+     * exact distance and ignores repeats), a missing entity is not; the
+     * entity standing at (x, y) may be reported. Must not allocate nor
+     * change the index. From the host, x and y are finite, of magnitude at
+     * most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is finite and not
+     * negative, maybe 0 or far larger than the world.
      */
     void (*query)(const percept_backend *backend, double x, double y, double r,
                   percept_backend_visit visit, void *ctx);
 
     /*
-     * Optional (may be NULL, which percept_memory_usage() reports as 0): the
-     * bytes the instance holds from host->alloc, exactly, the instance record
-     * included. Count each block at the size it was last given, also after a
-     * failed reserve() (keep a capacity per array, not one for several).
-     * percept's test_memory checks it byte for byte (docs/plugins.md).
+     * Optional (NULL: percept_memory_usage() counts 0): the bytes the
+     * instance holds from host->alloc, exactly, its record included, each
+     * block at the size it was last given, also after a failed reserve()
+     * (keep a capacity per array, not one for several). percept's
+     * test_memory checks it byte for byte (docs/plugins.md).
      */
     size_t (*memory_usage)(const percept_backend *backend);
 
-    /*
-     * Optional (ABI 1.1; 0 says nothing): PERCEPT_BACKEND_QUERY_* bits, hints
-     * about what a query costs, which the host uses to choose its own work.
-     */
+    /* Optional (ABI 1.1; 0 says nothing): PERCEPT_BACKEND_QUERY_* bits, hints
+     * about what a query costs, by which the host chooses its own work. */
     uint32_t query_hints;
 } percept_backend_ops;
 
 /*
- * A query costs about the entities within its square, however many the
- * index holds: a grid or towers, not a scan of every entity nor a walk along
- * one sorted axis. The host then finds short-sighted observers of a changing
- * entity by widening the change's query to their longest range (and by
- * querying around an entity that perceives nothing itself), instead of
- * keeping them in its observer grid. Claim it only if it is true: from a
- * backend that scans, the host would pay a whole scan where its observer
- * grid would have answered.
+ * A query costs about the entities within its square, however many the index
+ * holds: a grid or towers, not a scan of every entity nor a walk along one
+ * sorted axis. The host then finds short-sighted observers of a changing
+ * entity by widening the change's query to their longest range (and queries
+ * around an entity that perceives nothing itself) instead of keeping them in
+ * its observer grid. Claim it only if true: from a backend that scans, the
+ * host would pay a whole scan where its observer grid would have answered.
  */
 #define PERCEPT_BACKEND_QUERY_LOCAL 1u
 
