@@ -74,8 +74,8 @@ make -j"$jobs" >make.out 2>&1 || {
 }
 # Built for a big-endian processor, not quietly for this machine: byte 5
 # of an ELF header is 2 for big-endian.
-[ "$(od -A n -t x1 -j 5 -N 1 src/.libs/libpercept.so.0 | tr -d ' ')" = 02 ] || {
-    echo "big-endian: src/.libs/libpercept.so.0 is not a big-endian ELF file"
+[ "$(od -A n -t x1 -j 5 -N 1 src/.libs/libpercept.so | tr -d ' ')" = 02 ] || {
+    echo "big-endian: src/.libs/libpercept.so is not a big-endian ELF file"
     exit 1
 }
 status=0
