@@ -6,7 +6,25 @@
  * Usage: tracegen KIND SEED [N] [OPS]
  *
  * Kinds: walk crowd teleport churn mixed outside boundary road hideshow ulps,
- * and all (every op drawn from one of the others, in one world).
+ * and all (every op drawn from one of the others, in one world): version 1
+ * traces, whose bytes must not change. Version 2 kinds: cones margins masks
+ * heights stimuli senses8 ticks, and v2all (every op drawn from any kind).
+ * Each aims at its feature's boundaries:
+ *   cones     targets on the edges of 90, 180 and 270 degree cones (the
+ *             offsets are whole multiples of the facing and its
+ *             perpendicular), straight ahead or behind, a unit off an edge,
+ *             on the observer itself (dd == 0); facings and fovs change
+ *   margins   targets swept across R and R + M both ways, at exact
+ *             distances; range and margin set at once
+ *   masks     tags and ignore masks that share a bit or not, set and reset
+ *   heights   heights, moves straight up or down, 3D Pythagorean distances,
+ *             cones around a vertical facing (3-4-5 is 45 degrees off it)
+ *   stimuli   emits at exactly strength * R from an observer, or a tick
+ *             either side, on an entity, with and without source,
+ *             strength and tags
+ *   senses8   eight senses named by the world, the longest name allowed
+ *   ticks     tick blocks of moves, faces and sets, some of them a pair
+ *             that would enter and leave within the block
  *
  * Coordinates and ranges are kept as integers counting 1/den units, where den
  * is 1, 2 or 10 per kind, and printed exactly. Kinds that aim at exact
@@ -35,8 +53,13 @@
 #include <string.h>
 #include "../tools/splitmix.h"
 
-#define SENSES 3
-static const char *const sense_names[SENSES] = {"sight", "hearing", "smell"};
+#define SENSES 3 /* the default senses, version 1's */
+#define MAX_SENSES 8
+static const char *const default_senses[SENSES] = {"sight", "hearing", "smell"};
+/* senses8's: every character a name may hold, and a name of the most bytes (31). */
+static const char *const eight_senses[MAX_SENSES] = {
+    "sight",  "hearing", "smell", "touch",
+    "heat_2", "Radio-X", "e",     "a_sense_with_the_longest_name31"};
 
 /* ------------------------------------------------------------------------ */
 /* PRNG: splitmix64, fully specified, so that a seed means one trace         */
@@ -72,11 +95,18 @@ static int chance(int pct)
 typedef struct entity {
     uint32_t id;
     int alive;
-    size_t live_pos;       /* index in g.live while alive */
-    int64_t x, y;          /* in ticks (1/den units) */
-    int64_t range[SENSES]; /* in ticks; 0 = lacks the sense */
-    int64_t saved[SENSES]; /* the last range > 0, to switch a sense back on */
-    unsigned hidden;       /* bit s: imperceptible to sense s */
+    size_t live_pos;           /* index in g.live while alive */
+    int64_t x, y;              /* in ticks (1/den units) */
+    int64_t range[MAX_SENSES]; /* in ticks; 0 = lacks the sense */
+    int64_t saved[MAX_SENSES]; /* the last range > 0, to switch a sense back on */
+    unsigned hidden;           /* bit s: imperceptible to sense s */
+    /* Version 2 only: */
+    int64_t z;                  /* in ticks */
+    int64_t facing[3];          /* whole numbers: the direction is what counts */
+    uint32_t tags;              /* what it is, for the others' ignore masks */
+    int64_t margin[MAX_SENSES]; /* in ticks */
+    double fov[MAX_SENSES];     /* degrees; 360: no cone */
+    uint32_t ignore[MAX_SENSES];
     /*
      * Values that are no ticks (the ulps kind): where a bit of `exact` is
      * set, the double is what the trace says, and the ticks above hold it
@@ -84,7 +114,7 @@ typedef struct entity {
      * tick value and clear the bit).
      */
     unsigned exact;
-    double fx, fy, frange[SENSES];
+    double fx, fy, frange[MAX_SENSES];
 } entity;
 
 struct kind;
@@ -100,6 +130,9 @@ typedef struct gen {
     size_t live_count;
     size_t target_n; /* how many entities the trace keeps around */
     uint32_t next_id;
+    int v2; /* a version 2 trace: heights, facings, margins and the like */
+    int sense_count;
+    const char *const *sense_names;
 } gen;
 
 static gen g;
@@ -170,34 +203,115 @@ static void put_num(int64_t t)
     printf(" %s", buf);
 }
 
+/* X Y, and in version 2 Z: left out, it is 0. */
 static void put_pos(const entity *e)
 {
     char x[48], y[48];
     format_value(x, sizeof x, e->exact & EXACT_X, e->fx, e->x);
     format_value(y, sizeof y, e->exact & EXACT_Y, e->fy, e->y);
     printf(" %s %s", x, y);
+    if (g.v2 && (e->z != 0 || chance(10)))
+        put_num(e->z);
+}
+
+/* A mask, in any of the format's spellings. */
+static void format_mask(char *buf, size_t size, uint32_t m)
+{
+    int64_t how = rnd(4);
+    if (how == 0)
+        snprintf(buf, size, "0x%" PRIx32, m);
+    else if (how == 1)
+        snprintf(buf, size, "0x%08" PRIX32, m);
+    else
+        snprintf(buf, size, "%" PRIu32, m);
+}
+
+/* The fields of add and set: four per sense, then tags and the facing. */
+enum { FIELD_RANGE, FIELD_MARGIN, FIELD_FOV, FIELD_IGNORE, FIELDS_PER_SENSE };
+#define FIELD_TAGS (MAX_SENSES * FIELDS_PER_SENSE)
+#define FIELD_FACING (FIELD_TAGS + 1)
+/* Room for the longest FIELD=VALUE: a hide= of all eight senses of senses8. */
+#define FIELD_LEN 128
+
+static int sense_field(int s, int which)
+{
+    return s * FIELDS_PER_SENSE + which;
+}
+
+static int facing_zero(const entity *e)
+{
+    return e->facing[0] == 0 && e->facing[1] == 0 && e->facing[2] == 0;
+}
+
+/* Field f of e as FIELD=VALUE, with e's value now. */
+static void format_field(char *buf, const entity *e, int f)
+{
+    char v[48];
+    int s = f / FIELDS_PER_SENSE;
+
+    if (f == FIELD_TAGS) {
+        format_mask(v, sizeof v, e->tags);
+        snprintf(buf, FIELD_LEN, "tags=%s", v);
+    } else if (f == FIELD_FACING) {
+        int n = snprintf(buf, FIELD_LEN, "facing=%" PRId64 ",%" PRId64, e->facing[0], e->facing[1]);
+        if (e->facing[2] != 0 || chance(20))
+            snprintf(buf + n, FIELD_LEN - (size_t)n, ",%" PRId64, e->facing[2]);
+    } else if (f % FIELDS_PER_SENSE == FIELD_RANGE) {
+        format_range(v, sizeof v, e, s);
+        snprintf(buf, FIELD_LEN, "%s=%s", g.sense_names[s], v);
+    } else if (f % FIELDS_PER_SENSE == FIELD_MARGIN) {
+        format_num(v, sizeof v, e->margin[s]);
+        snprintf(buf, FIELD_LEN, "%s.margin=%s", g.sense_names[s], v);
+    } else if (f % FIELDS_PER_SENSE == FIELD_FOV) {
+        snprintf(buf, FIELD_LEN, "%s.fov=%g", g.sense_names[s], e->fov[s]);
+    } else {
+        format_mask(v, sizeof v, e->ignore[s]);
+        snprintf(buf, FIELD_LEN, "%s.ignore=%s", g.sense_names[s], v);
+    }
+}
+
+/* The version 2 fields of an add: those not at their default, and now and
+ * then one that is, written out. */
+static int v2_options(const entity *e, char (*opt)[FIELD_LEN])
+{
+    int n = 0;
+    for (int s = 0; s < g.sense_count; s++) {
+        if (e->margin[s] != 0 || chance(3))
+            format_field(opt[n++], e, sense_field(s, FIELD_MARGIN));
+        if (e->fov[s] != 360 || chance(3))
+            format_field(opt[n++], e, sense_field(s, FIELD_FOV));
+        if (e->ignore[s] != 0 || chance(3))
+            format_field(opt[n++], e, sense_field(s, FIELD_IGNORE));
+    }
+    if (e->tags != 0 || chance(3))
+        format_field(opt[n++], e, FIELD_TAGS);
+    if (!facing_zero(e) || chance(3))
+        format_field(opt[n++], e, FIELD_FACING);
+    return n;
 }
 
 static void emit_add(const entity *e)
 {
-    char opt[SENSES + 1][64];
+    char opt[MAX_SENSES * FIELDS_PER_SENSE + 3][FIELD_LEN]; /* and tags, facing, hide */
     int n = 0;
 
-    for (int s = 0; s < SENSES; s++) {
+    for (int s = 0; s < g.sense_count; s++) {
         /* A missing sense is written as =0 or left out: both mean 0. */
         if (e->range[s] == 0 && chance(50))
             continue;
         char num[48];
         format_range(num, sizeof num, e, s);
-        snprintf(opt[n++], sizeof opt[0], "%s=%s", sense_names[s], num);
+        snprintf(opt[n++], sizeof opt[0], "%s=%s", g.sense_names[s], num);
     }
+    if (g.v2)
+        n += v2_options(e, opt + n);
     if (e->hidden != 0) {
         char *p = opt[n++];
         p += sprintf(p, "hide=");
         const char *sep = "";
-        for (int s = 0; s < SENSES; s++)
+        for (int s = 0; s < g.sense_count; s++)
             if (e->hidden & (1u << s)) {
-                p += sprintf(p, "%s%s", sep, sense_names[s]);
+                p += sprintf(p, "%s%s", sep, g.sense_names[s]);
                 sep = ",";
             }
     }
@@ -205,7 +319,7 @@ static void emit_add(const entity *e)
     if (n > 1 && chance(15)) {
         for (int i = n - 1; i > 0; i--) {
             int j = (int)rnd(i + 1);
-            char tmp[64];
+            char tmp[FIELD_LEN];
             memcpy(tmp, opt[i], sizeof tmp);
             memcpy(opt[i], opt[j], sizeof tmp);
             memcpy(opt[j], tmp, sizeof tmp);
@@ -229,7 +343,27 @@ static void emit_range(const entity *e, int s)
 {
     char num[48];
     format_range(num, sizeof num, e, s);
-    printf("range %" PRIu32 " %s %s\n", e->id, sense_names[s], num);
+    printf("range %" PRIu32 " %s %s\n", e->id, g.sense_names[s], num);
+}
+
+static void emit_face(const entity *e)
+{
+    printf("face %" PRIu32 " %" PRId64 " %" PRId64, e->id, e->facing[0], e->facing[1]);
+    if (e->facing[2] != 0 || chance(20))
+        printf(" %" PRId64, e->facing[2]);
+    putchar('\n');
+}
+
+/* A set of the fields listed, with e's values now. */
+static void emit_set(const entity *e, const int *fields, int n)
+{
+    char buf[FIELD_LEN];
+    printf("set %" PRIu32, e->id);
+    for (int i = 0; i < n; i++) {
+        format_field(buf, e, fields[i]);
+        printf(" %s", buf);
+    }
+    putchar('\n');
 }
 
 /* ------------------------------------------------------------------------ */
@@ -246,6 +380,15 @@ enum op {
     OP_COINCIDE, /* a move onto another entity's position */
     OP_NOOP,     /* a command that changes nothing */
     OP_ULPS,     /* a target a few ulps around an observer's rounded reach */
+    /* Version 2 only: */
+    OP_FACE,   /* a new facing */
+    OP_SET,    /* a set of a few fields at once */
+    OP_CONE,   /* a target on an edge of an observer's cone */
+    OP_MARGIN, /* a target swept across an observer's R and R + M */
+    OP_MASK,   /* new tags or ignore masks */
+    OP_HEIGHT, /* a move straight up or down, or to a 3D Pythagorean distance */
+    OP_EMIT,   /* a stimulus */
+    OP_TICK,   /* a tick block */
     OP_COUNT
 };
 
@@ -259,6 +402,12 @@ typedef struct kind {
     int64_t step;         /* the longest step per axis, in units */
     int weight[OP_COUNT]; /* relative frequency of each op */
     int road;             /* every position keeps y on the road */
+    /* Version 2 kinds: the trace's senses (NULL: the default ones), and
+     * how often, in percent, an entity added has a height, tags, or a
+     * sense a cone, a margin, an ignore mask. */
+    int v2;
+    const char *const *senses;
+    int height, mask, cone, margin;
 } kind;
 
 /* A uniform position inside the world, bounds included. */
@@ -446,114 +595,390 @@ static int64_t range_ulps(int s)
     return chance(10) ? 0 : range_ticks(lo[s], hi[s]);
 }
 
+/* Version 2 kinds: any of up to eight senses. */
+static int64_t range_cones(int s)
+{
+    (void)s;
+    return chance(5) ? 0 : range_units(5, 40);
+}
+
+/* Whole units, several of them multiples of 5, so that margins' sweeps can
+ * take a 3-4-5 diagonal (see margin_move). */
+static int64_t range_margins(int s)
+{
+    static const int64_t set[] = {5, 10, 13, 15, 20, 25, 26, 30};
+    (void)s;
+    return chance(5) ? 0 : units(set[rnd(sizeof set / sizeof set[0])]);
+}
+
+static int64_t range_v2(int s)
+{
+    (void)s;
+    return chance(10) ? 0 : range_ticks(5, 50);
+}
+
 /*                      STEP JUMP REM ADD RANGE HIDE BOUND COINC NOOP ULPS */
 static const kind kinds[] = {
-    {"walk",
-     10,
-     {0, 0, 1000, 1000},
-     250,
-     4000,
-     place_uniform,
-     range_walk,
-     5,
-     {900, 20, 15, 15, 30, 20, 40, 0, 0},
-     0},
-    {"crowd",
-     2,
-     {0, 0, 2000, 2000},
-     400,
-     2000,
-     place_crowd,
-     range_crowd,
-     3,
-     {850, 10, 30, 30, 50, 30, 0, 10, 0},
-     0},
-    {"teleport",
-     2,
-     {-512, -256, 512, 768},
-     200,
-     3000,
-     place_teleport,
-     range_teleport,
-     10,
-     {300, 600, 30, 30, 40, 0, 0, 0, 0},
-     0},
-    {"churn",
-     2,
-     {0, 0, 1000, 1000},
-     250,
-     3000,
-     place_uniform,
-     range_walk,
-     10,
-     {300, 50, 300, 300, 50, 0, 0, 0, 0},
-     0},
-    {"mixed",
-     2,
-     {0, 0, 2000, 2000},
-     300,
-     3000,
-     place_mixed,
-     range_mixed,
-     10,
-     {800, 40, 30, 30, 80, 20, 0, 0, 0},
-     0},
-    {"outside",
-     2,
-     {0, 0, 1000, 1000},
-     250,
-     3000,
-     place_outside,
-     range_outside,
-     20,
-     {650, 200, 50, 50, 50, 0, 0, 0, 0},
-     0},
-    {"boundary",
-     1,
-     {0, 0, 200, 200},
-     200,
-     3000,
-     place_integer,
-     range_boundary,
-     3,
-     {150, 20, 25, 25, 100, 50, 580, 50, 0},
-     0},
-    {"road",
-     2,
-     {0, 0, 2000, 1000},
-     200,
-     3000,
-     place_road,
-     range_road,
-     20,
-     {700, 150, 15, 15, 50, 20, 0, 50, 0},
-     1},
-    {"hideshow",
-     2,
-     {0, 0, 500, 500},
-     150,
-     3000,
-     place_uniform,
-     range_hideshow,
-     10,
-     {120, 0, 25, 25, 350, 450, 0, 0, 30},
-     0},
-    {"ulps",
-     2,
-     {0, 0, 1024, 1024},
-     100,
-     3000,
-     place_uniform,
-     range_ulps,
-     10,
-     {250, 30, 25, 25, 40, 10, 0, 0, 0, 450},
-     0},
+    {.name = "walk",
+     .den = 10,
+     .world = {0, 0, 1000, 1000},
+     .n = 250,
+     .ops = 4000,
+     .place = place_uniform,
+     .range = range_walk,
+     .step = 5,
+     .weight = {900, 20, 15, 15, 30, 20, 40, 0, 0},
+     .road = 0},
+    {.name = "crowd",
+     .den = 2,
+     .world = {0, 0, 2000, 2000},
+     .n = 400,
+     .ops = 2000,
+     .place = place_crowd,
+     .range = range_crowd,
+     .step = 3,
+     .weight = {850, 10, 30, 30, 50, 30, 0, 10, 0},
+     .road = 0},
+    {.name = "teleport",
+     .den = 2,
+     .world = {-512, -256, 512, 768},
+     .n = 200,
+     .ops = 3000,
+     .place = place_teleport,
+     .range = range_teleport,
+     .step = 10,
+     .weight = {300, 600, 30, 30, 40, 0, 0, 0, 0},
+     .road = 0},
+    {.name = "churn",
+     .den = 2,
+     .world = {0, 0, 1000, 1000},
+     .n = 250,
+     .ops = 3000,
+     .place = place_uniform,
+     .range = range_walk,
+     .step = 10,
+     .weight = {300, 50, 300, 300, 50, 0, 0, 0, 0},
+     .road = 0},
+    {.name = "mixed",
+     .den = 2,
+     .world = {0, 0, 2000, 2000},
+     .n = 300,
+     .ops = 3000,
+     .place = place_mixed,
+     .range = range_mixed,
+     .step = 10,
+     .weight = {800, 40, 30, 30, 80, 20, 0, 0, 0},
+     .road = 0},
+    {.name = "outside",
+     .den = 2,
+     .world = {0, 0, 1000, 1000},
+     .n = 250,
+     .ops = 3000,
+     .place = place_outside,
+     .range = range_outside,
+     .step = 20,
+     .weight = {650, 200, 50, 50, 50, 0, 0, 0, 0},
+     .road = 0},
+    {.name = "boundary",
+     .den = 1,
+     .world = {0, 0, 200, 200},
+     .n = 200,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_boundary,
+     .step = 3,
+     .weight = {150, 20, 25, 25, 100, 50, 580, 50, 0},
+     .road = 0},
+    {.name = "road",
+     .den = 2,
+     .world = {0, 0, 2000, 1000},
+     .n = 200,
+     .ops = 3000,
+     .place = place_road,
+     .range = range_road,
+     .step = 20,
+     .weight = {700, 150, 15, 15, 50, 20, 0, 50, 0},
+     .road = 1},
+    {.name = "hideshow",
+     .den = 2,
+     .world = {0, 0, 500, 500},
+     .n = 150,
+     .ops = 3000,
+     .place = place_uniform,
+     .range = range_hideshow,
+     .step = 10,
+     .weight = {120, 0, 25, 25, 350, 450, 0, 0, 30},
+     .road = 0},
+    {.name = "ulps",
+     .den = 2,
+     .world = {0, 0, 1024, 1024},
+     .n = 100,
+     .ops = 3000,
+     .place = place_uniform,
+     .range = range_ulps,
+     .step = 10,
+     .weight = {250, 30, 25, 25, 40, 10, 0, 0, 0, 450},
+     .road = 0},
+    /* Version 2 */
+    {.name = "cones",
+     .den = 1,
+     .world = {0, 0, 100, 100},
+     .n = 40,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_cones,
+     .step = 3,
+     .weight = {[OP_STEP] = 200,
+                [OP_JUMP] = 20,
+                [OP_REMOVE] = 10,
+                [OP_ADD] = 10,
+                [OP_RANGE] = 20,
+                [OP_HIDE] = 10,
+                [OP_COINCIDE] = 20,
+                [OP_FACE] = 100,
+                [OP_SET] = 60,
+                [OP_CONE] = 500},
+     .v2 = 1,
+     .cone = 70},
+    {.name = "margins",
+     .den = 2,
+     .world = {0, 0, 300, 300},
+     .n = 50,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_margins,
+     .step = 5,
+     .weight = {[OP_STEP] = 200,
+                [OP_JUMP] = 20,
+                [OP_REMOVE] = 10,
+                [OP_ADD] = 10,
+                [OP_RANGE] = 30,
+                [OP_HIDE] = 10,
+                [OP_SET] = 80,
+                [OP_MARGIN] = 500},
+     .v2 = 1,
+     .cone = 10,
+     .margin = 70},
+    {.name = "masks",
+     .den = 2,
+     .world = {0, 0, 120, 120},
+     .n = 60,
+     .ops = 3000,
+     .place = place_uniform,
+     .range = range_v2,
+     .step = 10,
+     .weight = {[OP_STEP] = 400,
+                [OP_JUMP] = 20,
+                [OP_REMOVE] = 20,
+                [OP_ADD] = 20,
+                [OP_HIDE] = 80,
+                [OP_SET] = 40,
+                [OP_MASK] = 400},
+     .v2 = 1,
+     .mask = 70,
+     .cone = 10,
+     .margin = 10},
+    {.name = "heights",
+     .den = 2,
+     .world = {0, 0, 300, 300},
+     .n = 50,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_boundary,
+     .step = 5,
+     .weight = {[OP_STEP] = 200,
+                [OP_JUMP] = 20,
+                [OP_REMOVE] = 10,
+                [OP_ADD] = 10,
+                [OP_RANGE] = 40,
+                [OP_FACE] = 30,
+                [OP_CONE] = 100,
+                [OP_MARGIN] = 50,
+                [OP_HEIGHT] = 500},
+     .v2 = 1,
+     .height = 60,
+     .cone = 30,
+     .margin = 20},
+    {.name = "stimuli",
+     .den = 2,
+     .world = {0, 0, 200, 200},
+     .n = 50,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_v2,
+     .step = 5,
+     .weight = {[OP_STEP] = 300,
+                [OP_JUMP] = 20,
+                [OP_REMOVE] = 10,
+                [OP_ADD] = 10,
+                [OP_RANGE] = 30,
+                [OP_HIDE] = 20,
+                [OP_FACE] = 20,
+                [OP_MASK] = 40,
+                [OP_EMIT] = 500},
+     .v2 = 1,
+     .height = 20,
+     .mask = 30,
+     .cone = 30,
+     .margin = 10},
+    {.name = "senses8",
+     .den = 2,
+     .world = {0, 0, 500, 500},
+     .n = 60,
+     .ops = 3000,
+     .place = place_uniform,
+     .range = range_v2,
+     .step = 10,
+     .weight = {[OP_STEP] = 400,
+                [OP_JUMP] = 30,
+                [OP_REMOVE] = 20,
+                [OP_ADD] = 20,
+                [OP_RANGE] = 100,
+                [OP_HIDE] = 100,
+                [OP_BOUNDARY] = 60,
+                [OP_NOOP] = 10,
+                [OP_FACE] = 30,
+                [OP_SET] = 80,
+                [OP_MARGIN] = 40,
+                [OP_EMIT] = 20},
+     .v2 = 1,
+     .senses = eight_senses,
+     .height = 10,
+     .mask = 20,
+     .cone = 20,
+     .margin = 20},
+    {.name = "ticks",
+     .den = 2,
+     .world = {0, 0, 300, 300},
+     .n = 50,
+     .ops = 3000,
+     .place = place_integer,
+     .range = range_v2,
+     .step = 5,
+     .weight = {[OP_STEP] = 100,
+                [OP_ADD] = 20,
+                [OP_REMOVE] = 20,
+                [OP_RANGE] = 20,
+                [OP_HIDE] = 20,
+                [OP_MARGIN] = 50,
+                [OP_EMIT] = 20,
+                [OP_TICK] = 500},
+     .v2 = 1,
+     .height = 20,
+     .mask = 20,
+     .cone = 30,
+     .margin = 40},
 };
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
+/* The version 1 kinds, the first ten: `all` draws from them alone, so that
+ * its traces stay what they were. */
+#define V1_KIND_COUNT 10
 
-/* `all` draws every op from one of the kinds above, in a shared world. */
+/* `all` draws every op from one of the version 1 kinds, in a shared world;
+ * v2all from any kind, with entities as its own profile says. */
 static const kind kind_all = {
-    "all", 2, {0, 0, 1000, 1000}, 250, 3000, NULL, NULL, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0};
+    .name = "all", .den = 2, .world = {0, 0, 1000, 1000}, .n = 250, .ops = 3000};
+static const kind kind_v2all = {.name = "v2all",
+                                .den = 2,
+                                .world = {0, 0, 1000, 1000},
+                                .n = 200,
+                                .ops = 3000,
+                                .v2 = 1,
+                                .height = 20,
+                                .mask = 20,
+                                .cone = 30,
+                                .margin = 30};
+
+/* The kind the next op follows: all and v2all draw one for each op. */
+static const kind *draw_kind(void)
+{
+    if (g.kind == &kind_all)
+        return &kinds[rnd(V1_KIND_COUNT)];
+    if (g.kind == &kind_v2all)
+        return &kinds[rnd(KIND_COUNT)];
+    return g.kind;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Version 2 values                                                          */
+
+/* The kind whose profile new values follow: the op's, or the trace's where
+ * v2all draws a version 1 kind. */
+static const kind *profile(void)
+{
+    return g.cur->v2 ? g.cur : g.kind;
+}
+
+static int has_cone(const entity *e)
+{
+    for (int s = 0; s < g.sense_count; s++)
+        if (e->fov[s] < 360)
+            return 1;
+    return 0;
+}
+
+/* Masks of few bits, so that tags and ignore masks often share one or not
+ * by a bit; the top bit, and every bit. */
+static uint32_t pick_mask(void)
+{
+    static const uint32_t masks[] = {1, 2, 3, 4, 6, 0x10, 0x80000000u, 0x80000001u, 0xffffffffu};
+    return masks[rnd(sizeof masks / sizeof masks[0])];
+}
+
+/* 0.5 to 10 units, where the ticks hold halves; else whole units. */
+static int64_t pick_margin(void)
+{
+    static const int64_t halves[] = {1, 2, 4, 5, 10, 20};
+    int64_t h = halves[rnd(sizeof halves / sizeof halves[0])];
+    return g.den % 2 == 0 ? h * (g.den / 2) : units((h + 1) / 2);
+}
+
+/* The cones with exact edges (90, 180, 270: see op_cone), thin and wide
+ * ones, and 360 (no cone) written out. */
+static double pick_fov(void)
+{
+    static const double fovs[] = {0.5, 30, 60, 90, 90, 120, 180, 180, 270, 270, 300, 359, 360};
+    return fovs[rnd(sizeof fovs / sizeof fovs[0])];
+}
+
+/* Facings of several lengths, along the axes, the diagonals and others; in
+ * kinds with heights (when `tall`), now and then up or down. Never zero. */
+static void pick_facing(entity *e, int tall)
+{
+    static const int64_t flat[][2] = {{1, 0},   {0, 1},  {-1, 0},  {0, -1}, {1, 1},
+                                      {-1, 1},  {1, -1}, {-2, -2}, {3, 4},  {-4, 3},
+                                      {5, -12}, {2, 1},  {1, -2},  {7, 0},  {0, -3}};
+    static const int64_t up[][3] = {{0, 0, 1}, {0, 0, -2}, {1, 0, 1}, {1, 2, 2}, {-2, 1, -2}};
+    if (tall && profile()->height > 0 && chance(25)) {
+        memcpy(e->facing, up[rnd(sizeof up / sizeof up[0])], sizeof e->facing);
+    } else {
+        const int64_t *f = flat[rnd(sizeof flat / sizeof flat[0])];
+        e->facing[0] = f[0];
+        e->facing[1] = f[1];
+        e->facing[2] = 0;
+    }
+}
+
+static int64_t place_z(void)
+{
+    return units(rnd_in(-5, 30));
+}
+
+/* The version 2 fields of an entity entering the world. */
+static void set_v2_fields(entity *e)
+{
+    const kind *p = profile();
+    e->z = chance(p->height) ? place_z() : 0;
+    e->tags = chance(p->mask) ? pick_mask() : 0;
+    for (int s = 0; s < g.sense_count; s++) {
+        e->margin[s] = chance(p->margin) ? pick_margin() : 0;
+        e->fov[s] = chance(p->cone) ? pick_fov() : 360;
+        e->ignore[s] = chance(p->mask) ? pick_mask() : 0;
+    }
+    memset(e->facing, 0, sizeof e->facing);
+    if (has_cone(e) || chance(50))
+        pick_facing(e, 1);
+}
 
 static void place(int64_t *x, int64_t *y)
 {
@@ -593,12 +1018,12 @@ static uint32_t new_id(void)
 
 static void set_ranges(entity *e)
 {
-    for (int s = 0; s < SENSES; s++) {
+    for (int s = 0; s < g.sense_count; s++) {
         e->range[s] = g.cur->range(s);
         e->saved[s] = e->range[s] != 0 ? e->range[s] : g.cur->range(s);
     }
     e->hidden = 0;
-    for (int s = 0; s < SENSES; s++)
+    for (int s = 0; s < g.sense_count; s++)
         if (chance(8))
             e->hidden |= 1u << s;
 }
@@ -638,6 +1063,8 @@ static void op_add(void)
     }
     place(&e->x, &e->y);
     set_ranges(e);
+    if (g.v2)
+        set_v2_fields(e);
     e->exact = 0;
     enter_world(e);
 }
@@ -679,6 +1106,8 @@ static void op_step(entity *e)
 static void op_jump(entity *e)
 {
     place(&e->x, &e->y);
+    if (g.v2 && chance(profile()->height))
+        e->z = place_z();
     e->exact &= ~(EXACT_X | EXACT_Y);
     emit_move(e);
 }
@@ -686,7 +1115,7 @@ static void op_jump(entity *e)
 /* A new range, 0 (the sense switched off), or the last range again. */
 static void op_range(entity *e)
 {
-    int s = (int)rnd(SENSES);
+    int s = (int)rnd(g.sense_count);
     int64_t k = rnd(100);
     if (e->range[s] != 0)
         e->saved[s] = e->range[s];
@@ -702,7 +1131,7 @@ static void op_range(entity *e)
 
 static void op_hide(entity *e)
 {
-    int s = (int)rnd(SENSES);
+    int s = (int)rnd(g.sense_count);
     unsigned bit = 1u << s;
     /* Now and then hide what is hidden, or show what is shown: no change. */
     int hide = chance(10) ? (e->hidden & bit) != 0 : (e->hidden & bit) == 0;
@@ -710,7 +1139,7 @@ static void op_hide(entity *e)
         e->hidden |= bit;
     else
         e->hidden &= ~bit;
-    printf("%s %" PRIu32 " %s\n", hide ? "hide" : "show", e->id, sense_names[s]);
+    printf("%s %" PRIu32 " %s\n", hide ? "hide" : "show", e->id, g.sense_names[s]);
 }
 
 /*
@@ -744,11 +1173,12 @@ static void op_boundary(entity *e)
         b = -b;
     e->x = t->x + a;
     e->y = t->y + b;
+    e->z = t->z;                      /* level with t (version 2) */
     e->exact &= ~(EXACT_X | EXACT_Y); /* from t's ticks, exact or not */
     emit_move(e);
     if (chance(50)) {
         entity *who = chance(50) ? e : t;
-        int s = (int)rnd(SENSES);
+        int s = (int)rnd(g.sense_count);
         who->range[s] = c;
         who->exact &= ~EXACT_RANGE(s);
         emit_range(who, s);
@@ -766,6 +1196,7 @@ static void op_coincide(entity *e)
         e->y = t->y;
         e->fy = t->fy;
         e->exact = (e->exact & ~EXACT_Y) | (t->exact & EXACT_Y);
+        e->z = t->z; /* on t: dd == 0 (version 2) */
     }
     emit_move(e);
 }
@@ -776,7 +1207,7 @@ static void op_noop(entity *e)
     if (chance(50)) {
         emit_move(e);
     } else {
-        int s = (int)rnd(SENSES);
+        int s = (int)rnd(g.sense_count);
         emit_range(e, s);
     }
 }
@@ -848,7 +1279,7 @@ static void set_exact_range(entity *e, int s, double r)
 static int64_t longest_range(const entity *e)
 {
     int64_t m = 0;
-    for (int s = 0; s < SENSES; s++)
+    for (int s = 0; s < g.sense_count; s++)
         if (e->range[s] > m)
             m = e->range[s];
     return m;
@@ -942,7 +1373,7 @@ static void op_ulps(entity *o)
     }
     int axis = (int)rnd(2); /* 0: x, 1: y */
     int low = chance(50);   /* the reach o - r; else o + r */
-    int s = (int)rnd(SENSES);
+    int s = (int)rnd(g.sense_count);
     double r = ranges[rnd(sizeof ranges / sizeof ranges[0])];
     int64_t longer = world_w() > world_h() ? world_w() : world_h();
     double grid_cell = units_of(longer) / 32;
@@ -990,7 +1421,7 @@ static void op_ulps(entity *o)
 
     if (t->hidden & (1u << s)) { /* hidden, it would test nothing */
         t->hidden &= ~(1u << s);
-        printf("show %" PRIu32 " %s\n", t->id, sense_names[s]);
+        printf("show %" PRIu32 " %s\n", t->id, g.sense_names[s]);
     }
     int target_first = chance(50);
     if (target_first)
@@ -1031,9 +1462,368 @@ static void op_ulps(entity *o)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* Version 2 ops: facings and cones, margins, masks, heights, stimuli, ticks */
+
+static int listed(const int *list, int n, int v)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == v)
+            return 1;
+    return 0;
+}
+
+/* Gives field f of e a new value (for op_set and op_mask). */
+static void change_field(entity *e, int f)
+{
+    int s = f / FIELDS_PER_SENSE;
+
+    if (f == FIELD_TAGS) {
+        e->tags = chance(25) ? 0 : pick_mask();
+    } else if (f == FIELD_FACING) {
+        if (!has_cone(e) && chance(10))
+            memset(e->facing, 0, sizeof e->facing);
+        else
+            pick_facing(e, 1);
+    } else if (f % FIELDS_PER_SENSE == FIELD_RANGE) {
+        if (e->range[s] != 0)
+            e->saved[s] = e->range[s];
+        e->range[s] = chance(20) ? 0 : g.cur->range(s);
+        e->exact &= ~EXACT_RANGE(s);
+    } else if (f % FIELDS_PER_SENSE == FIELD_MARGIN) {
+        e->margin[s] = chance(25) ? 0 : pick_margin();
+    } else if (f % FIELDS_PER_SENSE == FIELD_FOV) {
+        e->fov[s] = pick_fov();
+    } else {
+        e->ignore[s] = chance(25) ? 0 : pick_mask();
+    }
+}
+
+/* A new facing; now and then none, for an entity without a cone. */
+static void op_face(entity *e)
+{
+    change_field(e, FIELD_FACING);
+    if (chance(20)) {
+        int f = FIELD_FACING;
+        emit_set(e, &f, 1);
+    } else {
+        emit_face(e);
+    }
+}
+
+/* One set of one to four fields; one that leaves a cone without a facing
+ * gives a facing too. */
+static void op_set(entity *e)
+{
+    int fields[6], n = 0;
+    for (int64_t want = rnd_in(1, 4); want > 0; want--) {
+        int64_t k = rnd(100);
+        int f = k < 10 ? FIELD_TAGS : FIELD_FACING;
+        if (k >= 20) {
+            int s = (int)rnd(g.sense_count); /* one draw a statement: a fixed order */
+            f = sense_field(s, (int)rnd(FIELDS_PER_SENSE));
+        }
+        if (listed(fields, n, f))
+            continue;
+        change_field(e, f);
+        fields[n++] = f;
+    }
+    if (has_cone(e) && facing_zero(e)) {
+        pick_facing(e, 1);
+        if (!listed(fields, n, FIELD_FACING))
+            fields[n++] = FIELD_FACING;
+    }
+    emit_set(e, fields, n);
+}
+
+/* New tags, or an ignore mask, or both. */
+static void op_mask(entity *e)
+{
+    int fields[2], n = 0;
+    fields[n++] = chance(40) ? FIELD_TAGS : sense_field((int)rnd(g.sense_count), FIELD_IGNORE);
+    if (chance(30)) {
+        int f = sense_field((int)rnd(g.sense_count), FIELD_IGNORE);
+        if (f != fields[0])
+            fields[n++] = f;
+    }
+    for (int i = 0; i < n; i++)
+        change_field(e, fields[i]);
+    emit_set(e, fields, n);
+}
+
+/* Moves e level with o, at distance d in ticks: along an axis, or along a
+ * 3-4-5 diagonal when d is a multiple of 5 ticks, so that dd is exact. */
+static void move_at_distance(entity *e, const entity *o, int64_t d)
+{
+    int64_t dx = 0, dy = 0;
+    if (d % 5 == 0 && chance(50)) {
+        dx = d / 5 * 3;
+        dy = d / 5 * 4;
+    } else {
+        dx = d;
+    }
+    if (chance(50)) {
+        int64_t tmp = dx;
+        dx = dy, dy = tmp;
+    }
+    e->x = o->x + (chance(50) ? dx : -dx);
+    e->y = o->y + (chance(50) ? dy : -dy);
+    e->z = o->z;
+    e->exact &= ~(EXACT_X | EXACT_Y);
+    emit_move(e);
+}
+
+/* One move of t to a distance from o that matters to o's sense s: a unit
+ * within R, R, between R and R + M, R + M, a tick or a unit beyond. */
+static void margin_move(entity *t, const entity *o, int s)
+{
+    int64_t r = o->range[s], m = o->margin[s];
+    int64_t spots[] = {r - units(1), r, r + m / 2, r + m, r + m + 1, r + m + units(1)};
+    int64_t d = spots[rnd(sizeof spots / sizeof spots[0])];
+    move_at_distance(t, o, d > 0 ? d : 0);
+}
+
+/* A target swept across R and R + M of one of o's senses, a few moves in
+ * a row, both ways; first, now and then (and when o lacks the sense or
+ * its margin), o's range and margin set at once. */
+static void op_margin(entity *o)
+{
+    entity *t = pick_live();
+    int s = (int)rnd(g.sense_count);
+    if (t == o) {
+        op_step(o);
+        return;
+    }
+    if (o->range[s] == 0 || o->margin[s] == 0 || chance(25)) {
+        if (o->range[s] != 0)
+            o->saved[s] = o->range[s];
+        do
+            o->range[s] = g.cur->range(s);
+        while (o->range[s] == 0);
+        o->exact &= ~EXACT_RANGE(s);
+        o->margin[s] = pick_margin();
+        int fields[2] = {sense_field(s, FIELD_RANGE), sense_field(s, FIELD_MARGIN)};
+        if (chance(50))
+            fields[0] = fields[1], fields[1] = sense_field(s, FIELD_RANGE);
+        emit_set(o, fields, 2);
+    }
+    if (t->hidden & (1u << s)) { /* hidden, it would test nothing */
+        t->hidden &= ~(1u << s);
+        printf("show %" PRIu32 " %s\n", t->id, g.sense_names[s]);
+    }
+    for (int64_t moves = rnd_in(2, 6); moves > 0; moves--)
+        margin_move(t, o, s);
+}
+
+/*
+ * A target on an edge of o's cone. Facing (a, b), with (-b, a) its
+ * perpendicular, the offsets u(a, b) + v(-b, a) for u and v in -1 .. 1 lie
+ * straight ahead, 45 degrees off (the edge of a 90 degree cone), 90 off
+ * (180), 135 off (270), straight behind, or on o (dd == 0). Facing up or
+ * down, 3-4-5 and 1-0-1 offsets lie 45 degrees off. Scaled by 1 to 3 they
+ * are exact: which side of the edge a target falls is up to the rounding
+ * the specification fixes (cos(), then left to right). Now and then the
+ * target goes a unit off the edge instead; half the time o's sense then
+ * gets the cone whose edge it is, and a range that reaches the target.
+ */
+static void op_cone(entity *o)
+{
+    static const int64_t up[][3] = {{3, 4, 5}, {-4, 3, 5}, {1, 0, 1},  {0, -1, 1}, {1, 0, 0},
+                                    {0, 2, 0}, {3, 4, -5}, {0, 0, -1}, {0, 0, 1}};
+    static const double up_fov[] = {90, 90, 90, 90, 180, 180, 270, 359, 30};
+    /* by u + 1, v + 1 */
+    static const double flat_fov[3][3] = {{270, 359, 270}, {180, 0.5, 180}, {90, 30, 90}};
+    entity *t = pick_live();
+    int64_t m = rnd_in(1, 3), d[3];
+    double fov;
+
+    if (t == o) {
+        op_face(o);
+        return;
+    }
+    if (profile()->height > 0 && chance(30)) {
+        int64_t c = rnd_in(1, 2);
+        c = chance(50) ? c : -c;
+        int k = (int)rnd(sizeof up_fov / sizeof up_fov[0]);
+        o->facing[0] = o->facing[1] = 0;
+        o->facing[2] = c;
+        emit_face(o);
+        d[0] = m * up[k][0];
+        d[1] = m * up[k][1];
+        d[2] = m * up[k][2] * (c > 0 ? 1 : -1);
+        fov = up_fov[k];
+    } else {
+        if (o->facing[2] != 0 || facing_zero(o)) {
+            pick_facing(o, 0);
+            emit_face(o);
+        }
+        int64_t a = o->facing[0], b = o->facing[1];
+        int64_t u = rnd_in(-1, 1), v = rnd_in(-1, 1);
+        d[0] = m * (u * a - v * b);
+        d[1] = m * (u * b + v * a);
+        d[2] = 0;
+        fov = flat_fov[u + 1][v + 1];
+    }
+    if (chance(20)) { /* a unit off the edge */
+        d[0] += rnd_in(-1, 1);
+        d[1] += rnd_in(-1, 1);
+    }
+    t->x = o->x + units(d[0]);
+    t->y = o->y + units(d[1]);
+    t->z = o->z + units(d[2]);
+    t->exact &= ~(EXACT_X | EXACT_Y);
+    emit_move(t);
+    if (chance(50)) {
+        int s = (int)rnd(g.sense_count);
+        int64_t dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], r = 0;
+        while (r * r < dd) /* the shortest whole range that reaches t */
+            r++;
+        o->fov[s] = fov;
+        if (o->range[s] < units(r)) {
+            o->range[s] = units(r + rnd(3));
+            o->exact &= ~EXACT_RANGE(s);
+        }
+        int fields[2] = {sense_field(s, FIELD_FOV), sense_field(s, FIELD_RANGE)};
+        emit_set(o, fields, 2);
+    }
+}
+
+/* A move straight up or down; or to a 3D Pythagorean offset from another
+ * entity (1-2-2 is 3, 2-3-6 is 7, 1-4-8 and 4-4-7 are 9, 2-6-9 is 11), and
+ * half the time a range of either set to exactly that distance. */
+static void op_height(entity *e)
+{
+    static const int64_t quad[][4] = {
+        {1, 2, 2, 3}, {2, 3, 6, 7}, {1, 4, 8, 9}, {4, 4, 7, 9}, {2, 6, 9, 11}};
+    entity *t = pick_live();
+    if (t == e || chance(40)) {
+        e->z = chance(20) ? 0 : e->z + units(rnd_in(-3, 3));
+        emit_move(e);
+        return;
+    }
+    const int64_t *q = quad[rnd(sizeof quad / sizeof quad[0])];
+    int64_t k = units(rnd_in(1, 2)), turn = rnd(3), d[3];
+    for (int i = 0; i < 3; i++)
+        d[i] = q[(i + turn) % 3] * k * (chance(50) ? 1 : -1);
+    e->x = t->x + d[0];
+    e->y = t->y + d[1];
+    e->z = t->z + d[2];
+    e->exact &= ~(EXACT_X | EXACT_Y);
+    emit_move(e);
+    if (chance(50)) {
+        entity *who = chance(50) ? e : t;
+        int s = (int)rnd(g.sense_count);
+        who->range[s] = q[3] * k;
+        who->exact &= ~EXACT_RANGE(s);
+        emit_range(who, s);
+    }
+}
+
+/*
+ * A stimulus at exactly strength * R from o (R its range for the sense,
+ * the strength 0.5 to 8), or a tick either side, level with it; or on an
+ * entity (dd == 0); or anywhere. Source, strength and tags come and go;
+ * the source is now and then o itself, which then does not perceive it.
+ */
+static void op_emit(entity *o)
+{
+    char opt[3][64], num[48];
+    int s = (int)rnd(g.sense_count), n = 0;
+    int64_t twice = rnd_in(1, 8); /* twice the strength */
+    int64_t p[3], where = rnd(100);
+
+    if (where < 60 && o->range[s] > 0) {
+        if (twice * o->range[s] % 2 != 0) /* strength * R in whole ticks */
+            twice *= 2;
+        int64_t d = twice * o->range[s] / 2;
+        if (chance(30))
+            d += chance(50) ? 1 : -1;
+        p[0] = o->x, p[1] = o->y, p[2] = o->z;
+        if (d % 5 == 0 && chance(50)) {
+            int64_t a = d / 5 * 3, b = d / 5 * 4;
+            p[0] += chance(50) ? a : -a;
+            p[1] += chance(50) ? b : -b;
+        } else if (chance(50)) {
+            p[0] += chance(50) ? d : -d;
+        } else {
+            p[1] += chance(50) ? d : -d;
+        }
+    } else if (where < 75) {
+        const entity *on = pick_live();
+        p[0] = on->x, p[1] = on->y, p[2] = on->z;
+    } else {
+        place(&p[0], &p[1]);
+        p[2] = chance(profile()->height) ? place_z() : 0;
+    }
+    if (twice != 2 || chance(30))
+        snprintf(opt[n++], sizeof opt[0], "strength=%" PRId64 "%s", twice / 2,
+                 twice % 2 ? ".5" : "");
+    if (chance(50))
+        snprintf(opt[n++], sizeof opt[0], "source=%" PRIu32, chance(20) ? o->id : pick_live()->id);
+    if (chance(30)) {
+        format_mask(num, sizeof num, pick_mask());
+        snprintf(opt[n++], sizeof opt[0], "tags=%s", num);
+    }
+    printf("emit %s", g.sense_names[s]);
+    put_num(p[0]);
+    put_num(p[1]);
+    if (p[2] != 0 || chance(20))
+        put_num(p[2]);
+    for (int first = n > 0 ? (int)rnd(n) : 0, i = 0; i < n; i++) /* in any order */
+        printf(" %s", opt[(first + i) % n]);
+    putchar('\n');
+}
+
+/*
+ * A tick: moves, faces and sets of distinct entities at once, up to eight
+ * of them (now and then none). Now and then it starts with a pair that
+ * would enter and leave within the block: a target moved beside an
+ * observer, then the observer sent away.
+ */
+static void op_tick(void)
+{
+    const entity *named[10];
+    int n = 0;
+
+    puts("tick");
+    if (g.live_count >= 2 && chance(30)) {
+        entity *o = pick_live(), *t = pick_live();
+        if (o != t) {
+            move_at_distance(t, o, units(1));
+            op_jump(o);
+            named[n++] = o;
+            named[n++] = t;
+        }
+    }
+    for (int64_t lines = rnd_in(0, 8); lines > 0; lines--) {
+        entity *e = pick_live(), *o = pick_live();
+        int s = (int)rnd(g.sense_count);
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= named[i] == e;
+        if (seen)
+            continue;
+        named[n++] = e;
+        int64_t what = rnd(100);
+        if (what < 45)
+            op_step(e);
+        else if (what < 55)
+            op_jump(e);
+        else if (what < 70)
+            op_face(e);
+        else if (what < 85)
+            op_set(e);
+        else if (o != e && o->range[s] > 0)
+            margin_move(e, o, s);
+        else
+            op_step(e);
+    }
+    puts("end");
+}
+
 static void run_op(void)
 {
-    const kind *k = g.kind == &kind_all ? &kinds[rnd(KIND_COUNT)] : g.kind;
+    const kind *k = draw_kind();
     int total = 0, op = 0;
 
     g.cur = k;
@@ -1080,6 +1870,30 @@ static void run_op(void)
     case OP_ULPS:
         op_ulps(e);
         break;
+    case OP_FACE:
+        op_face(e);
+        break;
+    case OP_SET:
+        op_set(e);
+        break;
+    case OP_CONE:
+        op_cone(e);
+        break;
+    case OP_MARGIN:
+        op_margin(e);
+        break;
+    case OP_MASK:
+        op_mask(e);
+        break;
+    case OP_HEIGHT:
+        op_height(e);
+        break;
+    case OP_EMIT:
+        op_emit(e);
+        break;
+    case OP_TICK:
+        op_tick();
+        break;
     case OP_NOOP:
     case OP_COUNT:
         op_noop(e);
@@ -1104,7 +1918,7 @@ static void usage(void)
     fputs("usage: tracegen KIND SEED [N] [OPS]\nkinds:", stderr);
     for (size_t i = 0; i < KIND_COUNT; i++)
         fprintf(stderr, " %s", kinds[i].name);
-    fputs(" all\n", stderr);
+    fputs(" all v2all\n", stderr);
     exit(2);
 }
 
@@ -1121,6 +1935,8 @@ int main(int argc, char **argv)
             g.kind = &kinds[i];
     if (strcmp(argv[1], kind_all.name) == 0)
         g.kind = &kind_all;
+    if (strcmp(argv[1], kind_v2all.name) == 0)
+        g.kind = &kind_v2all;
     if (g.kind == NULL)
         usage();
     unsigned long long seed = strtoull(argv[2], &end, 10);
@@ -1137,18 +1953,27 @@ int main(int argc, char **argv)
     for (const char *p = g.kind->name; *p != '\0'; p++)
         rng_state = rng_state * 31 + (unsigned char)*p;
     g.den = g.kind->den;
+    g.v2 = g.kind->v2;
+    g.sense_names = g.kind->senses != NULL ? g.kind->senses : default_senses;
+    g.sense_count = g.kind->senses != NULL ? MAX_SENSES : SENSES;
     g.target_n = n;
     g.next_id = (uint32_t)rnd(10);
     for (int i = 0; i < 4; i++)
         g.w[i] = units(g.kind->world[i]);
 
     printf("# tracegen %s %llu n=%zu ops=%zu\n", g.kind->name, seed, n, ops);
+    if (g.kind->senses != NULL) {
+        printf("senses");
+        for (int s = 0; s < g.sense_count; s++)
+            printf(" %s", g.sense_names[s]);
+        putchar('\n');
+    }
     printf("world");
     for (int i = 0; i < 4; i++)
         put_num(g.w[i]);
     putchar('\n');
     for (size_t i = 0; i < n; i++) {
-        g.cur = g.kind == &kind_all ? &kinds[rnd(KIND_COUNT)] : g.kind;
+        g.cur = draw_kind();
         op_add();
     }
     for (size_t i = 0; i < ops; i++)
