@@ -3,14 +3,27 @@
  * library for game servers: who perceives whom, by which sense, and every
  * change to that relation delivered as an event.
  *
- * A world holds entities. Each has a position, a range per sense (sight,
- * hearing, smell; 0 means it lacks that sense) and a set of senses it is
- * hidden from. Observer O perceives target T by sense S exactly when:
+ * A world names its senses (1 to PERCEPT_MAX_SENSES; by default sight,
+ * hearing and smell) and holds entities. Each has a position (x, y, z), a
+ * facing, tags, and per sense a range (0: it lacks the sense), a margin, a
+ * cone (fov) and an ignore mask, and a set of senses it is hidden from.
+ * Observer O perceives target T by sense S after a call exactly when:
  *
  *   1. O and T are different entities, both in the world;
- *   2. O's range for S is greater than 0;
+ *   2. O's range R for S is greater than 0;
  *   3. T is not hidden from S;
- *   4. dx*dx + dy*dy <= R*R, with R O's range for S (the boundary counts).
+ *   4. O's ignore mask for S and T's tags share no bit;
+ *   5. dd <= L*L, with dd = dx*dx + dy*dy + dz*dz (dx = T.x - O.x, ...) and
+ *      L = R, or R + M (O's margin for S) if O perceived T by S before the
+ *      call: hysteresis, so that a target on the edge does not flicker;
+ *   6. O's fov for S is 360, or dd == 0, or T lies in O's cone: with
+ *      c = cos(fov * (PI / 360)), dot = FX*dx + FY*dy + FZ*dz (O's facing)
+ *      and q = c * c * (dd * (FX*FX + FY*FY + FZ*FZ)): if c >= 0, dot >= 0
+ *      and dot*dot >= q; if c < 0, dot >= 0 or dot*dot <= q.
+ *
+ * Each formula is computed as written, left to right, in IEEE double
+ * precision without fused multiply-add: docs/trace-format.md, the
+ * specification, gives the whole relation and its stimuli.
  *
  * Every call that changes the world either completes and then reports each
  * change of that relation to the world's event callback before it returns,
@@ -42,20 +55,23 @@ extern "C" {
 #endif
 
 /* The library's version, as text and as a number (major*10000 + minor*100 + patch). */
-#define PERCEPT_VERSION "0.2.0"
-#define PERCEPT_VERSION_NUMBER 200
+#define PERCEPT_VERSION "0.3.0"
+#define PERCEPT_VERSION_NUMBER 300
 
 /* An entity's identifier, chosen by the caller: any 32-bit value. */
 typedef uint32_t percept_id;
 
-/* The senses. Values are stable and usable as array indexes. */
-typedef enum percept_sense {
-    PERCEPT_SIGHT = 0,
-    PERCEPT_HEARING = 1,
-    PERCEPT_SMELL = 2
-} percept_sense;
+/*
+ * A sense: its index among the world's senses, 0 to percept_sense_count()
+ * - 1, in the order the config's [world] senses names them. The default
+ * senses are sight, hearing and smell, in that order, so these constants
+ * name them in a world that keeps the default.
+ */
+typedef int percept_sense;
+enum { PERCEPT_SIGHT = 0, PERCEPT_HEARING = 1, PERCEPT_SMELL = 2 };
 
-#define PERCEPT_SENSE_COUNT 3
+/* The most senses a world has. */
+#define PERCEPT_MAX_SENSES 8
 
 /* Bit for a sense in a hidden-from mask: PERCEPT_SENSE_BIT(PERCEPT_SIGHT). */
 #define PERCEPT_SENSE_BIT(sense) (1u << (unsigned)(sense))
@@ -68,7 +84,7 @@ typedef enum percept_sense {
 typedef enum percept_status {
     PERCEPT_OK = 0,
     PERCEPT_EINVAL = -1,  /* an argument is invalid (NULL, NaN, negative range, ...) */
-    PERCEPT_ENOMEM = -2,  /* out of memory, or an add to a world of 2^26 - 1 entities (its
+    PERCEPT_ENOMEM = -2,  /* out of memory, or an add to a world of 2^24 - 1 entities (its
                              limit); nothing was changed (percept_move_many: see there) */
     PERCEPT_EEXIST = -3,  /* an entity with that ID is already in the world */
     PERCEPT_ENOENT = -4,  /* no entity with that ID is in the world */
@@ -84,8 +100,6 @@ PERCEPT_API const char *percept_strerror(int status);
 /* The constant's name for a status code ("PERCEPT_ENOENT", ...);
  * "PERCEPT_UNKNOWN" for a value that is none. */
 PERCEPT_API const char *percept_status_name(int status);
-/* "sight", "hearing", "smell", or NULL for a value that is not a sense. */
-PERCEPT_API const char *percept_sense_name(percept_sense sense);
 
 /*
  * The version of the library running, in the form of PERCEPT_VERSION and
@@ -103,25 +117,28 @@ PERCEPT_API int percept_version_number(void);
 /* Events                                                                    */
 
 typedef enum percept_event_kind {
-    PERCEPT_ENTER = 0, /* observer now perceives target */
-    PERCEPT_LEAVE = 1, /* observer no longer perceives target */
-    PERCEPT_MOVE = 2   /* target moved and observer still perceives it (config: move_events):
-                          one per sense that perceived it before the call and still does */
+    PERCEPT_ENTER = 0,   /* observer now perceives target */
+    PERCEPT_LEAVE = 1,   /* observer no longer perceives target */
+    PERCEPT_MOVE = 2,    /* target moved and observer still perceives it (config: move_events):
+                            one per sense that perceived it before the call and still does */
+    PERCEPT_STIMULUS = 3 /* observer perceived a stimulus (percept_emit()) */
 } percept_event_kind;
 
 typedef struct percept_event {
     percept_event_kind kind;
     percept_sense sense;
     percept_id observer;
-    percept_id target;
-    double x, y; /* the target's position after the call (in a percept_move_many() batch,
-                    after the move delivering it; its last position on removal) */
+    percept_id target; /* STIMULUS: the stimulus' source, if has_source */
+    double x, y, z;    /* the target's position after the call (in a percept_move_many()
+                          batch, after the move delivering it; its last position on
+                          removal); STIMULUS: the stimulus' point */
+    int has_source;    /* STIMULUS: whether the stimulus has a source; else 1 */
 } percept_event;
 
 /*
  * Receives each event of a call, after the whole change has been applied and
  * before the call returns. Within one call, events come sorted by observer
- * ID, then target ID, then sense (sight, hearing, smell), at most one per
+ * ID, then target ID, then sense (in the world's order), at most one per
  * (observer, target, sense); over time ENTER and LEAVE strictly alternate,
  * starting with ENTER (for a callback set before the world's first change;
  * one set later may see a LEAVE first).
@@ -130,10 +147,9 @@ typedef struct percept_event {
  * LEAVE, and the callback sees the moves made so far.
  *
  * Inside the callback the world may be read (percept_perceives(),
- * percept_perceived(), ...) but not changed: percept_add(), percept_move(),
- * percept_move_many(), percept_remove(), percept_set_range(),
- * percept_set_hidden() and percept_set_event_callback() return PERCEPT_EBUSY
- * there and change nothing. Keep a queue of the changes your AI decides on
+ * percept_perceived(), ...) but not changed: every call of "Changing the
+ * world" below, percept_emit() and percept_set_event_callback() return
+ * PERCEPT_EBUSY there and change nothing. Keep a queue of the changes your AI decides on
  * and apply them after the call returns. percept_world_close() there is
  * deferred (see there).
  *
@@ -272,19 +288,44 @@ PERCEPT_API size_t percept_errindex(const percept_world *world);
 /* ------------------------------------------------------------------------ */
 /* Changing the world                                                        */
 
-/* What an entity is when it enters the world. */
+/* One sense of an entity. All zero: it lacks the sense. */
+typedef struct percept_sense_params {
+    double range;    /* >= 0; 0 (or -0): the entity lacks the sense */
+    double margin;   /* >= 0: a perceived target is kept out to range + margin */
+    double fov;      /* the cone's full angle in degrees, in (0, 360]; 0 means 360: no cone */
+    uint32_t ignore; /* targets whose tags share a bit with it are not perceived */
+} percept_sense_params;
+
+/*
+ * What an entity is. Initialise with PERCEPT_ENTITY_DESC_INIT, which sets
+ * `size` (the protocol of percept_options) and leaves every other field
+ * zero: no height, no facing, no tags, hidden from nothing, and every sense
+ * lacking, without margin, cone or ignore mask. Senses beyond the world's
+ * count must stay zero.
+ */
 typedef struct percept_entity_desc {
-    double x, y;
-    double range[PERCEPT_SENSE_COUNT]; /* >= 0; 0 means the entity lacks that sense */
-    unsigned hidden;                   /* PERCEPT_SENSE_BIT()s of the senses it is hidden from */
+    size_t size; /* sizeof(percept_entity_desc), set by PERCEPT_ENTITY_DESC_INIT */
+    double x, y, z;
+    double facing[3]; /* any length, not 0 when a sense has a cone (fov < 360) */
+    uint32_t tags;    /* what the entity is, for the other entities' ignore masks */
+    unsigned hidden;  /* PERCEPT_SENSE_BIT()s of the senses it is hidden from */
+    percept_sense_params sense[PERCEPT_MAX_SENSES];
 } percept_entity_desc;
+
+#define PERCEPT_ENTITY_DESC_INIT                                                                   \
+    {                                                                                              \
+        sizeof(percept_entity_desc)                                                                \
+    }
 
 /*
  * Add entity `id`. Reports both directions: who now perceives the newcomer,
  * and what the newcomer perceives. PERCEPT_EEXIST if `id` is in the world;
- * PERCEPT_EINVAL for a non-finite or out-of-limit position or range, a
- * negative range (0 and -0 both mean "lacks the sense"), or hidden bits
- * other than the three senses'.
+ * PERCEPT_EINVAL, with a message naming the field ("sight.fov"), for a
+ * position, range or margin that is not finite or beyond
+ * PERCEPT_COORD_LIMIT, a negative range or margin, a fov outside (0, 360]
+ * other than 0, a cone without a facing, a facing not finite, hidden bits
+ * or fields of senses the world does not have, or a `size` this library
+ * cannot read.
  *
  * Cost: like a move of the newcomer, plus amortised O(1) for its record.
  * The add that finds the world's arrays full doubles them, copying every
@@ -294,9 +335,29 @@ typedef struct percept_entity_desc {
  */
 PERCEPT_API int percept_add(percept_world *world, percept_id id, const percept_entity_desc *desc);
 
-/* Move entity `id` to (x, y). Any distance: a teleport is a move. A move to
- * the position the entity already has changes nothing and delivers nothing. */
+/*
+ * Change every field of entity `id` at once to those of `desc`, as one
+ * change with one set of events (percept_get_entity(), change some fields,
+ * percept_update()). The checks of percept_add(). A change of position
+ * delivers MOVE events as percept_move() does.
+ */
+PERCEPT_API int percept_update(percept_world *world, percept_id id,
+                               const percept_entity_desc *desc);
+
+/* Move entity `id` to (x, y), its height unchanged. Any distance: a teleport
+ * is a move. A move to where the entity already is changes nothing and
+ * delivers nothing. The only calls that deliver MOVE events are a target's
+ * own moves (percept_move(), percept_move3(), percept_move_many(), and
+ * percept_update() with a new position): an observer's move or turn
+ * delivers ENTER and LEAVE only. */
 PERCEPT_API int percept_move(percept_world *world, percept_id id, double x, double y);
+
+/* Move entity `id` to (x, y, z), like percept_move(). */
+PERCEPT_API int percept_move3(percept_world *world, percept_id id, double x, double y, double z);
+
+/* Turn entity `id` to face (fx, fy, fz): any length, not 0 while a sense of
+ * the entity has a cone (PERCEPT_EINVAL). */
+PERCEPT_API int percept_turn(percept_world *world, percept_id id, double fx, double fy, double fz);
 
 /* One entry of percept_move_many(): an entity and where it goes. */
 typedef struct percept_position {
@@ -344,6 +405,38 @@ PERCEPT_API int percept_set_range(percept_world *world, percept_id id, percept_s
 PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_sense sense,
                                    int hidden);
 
+/*
+ * A one-shot stimulus: a noise, a flash, a puff of scent. Initialise with
+ * PERCEPT_STIMULUS_INIT (the protocol of percept_options). Observer O
+ * perceives it when O is not its source, O's range R for the sense is
+ * above 0, O's ignore mask for the sense shares no bit with `tags`, the
+ * point is within strength * R of O (dd <= L*L, L = strength * R; margins
+ * do not apply) and within O's cone for the sense. Hiding does not apply.
+ */
+typedef struct percept_stimulus {
+    size_t size; /* sizeof(percept_stimulus), set by PERCEPT_STIMULUS_INIT */
+    percept_sense sense;
+    double x, y, z;
+    double strength;   /* > 0: a multiple of each observer's range; 0 means 1 */
+    int has_source;    /* whether `source` names the entity it comes from */
+    percept_id source; /* an entity in the world, which does not perceive it */
+    uint32_t tags;     /* what it is, for the observers' ignore masks */
+} percept_stimulus;
+
+#define PERCEPT_STIMULUS_INIT                                                                      \
+    {                                                                                              \
+        sizeof(percept_stimulus)                                                                   \
+    }
+
+/*
+ * Emit a stimulus: one PERCEPT_STIMULUS event per observer that perceives
+ * it, in observer ID order, before the call returns; the world does not
+ * change. PERCEPT_EINVAL for a bad sense, point or strength, PERCEPT_ENOENT
+ * for a source not in the world, PERCEPT_EBUSY inside the callback,
+ * PERCEPT_ENOMEM (nothing delivered) when its working room cannot grow.
+ */
+PERCEPT_API int percept_emit(percept_world *world, const percept_stimulus *stimulus);
+
 /* ------------------------------------------------------------------------ */
 /* Reading the world (allowed inside the event callback)                      */
 /*                                                                            */
@@ -351,6 +444,17 @@ PERCEPT_API int percept_set_hidden(percept_world *world, percept_id id, percept_
 /* return a status return PERCEPT_EINVAL for a NULL argument or a bad sense   */
 /* and PERCEPT_ENOENT for an unknown ID, and write no output then. Several    */
 /* threads may read one world at once while no thread changes it.             */
+
+/* The number of the world's senses, 1 to PERCEPT_MAX_SENSES; 0 for a NULL world. */
+PERCEPT_API int percept_sense_count(const percept_world *world);
+
+/* The index of the sense named `name` ("sight"), or PERCEPT_ENOENT for a
+ * name the world does not have (PERCEPT_EINVAL for a NULL argument). */
+PERCEPT_API int percept_sense_index(const percept_world *world, const char *name);
+
+/* The name of `sense`, or NULL for a NULL world or a bad sense. Valid until
+ * the world is closed. */
+PERCEPT_API const char *percept_sense_name(const percept_world *world, percept_sense sense);
 
 /* The number of entities in the world; 0 for a NULL world. */
 PERCEPT_API size_t percept_entity_count(const percept_world *world);
@@ -378,7 +482,8 @@ PERCEPT_API int percept_get_bounds(const percept_world *world, percept_bounds *o
 /* 1 if `id` is in the world, else 0 (also for a NULL world). */
 PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
 
-/* Copy out entity `id`'s position, ranges and hidden mask. */
+/* Copy out entity `id`'s description, as percept_update() takes it (a fov
+ * of 0 reads back as 360); `out->size` must be set (PERCEPT_ENTITY_DESC_INIT). */
 PERCEPT_API int percept_get_entity(const percept_world *world, percept_id id,
                                    percept_entity_desc *out);
 
@@ -402,6 +507,16 @@ PERCEPT_API int percept_perceived(const percept_world *world, percept_id observe
 PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id target,
                                      percept_sense sense, percept_id *ids, size_t capacity,
                                      size_t *count);
+
+/*
+ * The entities within `radius` of (x, y, z) (dd <= radius * radius, in
+ * three dimensions), in ascending ID order, like percept_perceived().
+ * PERCEPT_EINVAL for a point or radius that is not finite, beyond
+ * PERCEPT_COORD_LIMIT or, for the radius, negative. Costs a query of the
+ * first sense's backend, twice when the IDs fit.
+ */
+PERCEPT_API int percept_query(const percept_world *world, double x, double y, double z,
+                              double radius, percept_id *ids, size_t capacity, size_t *count);
 
 /* The name of the backend serving `sense` ("bruteforce", "grid", ...), or
  * NULL for a NULL world or a bad sense. Valid until the world is closed. */
