@@ -314,7 +314,12 @@ typedef struct percept_entity_desc {
 
 #define PERCEPT_ENTITY_DESC_INIT                                                                   \
     {                                                                                              \
-        sizeof(percept_entity_desc)                                                                \
+        sizeof(percept_entity_desc), 0, 0, 0, {0, 0, 0}, 0, 0,                                     \
+        {                                                                                          \
+            {                                                                                      \
+                0, 0, 0, 0                                                                         \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 /*
@@ -425,7 +430,7 @@ typedef struct percept_stimulus {
 
 #define PERCEPT_STIMULUS_INIT                                                                      \
     {                                                                                              \
-        sizeof(percept_stimulus)                                                                   \
+        sizeof(percept_stimulus), 0, 0, 0, 0, 0, 0, 0, 0                                           \
     }
 
 /*
@@ -512,8 +517,9 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
  * The entities within `radius` of (x, y, z) (dd <= radius * radius, in
  * three dimensions), in ascending ID order, like percept_perceived().
  * PERCEPT_EINVAL for a point or radius that is not finite, beyond
- * PERCEPT_COORD_LIMIT or, for the radius, negative. Costs a query of the
- * first sense's backend, twice when the IDs fit.
+ * PERCEPT_COORD_LIMIT or, for the radius, negative; PERCEPT_ENOMEM when
+ * its working room cannot be allocated. Costs a query of the first sense's
+ * backend and a sort of what it finds.
  */
 PERCEPT_API int percept_query(const percept_world *world, double x, double y, double z,
                               double radius, percept_id *ids, size_t capacity, size_t *count);

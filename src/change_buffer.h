@@ -14,14 +14,14 @@
 #include "percept.h"
 
 typedef struct pair_change {
-    percept_id partner_id; /* the delivery order */
-    uint32_t partner;      /* slot */
-    uint32_t index;        /* the entry's place in the changing entity's list,
-                              PAIR_NONE for a pair that did not hold before */
-    uint8_t before, after; /* masks as the changing entity's list keeps them
-                              (see pair_list.h): both directions */
-    uint8_t moved;         /* MOVE for each sense the partner perceives the
-                              mover in before and after */
+    percept_id partner_id;  /* the delivery order */
+    uint32_t partner;       /* slot */
+    uint32_t index;         /* the entry's place in the changing entity's list,
+                               PAIR_NONE for a pair that did not hold before */
+    uint16_t before, after; /* masks as the changing entity's list keeps them
+                               (see pair_list.h): both directions */
+    uint8_t moved;          /* MOVE for each sense the partner perceives the
+                               mover in before and after */
 } pair_change;
 
 typedef struct change_buffer {

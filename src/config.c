@@ -65,11 +65,16 @@ int pc_error(percept_error *err, int status, const char *source, int line, const
 /* ---------------------------------------------------------------- reading lines */
 
 /* [percept], [world], then the senses: the sections a config may have. */
-#define SECTION_COUNT (2 + PERCEPT_SENSE_COUNT)
+#define SECTION_COUNT (2 + PERCEPT_MAX_SENSES)
 
-static const char *section_name(int i)
+static const char *section_name(const pc_config *cfg, int i)
 {
-    return i == 0 ? "percept" : i == 1 ? "world" : percept_sense_name((percept_sense)(i - 2));
+    return i == 0 ? "percept" : i == 1 ? "world" : cfg->sense_names[i - 2];
+}
+
+static int section_count(const pc_config *cfg)
+{
+    return 2 + cfg->sense_count;
 }
 
 typedef struct parse_state {
@@ -79,6 +84,9 @@ typedef struct parse_state {
     const char *next, *end; /* the text not yet handed to inih */
     int line;               /* the number of the line last handed to inih */
     int section_line[SECTION_COUNT];
+    /* The first pass reads [world] senses alone, so that the sections of
+     * the senses are known wherever it stands; it reports nothing. */
+    int prepass;
     int failed;    /* the first failure is recorded in *err; reading stops */
     int fail_line; /* its line */
     int fail_status;
@@ -91,6 +99,8 @@ fail(parse_state *st, int status, const char *section, const char *key, const ch
     if (st->failed)
         return 0;
     st->failed = 1;
+    if (st->prepass)
+        return 0;
     st->fail_line = st->line;
     st->fail_status = status;
     va_list ap;
@@ -107,7 +117,7 @@ fail(parse_state *st, int status, const char *section, const char *key, const ch
 static void check_section(parse_state *st, const char *line)
 {
     const char *close = strchr(line, ']');
-    if (line[0] != '[' || !close)
+    if (st->prepass || line[0] != '[' || !close)
         return;
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(close - line - 1), line + 1);
@@ -117,8 +127,12 @@ static void check_section(parse_state *st, const char *line)
              "text after ']': '%.40s' (a key goes on its own line)", rest);
         return;
     }
-    for (int i = 0; i < SECTION_COUNT; i++) {
-        if (strcmp(name, section_name(i)))
+    char expected[400] = "";
+    for (int i = 0; i < section_count(st->cfg); i++) {
+        const char *known = section_name(st->cfg, i);
+        size_t n = strlen(expected);
+        snprintf(expected + n, sizeof expected - n, "%s[%s]", i ? ", " : "", known);
+        if (strcmp(name, known))
             continue;
         if (st->section_line[i])
             fail(st, PERCEPT_ECONFIG, name, NULL, "given again (first on line %d)",
@@ -126,8 +140,7 @@ static void check_section(parse_state *st, const char *line)
         st->section_line[i] = st->line;
         return;
     }
-    fail(st, PERCEPT_ECONFIG, name, NULL,
-         "unknown section (expected [percept], [world], [sight], [hearing] or [smell])");
+    fail(st, PERCEPT_ECONFIG, name, NULL, "unknown section (expected %s)", expected);
 }
 
 /* inih's fgets-like reader: one line per call, so st->line is the line inih works on. */
@@ -240,6 +253,69 @@ static int handle_percept(parse_state *st, const char *key, const char *value)
 
 static const char *const bound_keys[4] = {"min_x", "min_y", "max_x", "max_y"};
 
+/* Whether `name` can name a sense: a letter, then letters, digits, '_' or
+ * '-', at most 31 bytes, and not a section of its own. */
+static int ascii_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int sense_name_ok(const char *name, size_t len)
+{
+    if (len == 0 || len > 31 || !ascii_letter(name[0]))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if (!ascii_letter(name[i]) && !(name[i] >= '0' && name[i] <= '9') && name[i] != '_' &&
+            name[i] != '-')
+            return 0;
+    return !(len == 7 && !memcmp(name, "percept", 7)) && !(len == 5 && !memcmp(name, "world", 5));
+}
+
+/* Split `value` into the config's sense names, up to PERCEPT_MAX_SENSES
+ * (the first pass: checked by check_senses() on the second). */
+static void split_senses(pc_config *cfg, const char *value)
+{
+    cfg->sense_count = 0;
+    for (const char *p = value + strspn(value, " \t"); *p && cfg->sense_count < PERCEPT_MAX_SENSES;
+         p += strspn(p, " \t")) {
+        size_t len = strcspn(p, " \t");
+        snprintf(cfg->sense_names[cfg->sense_count++], sizeof cfg->sense_names[0], "%.*s", (int)len,
+                 p);
+        p += len;
+    }
+}
+
+/* [world] senses: 1 to PERCEPT_MAX_SENSES distinct names. */
+static int check_senses(parse_state *st, const char *value)
+{
+    const char *names[PERCEPT_MAX_SENSES + 1];
+    size_t lens[PERCEPT_MAX_SENSES + 1];
+    int n = 0;
+    for (const char *p = value + strspn(value, " \t"); *p; p += strspn(p, " \t")) {
+        size_t len = strcspn(p, " \t");
+        if (n == PERCEPT_MAX_SENSES)
+            return fail(st, PERCEPT_ECONFIG, "world", "senses",
+                        "more than %d senses: '%.*s' would be the %dth", PERCEPT_MAX_SENSES,
+                        (int)(len < 40 ? len : 40), p, PERCEPT_MAX_SENSES + 1);
+        if (!sense_name_ok(p, len))
+            return fail(st, PERCEPT_ECONFIG, "world", "senses",
+                        "'%.*s' is not a sense name: a letter, then letters, digits, '_' or "
+                        "'-', at most 31 bytes, not percept or world",
+                        (int)(len < 40 ? len : 40), p);
+        for (int i = 0; i < n; i++)
+            if (lens[i] == len && !memcmp(names[i], p, len))
+                return fail(st, PERCEPT_ECONFIG, "world", "senses", "'%.*s' is named twice",
+                            (int)len, p);
+        names[n] = p;
+        lens[n++] = len;
+        p += len;
+    }
+    if (n == 0)
+        return fail(st, PERCEPT_ECONFIG, "world", "senses", "names no sense (1 to %d)",
+                    PERCEPT_MAX_SENSES);
+    return 1;
+}
+
 static int handle_world(parse_state *st, const char *key, const char *value)
 {
     pc_config *cfg = st->cfg;
@@ -256,6 +332,8 @@ static int handle_world(parse_state *st, const char *key, const char *value)
                         PERCEPT_COORD_LIMIT, value);
         return 1;
     }
+    if (!strcmp(key, "senses"))
+        return once(st, "world", key, &cfg->senses_line) && check_senses(st, value);
     if (!strcmp(key, "reserve")) {
         double n;
         if (!once(st, "world", key, &cfg->reserve_line))
@@ -268,13 +346,13 @@ static int handle_world(parse_state *st, const char *key, const char *value)
         return 1;
     }
     return fail(st, PERCEPT_ECONFIG, "world", key,
-                "unknown key (expected min_x, min_y, max_x, max_y, reserve)");
+                "unknown key (expected min_x, min_y, max_x, max_y, reserve, senses)");
 }
 
 static int handle_sense(parse_state *st, int s, const char *key, const char *value)
 {
     sense_config *sc = &st->cfg->sense[s];
-    const char *section = percept_sense_name((percept_sense)s);
+    const char *section = st->cfg->sense_names[s];
     if (!strcmp(key, "backend"))
         return once(st, section, key, &sc->backend_line) &&
                set_backend(st, section, value, &sc->backend);
@@ -310,14 +388,21 @@ static int handle(void *user, const char *section, const char *key, const char *
     parse_state *st = user;
     if (st->failed)
         return 0;
+    if (st->prepass) {
+        if (!strcmp(section, "world") && !strcmp(key, "senses") && !st->cfg->senses_line) {
+            st->cfg->senses_line = st->line;
+            split_senses(st->cfg, value);
+        }
+        return 1;
+    }
     if (!*section)
         return fail(st, PERCEPT_ECONFIG, NULL, key, "key '%s' before any [section]", key);
     if (!strcmp(section, "percept"))
         return handle_percept(st, key, value);
     if (!strcmp(section, "world"))
         return handle_world(st, key, value);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if (!strcmp(section, percept_sense_name((percept_sense)s)))
+    for (int s = 0; s < st->cfg->sense_count; s++)
+        if (!strcmp(section, st->cfg->sense_names[s]))
             return handle_sense(st, s, key, value);
     return 0; /* check_section() refused the section */
 }
@@ -398,11 +483,13 @@ static int check_bounds(const pc_config *cfg, percept_error *err)
 static int parse_text(const percept_allocator *a, pc_config *cfg, const char *text, size_t len,
                       percept_error *err)
 {
-    parse_state st = {.a = a, .cfg = cfg, .err = err, .next = text, .end = text + len};
     /* The lines before a NUL byte are read, so that an earlier error comes first. */
     const char *nul = memchr(text, '\0', len);
-    if (nul)
-        st.end = nul;
+    const char *end = nul ? nul : text + len;
+    parse_state pre = {.a = a, .cfg = cfg, .next = text, .end = end, .prepass = 1};
+    ini_parse_stream(read_line, &pre, handle, &pre);
+    cfg->senses_line = 0; /* the second pass sees the key again */
+    parse_state st = {.a = a, .cfg = cfg, .err = err, .next = text, .end = end};
     int syntax_line = ini_parse_stream(read_line, &st, handle, &st);
     if (nul && !st.failed) {
         st.line = 1;
@@ -425,6 +512,10 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->move_events = 1;
+    static const char *const default_senses[] = {"sight", "hearing", "smell"};
+    for (int s = 0; s < 3; s++)
+        snprintf(cfg->sense_names[s], sizeof cfg->sense_names[s], "%s", default_senses[s]);
+    cfg->sense_count = 3;
     cfg->bounds = (percept_bounds){0, 0, 1024, 1024};
     cfg->source = pc_strdup(a, path ? path : label ? label : "<string>");
     if (!cfg->source)
@@ -453,7 +544,7 @@ void pc_config_free(const percept_allocator *a, pc_config *cfg)
     pc_free(a, cfg->source);
     pc_free(a, cfg->plugin_dir);
     pc_free(a, cfg->backend);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+    for (int s = 0; s < PERCEPT_MAX_SENSES; s++) {
         sense_config *sc = &cfg->sense[s];
         pc_free(a, sc->backend);
         for (size_t i = 0; i < sc->param_count; i++) {

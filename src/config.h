@@ -36,7 +36,10 @@ typedef struct pc_config {
     int bound_lines[4]; /* min_x, min_y, max_x, max_y */
     size_t reserve;     /* [world] reserve: entities to make room for at creation */
     int reserve_line;
-    sense_config sense[PERCEPT_SENSE_COUNT];
+    int sense_count; /* [world] senses, or sight, hearing and smell */
+    char sense_names[PERCEPT_MAX_SENSES][32];
+    int senses_line;
+    sense_config sense[PERCEPT_MAX_SENSES];
 } pc_config;
 
 /*

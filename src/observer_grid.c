@@ -8,8 +8,6 @@
 
 #include "alloc.h"
 
-_Static_assert(PERCEPT_SENSE_COUNT == 3, "og_query() tests three senses in its inner loop");
-
 /* Observers found, held back for the visit callback in batches of this many. */
 #define OG_HITS 64
 
@@ -26,8 +24,7 @@ static void bound_add(og_bound *b, const og_observer *o)
         b->y0 = o->y;
     if (o->y > b->y1)
         b->y1 = o->y;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        b->r2 = o->r2[s] > b->r2 ? o->r2[s] : b->r2;
+    b->r2 = o->r2 > b->r2 ? o->r2 : b->r2;
 }
 
 /*
@@ -138,6 +135,18 @@ static uint32_t cell_at(const og_level *lv, int32_t x, int32_t y)
     return lv->first + (uint32_t)y * (uint32_t)lv->cols + (uint32_t)x;
 }
 
+/* The largest of `ranges` (indexed by sense) in the grid's senses; 0 for none. */
+static double og_range(const observer_grid *g, const double *ranges)
+{
+    double range = 0;
+    for (unsigned senses = g->senses; senses; senses &= senses - 1) {
+        int s = __builtin_ctz(senses);
+        if (ranges[s] > range)
+            range = ranges[s];
+    }
+    return range;
+}
+
 /*
  * How far from v, along one axis, an observer of range R must reach. Not R
  * itself: the relation rounds the difference of the coordinates, so a target
@@ -151,13 +160,10 @@ static double reach_pad(double v, double range)
 }
 
 og_registration og_registration_for(const observer_grid *g, double x, double y,
-                                    const double ranges[PERCEPT_SENSE_COUNT])
+                                    const double *ranges)
 {
     og_registration r = {.cell = OG_NONE, .x1 = -1, .y1 = -1, .near_class = -1};
-    double range = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if ((g->senses & PERCEPT_SENSE_BIT(s)) && ranges[s] > range)
-            range = ranges[s];
+    double range = og_range(g, ranges);
     if (!(range > 0))
         return r;
     if (range <= g->near_limit) {
@@ -315,8 +321,7 @@ static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t sl
 }
 
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
-               const og_registration *next, double x, double y,
-               const double range[PERCEPT_SENSE_COUNT])
+               const og_registration *next, double x, double y, const double *range)
 {
     og_slot *s = &g->slots[slot];
     if (!og_same(&s->reg, next)) {
@@ -351,9 +356,8 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
         og_observer *o = &home->obs[s->index];
         o->x = x;
         o->y = y;
-        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-            o->r2[k] =
-                (g->senses & PERCEPT_SENSE_BIT(k)) && range[k] > 0 ? range[k] * range[k] : -1;
+        double r = og_range(g, range);
+        o->r2 = r > 0 ? r * r : -1;
         bound_add(&home->bound, o);
     }
 }
@@ -370,11 +374,7 @@ double og_near_radius(const observer_grid *g)
 void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
               og_visit visit, void *ctx)
 {
-    /* A sense left out of the query tests against -1, which no squared
-     * distance reaches: the loop stays branch-free. */
-    double use[PERCEPT_SENSE_COUNT];
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        use[s] = senses & PERCEPT_SENSE_BIT(s) ? 0 : -INFINITY;
+    (void)senses; /* an observer's test covers all its senses: a superset */
     uint32_t hit[OG_HITS];
     unsigned nhit = 0;
     for (int l = 0; l < g->level_count; l++) {
@@ -395,9 +395,7 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, doubl
                 /* Gathered without a branch: in a crowd, whether an observer
                  * reaches the point is a coin toss to the branch predictor. */
                 hit[nhit] = o->slot;
-                nhit += (unsigned)(((d2 <= o->r2[0] + use[0]) | (d2 <= o->r2[1] + use[1]) |
-                                    (d2 <= o->r2[2] + use[2])) &
-                                   (d2 > covered2));
+                nhit += (unsigned)((d2 <= o->r2) & (d2 > covered2));
                 if (nhit == OG_HITS) {
                     for (unsigned h = 0; h < nhit; h++)
                         visit(ctx, hit[h]);

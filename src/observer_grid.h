@@ -61,9 +61,9 @@ typedef struct og_reach {
 /* An observer standing in a cell: what the exact test needs, together. */
 typedef struct og_observer {
     double x, y;
-    /* Each sense's range squared, exactly as the core's test squares it; -1
-     * (never reached) for a range of 0 or a sense of another grid. */
-    double r2[PERCEPT_SENSE_COUNT];
+    /* The largest of its ranges in the grid's senses, squared as the core's
+     * test squares it; -1 (never reached) when it has none. */
+    double r2;
     uint32_t slot;
 } og_observer;
 
@@ -146,7 +146,7 @@ void og_clear_slot(observer_grid *g, uint32_t slot);
 /* The registration an observer at (x, y) with these ranges needs (cell
  * OG_NONE when every range of the grid's senses is 0). */
 og_registration og_registration_for(const observer_grid *g, double x, double y,
-                                    const double range[PERCEPT_SENSE_COUNT]);
+                                    const double *range);
 static inline int og_same(const og_registration *a, const og_registration *b)
 {
     return a->cell == b->cell && a->near_class == b->near_class &&
@@ -165,13 +165,13 @@ void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
  * record the observer's position and ranges. Never fails: the arrays it
  * leaves may give room back (OG_SHRINK_FROM), keeping it if that fails. */
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
-               const og_registration *next, double x, double y,
-               const double range[PERCEPT_SENSE_COUNT]);
+               const og_registration *next, double x, double y, const double *range);
 
-/* Call visit(ctx, observer) for exactly the far observers whose range in one
- * of `senses` reaches (x, y) by the relation's own test, and that stand
- * beyond what the caller has met already: dx*dx + dy*dy > covered2 (a
- * backend query of radius r covers r*r; -1 covers nothing). */
+/* Call visit(ctx, observer) for the far observers whose largest range
+ * reaches (x, y) in the plane (dx*dx + dy*dy <= R*R: a superset of those
+ * that perceive a target there, in any of `senses`), and that stand beyond
+ * what the caller has met already: dx*dx + dy*dy > covered2 (a backend
+ * query of radius r covers r*r; -1 covers nothing). */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
 void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
               og_visit visit, void *ctx);

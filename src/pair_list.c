@@ -33,7 +33,7 @@ int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extr
 uint32_t pair_list_find(const pair_list *list, uint32_t slot)
 {
     for (uint32_t i = 0; i < list->len; i++)
-        if (pair_slot(list->items[i].entry) == slot)
+        if (pair_slot(&list->items[i]) == slot)
             return i;
     return PAIR_NONE;
 }

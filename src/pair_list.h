@@ -4,11 +4,11 @@
  * the partner in and those the partner perceives it in. One list for both
  * directions and all senses: ranges are alike across senses and between
  * neighbours, so most pairs hold both ways, and a move walks one short list
- * and tests each neighbour once, with one distance. An entry packs the slot
- * and both masks in 4 bytes beside the index of the same pair in the
- * partner's list, so that updating or removing a pair never searches a list
- * (in a crowd a list holds hundreds). Order is not kept: removal swaps in
- * the last entry, which tells its own partner where it went.
+ * and tests each neighbour once, with one distance. An entry is 8 bytes:
+ * the partner's slot and the pair's index in the partner's list, so that
+ * updating or removing a pair never searches a list (in a crowd a list
+ * holds hundreds), each beside one direction's senses. Order is not kept:
+ * removal swaps in the last entry, which tells its own partner where it went.
  */
 #ifndef PERCEPT_PAIR_LIST_H
 #define PERCEPT_PAIR_LIST_H
@@ -20,27 +20,46 @@
 /* A pair's mask, as its owner's list keeps it: bit s, the owner perceives
  * the partner in sense s; bit PAIR_IN_SHIFT + s, the partner perceives the
  * owner. The partner's list holds the same pair with the halves swapped. */
-#define PAIR_IN_SHIFT 3
+#define PAIR_IN_SHIFT 8
 #define PAIR_OUT_MASK ((1u << PAIR_IN_SHIFT) - 1)
-#define PAIR_MASK_BITS (2 * PAIR_IN_SHIFT)
-#define PAIR_MASK ((1u << PAIR_MASK_BITS) - 1)
-/* Slots must fit beside the masks: the world holds at most this many entities. */
-#define PAIR_SLOT_LIMIT (UINT32_MAX >> PAIR_MASK_BITS)
+#define PAIR_MASK ((1u << 2 * PAIR_IN_SHIFT) - 1)
+/* Slots and indexes share their word with a half mask: a world holds at
+ * most this many entities. */
+#define PAIR_SLOT_LIMIT (UINT32_MAX >> PAIR_IN_SHIFT)
 #define PAIR_NONE UINT32_MAX
 
-_Static_assert(PERCEPT_SENSE_COUNT <= PAIR_IN_SHIFT, "a pair's mask must hold every sense");
+_Static_assert(PERCEPT_MAX_SENSES <= PAIR_IN_SHIFT, "a pair's mask must hold every sense");
 
-static inline uint32_t pair_entry(uint32_t slot, unsigned mask)
+typedef struct pair {
+    uint32_t slot_out; /* partner slot << PAIR_IN_SHIFT | the senses the owner perceives it in */
+    uint32_t index_in; /* the pair's index in the partner's list << PAIR_IN_SHIFT | the
+                          senses the partner perceives the owner in */
+} pair;
+
+static inline pair pair_make(uint32_t slot, uint32_t index, unsigned mask)
 {
-    return slot << PAIR_MASK_BITS | mask;
+    return (pair){slot << PAIR_IN_SHIFT | (mask & PAIR_OUT_MASK),
+                  index << PAIR_IN_SHIFT | mask >> PAIR_IN_SHIFT};
 }
-static inline uint32_t pair_slot(uint32_t entry)
+static inline uint32_t pair_slot(const pair *p)
 {
-    return entry >> PAIR_MASK_BITS;
+    return p->slot_out >> PAIR_IN_SHIFT;
 }
-static inline unsigned pair_mask(uint32_t entry)
+static inline uint32_t pair_back(const pair *p)
 {
-    return entry & PAIR_MASK;
+    return p->index_in >> PAIR_IN_SHIFT;
+}
+static inline unsigned pair_mask(const pair *p)
+{
+    return (p->slot_out & PAIR_OUT_MASK) | (p->index_in & PAIR_OUT_MASK) << PAIR_IN_SHIFT;
+}
+static inline void pair_set_mask(pair *p, unsigned mask)
+{
+    *p = pair_make(pair_slot(p), pair_back(p), mask);
+}
+static inline void pair_set_back(pair *p, uint32_t index)
+{
+    p->index_in = index << PAIR_IN_SHIFT | (p->index_in & PAIR_OUT_MASK);
 }
 /* The senses the owner perceives the partner in, and the reverse. */
 static inline unsigned pair_out(unsigned mask)
@@ -57,11 +76,6 @@ static inline unsigned pair_swap(unsigned mask)
     return pair_in(mask) | pair_out(mask) << PAIR_IN_SHIFT;
 }
 
-typedef struct pair {
-    uint32_t entry; /* pair_entry(partner slot, mask) */
-    uint32_t back;  /* the pair's index in the partner's list */
-} pair;
-
 typedef struct pair_list {
     pair *items;
     uint32_t len, cap;
@@ -73,12 +87,11 @@ typedef struct pair_list {
 int pair_list_reserve(const percept_allocator *a, pair_list *list, uint32_t extra);
 /* Append; inline, like the removal: an arrival in a crowd makes two of
  * each per pair it gains or loses, and growth is rare (a call of its own). */
-static inline int pair_list_push(const percept_allocator *a, pair_list *list, uint32_t entry,
-                                 uint32_t back)
+static inline int pair_list_push(const percept_allocator *a, pair_list *list, pair entry)
 {
     if (list->len == list->cap && pair_list_reserve(a, list, 1))
         return -1;
-    list->items[list->len++] = (pair){entry, back};
+    list->items[list->len++] = entry;
     return 0;
 }
 /* The index of `slot`'s entry, or PAIR_NONE. */
@@ -91,7 +104,7 @@ static inline void pair_list_remove_at(pair_list *list, uint32_t i, pair_list *l
     list->items[i] = list->items[--list->len];
     if (i < list->len) {
         const pair *moved = &list->items[i];
-        lists[pair_slot(moved->entry)].items[moved->back].back = i;
+        pair_set_back(&lists[pair_slot(moved)].items[pair_back(moved)], i);
     }
 }
 void pair_list_free(const percept_allocator *a, pair_list *list);

@@ -33,10 +33,3 @@ const char *percept_status_name(int status)
 {
     return known(status) ? statuses[-status].name : "PERCEPT_UNKNOWN";
 }
-
-const char *percept_sense_name(percept_sense sense)
-{
-    static const char *const names[PERCEPT_SENSE_COUNT] = {
-        [PERCEPT_SIGHT] = "sight", [PERCEPT_HEARING] = "hearing", [PERCEPT_SMELL] = "smell"};
-    return (unsigned)sense < PERCEPT_SENSE_COUNT ? names[sense] : NULL;
-}

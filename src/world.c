@@ -21,12 +21,9 @@
 #include "prefetch.h"
 #include "message.h"
 
-#define ALL_SENSES ((1u << PERCEPT_SENSE_COUNT) - 1)
 /* How much wider than its own reach a mover's query may grow to find the
  * near observers too, on a backend whose queries are not local. */
 #define NEAR_WIDENING 1.25
-
-_Static_assert(PERCEPT_SENSE_COUNT == 3, "senses_within() tests three senses");
 
 static int set_error(percept_world *w, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -68,41 +65,91 @@ size_t percept_errindex(const percept_world *w)
 /* ---------------------------------------------------------------- computing a call's changes */
 
 /*
- * Which senses hold both ways at squared distance d2: bit s of *sees when
- * d2 <= r[s] * r[s], of *seen when d2 <= q[s] * q[s]; a NaN range (a
- * lacking sense) satisfies none. Branch-free, as which senses hold is as
- * good as random. SSE2 does the same IEEE operations two at a time, so it
- * gives the same bits; PERCEPT_NO_SIMD selects the plain form.
+ * Which senses hold both ways at squared distance dd for ranges alone: bit
+ * s of *sees when dd <= r[s] * r[s], of *seen when dd <= q[s] * q[s]; a
+ * NaN range (a lacking sense) satisfies none. Branch-free, as which senses
+ * hold is as good as random. For three senses SSE2 does the same IEEE
+ * operations two at a time, so it gives the same bits; PERCEPT_NO_SIMD
+ * selects the plain form.
  */
-static inline void senses_within(double d2, const double *r, const double *q, unsigned *sees,
+static inline void senses_within(double dd, const double *r, const double *q, int n, unsigned *sees,
                                  unsigned *seen)
 {
 #if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
-    __m128d d = _mm_set1_pd(d2);
-    __m128d r01 = _mm_loadu_pd(r), q01 = _mm_loadu_pd(q), rq2 = _mm_set_pd(q[2], r[2]);
-    unsigned lo = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(r01, r01)));
-    unsigned hi = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(q01, q01)));
-    unsigned third = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(rq2, rq2)));
-    *sees = lo | (third & 1) << 2;
-    *seen = hi | (third & 2) << 1;
-#else
-    *sees = (unsigned)(d2 <= r[0] * r[0]) | (unsigned)(d2 <= r[1] * r[1]) << 1 |
-            (unsigned)(d2 <= r[2] * r[2]) << 2;
-    *seen = (unsigned)(d2 <= q[0] * q[0]) | (unsigned)(d2 <= q[1] * q[1]) << 1 |
-            (unsigned)(d2 <= q[2] * q[2]) << 2;
+    if (n == 3) {
+        __m128d d = _mm_set1_pd(dd);
+        __m128d r01 = _mm_loadu_pd(r), q01 = _mm_loadu_pd(q), rq2 = _mm_set_pd(q[2], r[2]);
+        unsigned lo = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(r01, r01)));
+        unsigned hi = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(q01, q01)));
+        unsigned third = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(rq2, rq2)));
+        *sees = lo | (third & 1) << 2;
+        *seen = hi | (third & 2) << 1;
+        return;
+    }
 #endif
+    unsigned a = 0, b = 0;
+    for (int s = 0; s < n; s++) {
+        a |= (unsigned)(dd <= r[s] * r[s]) << s;
+        b |= (unsigned)(dd <= q[s] * q[s]) << s;
+    }
+    *sees = a;
+    *seen = b;
 }
 
-/* The pair of `me` and `t` as me's list keeps it: the senses of `out` in
- * which me perceives t, and of `in_visible` in which t perceives me.
- * Negating a difference is exact, so one squared distance serves both. */
-static inline unsigned pair_mask_of(const entity *me, const entity *t, unsigned out,
-                                    unsigned in_visible)
+/* Whether d lies in the cone of the facing of `os` with constant c (the
+ * relation's rule 6), dd being d's squared length. */
+static int in_cone(const shape *os, double c, double dx, double dy, double dz, double dd)
 {
-    double dx = t->x - me->x, dy = t->y - me->y, d2 = dx * dx + dy * dy;
+    double dot = os->facing[0] * dx + os->facing[1] * dy + os->facing[2] * dz;
+    double q = c * c * (dd * os->ff);
+    if (c >= 0)
+        return dot >= 0 && dot * dot >= q;
+    return dot >= 0 || dot * dot <= q;
+}
+
+/* The senses among `senses` in which o, of shape os, perceives t by rules 2
+ * and 4 to 6: d = t - o, dd its squared length, `before` the senses o
+ * perceived t in before the call (a margin holds those). */
+static unsigned shaped_senses(const entity *o, const shape *os, const entity *t, unsigned senses,
+                              unsigned before, double dx, double dy, double dz, double dd)
+{
+    unsigned held = 0;
+    for (; senses; senses &= senses - 1) {
+        int s = __builtin_ctz(senses);
+        const sense_shape *ss = &os->sense[s];
+        double l = o->range[s];
+        if (ss->ignore & t->tags)
+            continue;
+        if (before & PERCEPT_SENSE_BIT(s))
+            l = l + ss->margin;
+        if (!(dd <= l * l))
+            continue;
+        if (ss->fov != 360 && dd != 0 && !in_cone(os, ss->c, dx, dy, dz, dd))
+            continue;
+        held |= PERCEPT_SENSE_BIT(s);
+    }
+    return held;
+}
+
+/* The pair of `me` and `t` (their shapes msh and tsh, NULL for none) as
+ * me's list keeps it: the senses of `out` in which me perceives t, and of
+ * `in_visible` in which t perceives me; `before`, the pair's mask before the
+ * call. Negating a difference is exact, so one squared distance serves
+ * both directions. */
+static inline unsigned pair_mask_of(int n, const entity *me, const shape *msh, const entity *t,
+                                    const shape *tsh, unsigned out, unsigned in_visible,
+                                    unsigned before)
+{
+    double dx = t->x - me->x, dy = t->y - me->y, dz = t->z - me->z;
+    double dd = dx * dx + dy * dy + dz * dz;
     unsigned sees, seen;
-    senses_within(d2, me->range, t->range, &sees, &seen);
-    return (sees & out & ~(unsigned)t->hidden) | (seen & in_visible) << PAIR_IN_SHIFT;
+    out &= ~(unsigned)t->hidden;
+    senses_within(dd, me->range, t->range, n, &sees, &seen);
+    if (msh)
+        sees = shaped_senses(me, msh, t, out, pair_out(before), dx, dy, dz, dd);
+    if (tsh)
+        seen = shaped_senses(t, tsh, me, in_visible, pair_in(before), -dx, -dy, -dz, dd);
+    return (sees & out) | (seen & in_visible) << PAIR_IN_SHIFT;
 }
 
 /* A public range as a record keeps it: NaN for 0 or -0, a lacking sense. */
@@ -115,9 +162,11 @@ static double entity_range(double range)
 static double reach_of(const entity *e, unsigned senses)
 {
     double r = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if ((senses & PERCEPT_SENSE_BIT(s)) && e->range[s] > r)
+    for (; senses; senses &= senses - 1) {
+        int s = __builtin_ctz(senses);
+        if (e->range[s] > r)
             r = e->range[s];
+    }
     return r;
 }
 
@@ -126,7 +175,7 @@ static uint32_t next_epoch(percept_world *w)
     if (++w->epoch == 0) {
         /* After 2^32 passes, old stamps could collide with new ones: reset. */
         for (size_t i = 0; i < w->slot_cap; i++)
-            w->ents[i].mark = 0;
+            ent(w, (uint32_t)i)->mark = 0;
         w->epoch = 1;
     }
     return w->epoch;
@@ -136,7 +185,9 @@ static uint32_t next_epoch(percept_world *w)
 typedef struct change {
     uint32_t slot;
     entity next;
+    const shape *shp; /* its shape after the call: its own, w->next_shape, or NULL */
     int adding, removing, moved;
+    int reshaped; /* w->next_shape is its new shape, to store if next.shaped */
 } change;
 
 /* A call's search for the changing entity's pair changes. */
@@ -157,11 +208,11 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
     if (before != after)
         prefetch_read(&w->pairs[partner]);
     pair_change c = {
-        .partner_id = w->ents[partner].id,
+        .partner_id = ent(w, partner)->id,
         .partner = partner,
         .index = index,
-        .before = (uint8_t)before,
-        .after = (uint8_t)after,
+        .before = (uint16_t)before,
+        .after = (uint16_t)after,
         .moved = (uint8_t)moved,
     };
     change_buffer_push(&w->alloc, &w->changes, &c);
@@ -175,11 +226,12 @@ static void visit_candidate(void *ctx, percept_slot t)
     percept_world *w = p->w;
     if (t == p->ch->slot || t >= w->slot_count)
         return;
-    entity *e = &w->ents[t];
+    entity *e = ent(w, t);
     if (!e->alive || e->mark == p->epoch)
         return;
     e->mark = p->epoch;
-    unsigned after = pair_mask_of(&p->ch->next, e, p->out, p->in_visible);
+    unsigned after = pair_mask_of(w->sense_count, &p->ch->next, p->ch->shp, e, shape_of(w, t),
+                                  p->out, p->in_visible, 0);
     if (after)
         push_change(p, t, PAIR_NONE, 0, after, 0);
 }
@@ -221,13 +273,16 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     int notify_moves = ch->moved && w->move_events && w->on_event;
     /* Ask for every partner's record first: the walk waits for memory once. */
     for (uint32_t i = 0; i < pairs->len; i++)
-        prefetch_read(&w->ents[pair_slot(pairs->items[i].entry)]);
+        prefetch_read(ent(w, pair_slot(&pairs->items[i])));
     for (uint32_t i = 0; i < pairs->len; i++) {
-        uint32_t t = pair_slot(pairs->items[i].entry);
-        unsigned before = pair_mask(pairs->items[i].entry);
-        entity *e = &w->ents[t];
+        uint32_t t = pair_slot(&pairs->items[i]);
+        unsigned before = pair_mask(&pairs->items[i]);
+        entity *e = ent(w, t);
         e->mark = p.epoch;
-        unsigned after = ch->removing ? 0 : (before & keep) | pair_mask_of(me, e, out, visible);
+        unsigned after = ch->removing
+                             ? 0
+                             : (before & keep) | pair_mask_of(w->sense_count, me, ch->shp, e,
+                                                              shape_of(w, t), out, visible, before);
         int moved = notify_moves && (pair_in(before) & pair_in(after));
         if (after != before || moved)
             push_change(&p, t, i, before, after, moved);
@@ -270,7 +325,7 @@ static int backend_touched(const percept_world *w, const change *ch, const backe
 {
     if (ch->adding || ch->removing)
         return 1;
-    const entity *old = &w->ents[ch->slot];
+    const entity *old = ent(w, ch->slot);
     return old->x != ch->next.x || old->y != ch->next.y || reach_of(old, bg->senses) != reach;
 }
 
@@ -285,9 +340,44 @@ static void prefetch_entries(const percept_world *w, uint32_t slot)
         if (c->before == c->after)
             continue;
         if (c->before != 0)
-            prefetch_write(&partner->items[own->items[c->index].back]);
+            prefetch_write(&partner->items[pair_back(&own->items[c->index])]);
         else if (partner->len < partner->cap)
             prefetch_write(&partner->items[partner->len]);
+    }
+}
+
+/* Room for the shapes of `cap` slots, all defaults; 0, or -1 out of memory
+ * with nothing changed. */
+static int alloc_shapes(percept_world *w, size_t cap)
+{
+    if (cap > (SIZE_MAX - sizeof(shape)) / w->shape_bytes)
+        return -1;
+    unsigned char *shapes = pc_alloc(&w->alloc, cap * w->shape_bytes + sizeof(shape));
+    if (!shapes)
+        return -1;
+    memset(shapes, 0, cap * w->shape_bytes + sizeof(shape));
+    if (w->shapes)
+        memcpy(shapes, w->shapes, w->slot_cap * w->shape_bytes);
+    pc_free(&w->alloc, w->shapes);
+    w->shapes = shapes;
+    return 0;
+}
+
+/* The bucket of range r in w->range_exp. */
+static int range_bucket(double r)
+{
+    int e = ilogb(r) + RANGE_EXP_BIAS;
+    return e < 0 ? 0 : e >= RANGE_EXP_BUCKETS ? RANGE_EXP_BUCKETS - 1 : e;
+}
+
+/* Count the ranges of `after` instead of those of `before` (either NULL). */
+static void count_ranges(percept_world *w, const entity *before, const entity *after)
+{
+    for (int s = 0; s < w->sense_count; s++) {
+        if (before && before->range[s] > 0)
+            w->range_exp[s][range_bucket(before->range[s])]--;
+        if (after && after->range[s] > 0)
+            w->range_exp[s][range_bucket(after->range[s])]++;
     }
 }
 
@@ -295,15 +385,19 @@ static int apply_change(percept_world *w, const change *ch)
 {
     const percept_allocator *a = &w->alloc;
     uint32_t slot = ch->slot;
-    og_registration reg[2 * PERCEPT_SENSE_COUNT];
-    static const double no_range[PERCEPT_SENSE_COUNT];
+    og_registration reg[2 * PERCEPT_MAX_SENSES];
+    static const double no_range[PERCEPT_MAX_SENSES];
     const double *ranges = ch->removing ? no_range : ch->next.range;
-    int staged = 0, touched[PERCEPT_SENSE_COUNT];
-    double reach[PERCEPT_SENSE_COUNT]; /* per backend instance: what its index must cover */
+    int staged = 0, touched[PERCEPT_MAX_SENSES];
+    double reach[PERCEPT_MAX_SENSES]; /* per backend instance: what its index must cover */
 
     prefetch_entries(w, slot);
     /* Phase 1: every allocation, each undoable; nothing observable yet. */
     if (ch->adding && id_map_reserve(a, &w->ids, w->ids.count + 1))
+        return PERCEPT_ENOMEM;
+    /* The first entity with a shape makes room for every slot's (kept if
+     * the change fails later: room only). */
+    if (ch->reshaped && ch->next.shaped && !w->shapes && alloc_shapes(w, w->slot_cap))
         return PERCEPT_ENOMEM;
     /* The slot count after the change, as reserve() is promised: an add
      * that reuses a freed slot leaves it as it is. */
@@ -344,9 +438,9 @@ static int apply_change(percept_world *w, const change *ch)
             continue;
         pair_list *partner = &w->pairs[c->partner];
         uint32_t own_index = own->len, partner_index = partner->len;
-        if (pair_list_push(a, own, pair_entry(c->partner, c->after), partner_index))
+        if (pair_list_push(a, own, pair_make(c->partner, partner_index, c->after)))
             goto undo_pairs;
-        if (pair_list_push(a, partner, pair_entry(slot, pair_swap(c->after)), own_index)) {
+        if (pair_list_push(a, partner, pair_make(slot, own_index, pair_swap(c->after)))) {
             own->len--;
             goto undo_pairs;
         }
@@ -361,10 +455,10 @@ static int apply_change(percept_world *w, const change *ch)
             continue;
         pair_list *partner = &w->pairs[c->partner];
         pair *mine = &own->items[c->index];
-        uint32_t partner_index = mine->back;
+        uint32_t partner_index = pair_back(mine);
         if (c->after) {
-            mine->entry = pair_entry(c->partner, c->after);
-            partner->items[partner_index].entry = pair_entry(slot, pair_swap(c->after));
+            pair_set_mask(mine, c->after);
+            pair_set_mask(&partner->items[partner_index], pair_swap(c->after));
         } else {
             pair_list_remove_at(partner, partner_index, w->pairs);
             pair_list_remove_at(own, c->index, w->pairs);
@@ -391,15 +485,20 @@ static int apply_change(percept_world *w, const change *ch)
         else
             w->free_count--; /* the slot was the top of the free stack */
     }
+    entity *e = ent(w, slot);
+    count_ranges(w, ch->adding ? NULL : e, ch->removing ? NULL : &ch->next);
     if (ch->removing) {
         pair_list_free(a, own);
-        id_map_erase(&w->ids, w->ents[slot].id);
-        w->ents[slot].alive = 0;
+        id_map_erase(&w->ids, e->id);
+        e->alive = 0;
+        e->shaped = 0;
         w->free_slots[w->free_count++] = slot;
     } else {
-        uint32_t mark = w->ents[slot].mark; /* the copy in ch may be stale */
-        w->ents[slot] = ch->next;
-        w->ents[slot].mark = mark;
+        uint32_t mark = e->mark; /* the copy in ch may be stale */
+        memcpy(e, &ch->next, w->ent_bytes);
+        e->mark = mark;
+        if (ch->reshaped && ch->next.shaped)
+            memcpy(w->shapes + (size_t)slot * w->shape_bytes, &w->next_shape, w->shape_bytes);
     }
     return PERCEPT_OK;
 
@@ -435,6 +534,8 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
             .target = target,
             .x = t->x,
             .y = t->y,
+            .z = t->z,
+            .has_source = 1,
             .kind = !(changed & bit) ? PERCEPT_MOVE
                     : after & bit    ? PERCEPT_ENTER
                                      : PERCEPT_LEAVE,
@@ -474,7 +575,7 @@ static void deliver(percept_world *w, const change *ch)
         goto closed;
     for (size_t i = 0; i < n; i++) {
         const pair_change *c = change_buffer_nth(&w->changes, i);
-        if (deliver_pair(w, ch->next.id, c->partner_id, &w->ents[c->partner], pair_out(c->before),
+        if (deliver_pair(w, ch->next.id, c->partner_id, ent(w, c->partner), pair_out(c->before),
                          pair_out(c->after), 0))
             goto closed;
     }
@@ -532,22 +633,28 @@ static int change_made(int rc)
 /* ---------------------------------------------------------------- the calls that change a world */
 
 static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
-                        double x, double y)
+                        double x, double y, double z)
 {
     return set_error(w, PERCEPT_EINVAL,
-                     "%s: %sentity %" PRIu32 ": position (%.17g, %.17g) must be finite and "
-                     "within [-%g, %g]",
-                     fn, where, id, x, y, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+                     "%s: %sentity %" PRIu32 ": position (%.17g, %.17g, %.17g) must be finite "
+                     "and within [-%g, %g]",
+                     fn, where, id, x, y, z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+}
+
+/* A number from 0 to PERCEPT_COORD_LIMIT: a range or a margin. */
+static int valid_length(double v)
+{
+    return isfinite(v) && v >= 0 && v <= PERCEPT_COORD_LIMIT;
 }
 
 static int check_range(percept_world *w, const char *fn, percept_id id, percept_sense sense,
                        double range)
 {
-    if (isfinite(range) && range >= 0 && range <= PERCEPT_COORD_LIMIT)
+    if (valid_length(range))
         return PERCEPT_OK;
     return set_error(w, PERCEPT_EINVAL,
                      "%s: entity %" PRIu32 ": %s range %.17g must be a number from 0 to %g", fn, id,
-                     percept_sense_name(sense), range, PERCEPT_COORD_LIMIT);
+                     w->sense_names[sense], range, PERCEPT_COORD_LIMIT);
 }
 
 /* Every changing call's first check (a NULL world has no message). */
@@ -582,11 +689,125 @@ static inline int enter_call(percept_world *w, const char *fn, percept_id id, in
 
 static int check_sense(percept_world *w, const char *fn, percept_id id, percept_sense sense)
 {
-    if (!valid_sense(sense))
+    if (!valid_sense(w, sense))
         return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": sense %d is not a sense (0 sight, 1 hearing, "
-                         "2 smell)",
-                         fn, id, (int)sense);
+                         "%s: entity %" PRIu32 ": sense %d is not one of the world's %d senses", fn,
+                         id, (int)sense, w->sense_count);
+    return PERCEPT_OK;
+}
+
+/* A struct of the size protocol (percept_options): `size` at least what this
+ * library knows of it, and the bytes beyond zero. */
+static int check_size(percept_world *w, const char *fn, const char *type, const void *p,
+                      size_t known)
+{
+    size_t size = *(const size_t *)p;
+    int ok = size >= known && size <= 4096;
+    for (size_t i = known; ok && i < size; i++)
+        ok = ((const unsigned char *)p)[i] == 0;
+    if (ok)
+        return PERCEPT_OK;
+    return set_error(w, PERCEPT_EINVAL,
+                     "%s: %s.size is %zu: initialise it with its _INIT macro (this percept "
+                     "knows %zu bytes of it)",
+                     fn, type, size, known);
+}
+
+/* The fov a record keeps: 0 means 360. */
+static double record_fov(double fov)
+{
+    return fov == 0 ? 360 : fov;
+}
+
+/* Whether a facing is all zeros, which no cone can use. */
+static int no_facing(const double *f)
+{
+    return f[0] == 0 && f[1] == 0 && f[2] == 0;
+}
+
+/* The cone constant of the relation's rule 6, with PI the double nearest pi. */
+static double cone_c(double fov)
+{
+    return cos(fov * (3.141592653589793 / 360));
+}
+
+/*
+ * Check `desc` and make it the change's next state (the record and, in
+ * w->next_shape, the shape), keeping ch->next's id, mark and alive.
+ */
+static int read_desc(percept_world *w, const char *fn, percept_id id, const percept_entity_desc *d,
+                     change *ch)
+{
+    if (!d)
+        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
+    int rc = check_size(w, fn, "percept_entity_desc", d, sizeof *d);
+    if (rc)
+        return rc;
+    if (!valid_coord(d->x) || !valid_coord(d->y) || !valid_coord(d->z))
+        return bad_position(w, fn, "", id, d->x, d->y, d->z);
+    if (!valid_coord(d->facing[0]) || !valid_coord(d->facing[1]) || !valid_coord(d->facing[2]))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": facing (%.17g, %.17g, %.17g) must be finite "
+                         "and within [-%g, %g]",
+                         fn, id, d->facing[0], d->facing[1], d->facing[2], PERCEPT_COORD_LIMIT,
+                         PERCEPT_COORD_LIMIT);
+    if (d->hidden & ~w->all_senses)
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the world's "
+                         "%d senses",
+                         fn, id, d->hidden, w->sense_count);
+    shape *sh = &w->next_shape;
+    memset(sh, 0, sizeof *sh);
+    int shaped = !no_facing(d->facing);
+    for (int s = 0; s < PERCEPT_MAX_SENSES; s++) {
+        const percept_sense_params *p = &d->sense[s];
+        if (s >= w->sense_count) {
+            if (p->range != 0 || p->margin != 0 || p->fov != 0 || p->ignore != 0)
+                return set_error(w, PERCEPT_EINVAL,
+                                 "%s: entity %" PRIu32 ": sense[%d] is set, but the world has "
+                                 "%d senses",
+                                 fn, id, s, w->sense_count);
+            continue;
+        }
+        const char *name = w->sense_names[s];
+        if ((rc = check_range(w, fn, id, s, p->range)))
+            return rc;
+        if (!valid_length(p->margin))
+            return set_error(w, PERCEPT_EINVAL,
+                             "%s: entity %" PRIu32 ": %s.margin %.17g must be a number from 0 "
+                             "to %g",
+                             fn, id, name, p->margin, PERCEPT_COORD_LIMIT);
+        if (!(p->fov >= 0 && p->fov <= 360))
+            return set_error(w, PERCEPT_EINVAL,
+                             "%s: entity %" PRIu32 ": %s.fov %.17g must be above 0 and at most "
+                             "360 degrees (0: no cone)",
+                             fn, id, name, p->fov);
+        double fov = record_fov(p->fov);
+        if (fov < 360 && no_facing(d->facing))
+            return set_error(w, PERCEPT_EINVAL,
+                             "%s: entity %" PRIu32 ": %s.fov %.17g is a cone, which needs a "
+                             "facing; the facing is (0, 0, 0)",
+                             fn, id, name, fov);
+        sh->sense[s] = (sense_shape){
+            .margin = p->margin > 0 ? p->margin : 0,
+            .fov = fov,
+            .c = cone_c(fov),
+            .ignore = p->ignore,
+        };
+        shaped |= p->margin > 0 || fov < 360 || p->ignore != 0;
+        ch->next.range[s] = entity_range(p->range);
+    }
+    memcpy(sh->facing, d->facing, sizeof sh->facing);
+    sh->ff =
+        d->facing[0] * d->facing[0] + d->facing[1] * d->facing[1] + d->facing[2] * d->facing[2];
+    ch->next.x = d->x;
+    ch->next.y = d->y;
+    ch->next.z = d->z;
+    ch->next.tags = d->tags;
+    ch->next.hidden = (uint8_t)d->hidden;
+    ch->next.shaped = (uint8_t)shaped;
+    ch->shp = shaped ? sh : NULL;
+    ch->reshaped = 1;
     return PERCEPT_OK;
 }
 
@@ -598,14 +819,22 @@ static int grow_slots(percept_world *w, size_t cap)
     const percept_allocator *a = &w->alloc;
     if (cap > PAIR_SLOT_LIMIT)
         cap = PAIR_SLOT_LIMIT;
-    if (cap > SIZE_MAX / sizeof *w->ents - 1)
+    size_t stride = w->ent_stride;
+    if (cap > (SIZE_MAX - sizeof(entity) - 64) / stride)
         return -1;
-    /* The entity records get one spare record of room, to be aligned by
-     * hand: the allocator promises malloc's alignment only. */
-    void *block = pc_alloc(a, (cap + 1) * sizeof *w->ents);
+    /* A whole struct past the last record, so that a copy of any record as
+     * a struct stays inside the block; and room to align by hand, as the
+     * allocator promises malloc's alignment only. */
+    size_t bytes = cap * stride + sizeof(entity) + 64;
+    void *block = pc_alloc(a, bytes);
     uint32_t *free_slots = pc_alloc(a, cap * sizeof *w->free_slots);
     pair_list *pairs = pc_alloc(a, cap * sizeof *w->pairs);
+    unsigned char *shapes = NULL;
     int failed = !block || !free_slots || !pairs;
+    if (!failed && w->shapes) {
+        shapes = pc_alloc(a, cap * w->shape_bytes + sizeof(shape));
+        failed = !shapes;
+    }
     /* An observer grid keeps its own capacity: growing one and not the
      * next leaves nothing to undo. */
     for (int g = 0; g < w->grid_count && !failed; g++)
@@ -614,18 +843,24 @@ static int grow_slots(percept_world *w, size_t cap)
         pc_free(a, block);
         pc_free(a, free_slots);
         pc_free(a, pairs);
+        pc_free(a, shapes);
         return -1;
     }
-    entity *ents =
-        (entity *)(((uintptr_t)block + sizeof *ents - 1) & ~(uintptr_t)(sizeof *ents - 1));
+    unsigned char *ents = (unsigned char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
     size_t old = w->slot_cap;
+    memset(ents, 0, cap * stride + sizeof(entity));
     if (old) {
-        memcpy(ents, w->ents, old * sizeof *ents);
+        memcpy(ents, w->ents, old * stride);
         memcpy(free_slots, w->free_slots, old * sizeof *free_slots);
         memcpy(pairs, w->pairs, old * sizeof *pairs);
     }
-    memset(ents + old, 0, (cap - old) * sizeof *ents);
     memset(pairs + old, 0, (cap - old) * sizeof *pairs);
+    if (shapes) {
+        memset(shapes, 0, cap * w->shape_bytes + sizeof(shape));
+        memcpy(shapes, w->shapes, old * w->shape_bytes);
+        pc_free(a, w->shapes);
+        w->shapes = shapes;
+    }
     pc_free(a, w->ents_block);
     pc_free(a, w->free_slots);
     pc_free(a, w->pairs);
@@ -653,18 +888,9 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     int rc = enter_call(w, __func__, id, 0, &slot);
     if (rc)
         return rc;
-    if (!desc)
-        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", __func__, id);
-    if (!valid_coord(desc->x) || !valid_coord(desc->y))
-        return bad_position(w, __func__, "", id, desc->x, desc->y);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-        if ((rc = check_range(w, __func__, id, (percept_sense)s, desc->range[s])))
-            return rc;
-    if (desc->hidden & ~ALL_SENSES)
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the three "
-                         "senses",
-                         __func__, id, desc->hidden);
+    change ch = {.adding = 1, .next = {.id = id, .alive = 1}};
+    if ((rc = read_desc(w, __func__, id, desc, &ch)))
+        return rc;
     if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
         return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", __func__);
     if (w->free_count == 0 && w->slot_count == w->slot_cap &&
@@ -672,34 +898,57 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
         return set_error(w, PERCEPT_ENOMEM,
                          "%s: entity %" PRIu32 ": out of memory; the world is unchanged", __func__,
                          id);
-
-    change ch = {
-        .slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count,
-        .adding = 1,
-    };
-    ch.next = (entity){
-        .x = desc->x,
-        .y = desc->y,
-        .range = {entity_range(desc->range[0]), entity_range(desc->range[1]),
-                  entity_range(desc->range[2])},
-        .id = id,
-        .hidden = (uint8_t)desc->hidden,
-        .alive = 1,
-    };
-    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
+    ch.slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
+    return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
-/* The change moving the entity in `slot` to (x, y), for percept_move() and
- * each move of a batch; 0 when it is there already: no change, no events. */
-static int move_change(const percept_world *w, uint32_t slot, double x, double y, change *ch)
+/* The change of the entity in `slot` that keeps it as it is, to be edited. */
+static change unchanged(const percept_world *w, uint32_t slot)
 {
-    *ch = (change){.slot = slot, .next = w->ents[slot]};
-    if (ch->next.x == x && ch->next.y == y)
+    return (change){.slot = slot, .next = *ent(w, slot), .shp = shape_of(w, slot)};
+}
+
+int percept_update(percept_world *w, percept_id id, const percept_entity_desc *desc)
+{
+    uint32_t slot;
+    int rc = enter_call(w, __func__, id, 1, &slot);
+    if (rc)
+        return rc;
+    change ch = unchanged(w, slot);
+    if ((rc = read_desc(w, __func__, id, desc, &ch)))
+        return rc;
+    const entity *old = ent(w, slot);
+    ch.moved = old->x != ch.next.x || old->y != ch.next.y || old->z != ch.next.z;
+    return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
+}
+
+/* The change moving the entity in `slot` to (x, y, z), for the moves and
+ * each move of a batch; 0 when it is there already: no change, no events. */
+static int move_change(const percept_world *w, uint32_t slot, double x, double y, double z,
+                       change *ch)
+{
+    *ch = unchanged(w, slot);
+    if (ch->next.x == x && ch->next.y == y && ch->next.z == z)
         return 0;
     ch->next.x = x;
     ch->next.y = y;
+    ch->next.z = z;
     ch->moved = 1;
     return 1;
+}
+
+int percept_move3(percept_world *w, percept_id id, double x, double y, double z)
+{
+    uint32_t slot;
+    int rc = enter_call(w, __func__, id, 1, &slot);
+    if (rc)
+        return rc;
+    if (!valid_coord(x) || !valid_coord(y) || !valid_coord(z))
+        return bad_position(w, __func__, "", id, x, y, z);
+    change ch;
+    if (!move_change(w, slot, x, y, z, &ch))
+        return PERCEPT_OK;
+    return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
 int percept_move(percept_world *w, percept_id id, double x, double y)
@@ -708,12 +957,31 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
     int rc = enter_call(w, __func__, id, 1, &slot);
     if (rc)
         return rc;
+    double z = ent(w, slot)->z;
     if (!valid_coord(x) || !valid_coord(y))
-        return bad_position(w, __func__, "", id, x, y);
+        return bad_position(w, __func__, "", id, x, y, z);
     change ch;
-    if (!move_change(w, slot, x, y, &ch))
+    if (!move_change(w, slot, x, y, z, &ch))
         return PERCEPT_OK;
-    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
+    return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
+}
+
+int percept_turn(percept_world *w, percept_id id, double fx, double fy, double fz)
+{
+    uint32_t slot;
+    int rc = enter_call(w, __func__, id, 1, &slot);
+    if (rc)
+        return rc;
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+    world_describe(w, slot, &d);
+    d.facing[0] = fx;
+    d.facing[1] = fy;
+    d.facing[2] = fz;
+    change ch = unchanged(w, slot);
+    if ((rc = read_desc(w, __func__, id, &d, &ch)))
+        return rc;
+    /* Facing is the observer's alone: what others perceive of it stays. */
+    return change_made(run_change(w, __func__, &ch, w->all_senses, 0));
 }
 
 /* ---------------------------------------------------------------- many moves in one call */
@@ -779,7 +1047,7 @@ static int bad_entry(percept_world *w, const char *fn, const percept_position *m
     if (slot == ID_MAP_NONE) {
         rc = set_error(w, PERCEPT_ENOENT, "%s: %sunknown entity %" PRIu32, fn, where, m->id);
     } else if (!valid_coord(m->x) || !valid_coord(m->y)) {
-        rc = bad_position(w, fn, where, m->id, m->x, m->y);
+        rc = bad_position(w, fn, where, m->id, m->x, m->y, ent(w, slot)->z);
     } else {
         size_t first = 0;
         while (moves[first].id != m->id)
@@ -819,9 +1087,9 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
         const percept_position *m = &moves[i];
         uint32_t slot = id_map_find(&w->ids, m->id);
         if (slot == ID_MAP_NONE || !valid_coord(m->x) || !valid_coord(m->y) ||
-            w->ents[slot].mark == epoch)
+            ent(w, slot)->mark == epoch)
             return bad_entry(w, __func__, moves, i, slot);
-        w->ents[slot].mark = epoch;
+        ent(w, slot)->mark = epoch;
         if (no_room)
             continue;
         w->batch[i] = (batch_move){m->x, m->y, slot};
@@ -848,9 +1116,9 @@ int percept_move_many(percept_world *w, const percept_position *moves, size_t co
     for (size_t k = 0; k < count; k++) {
         const batch_move *m = &batch[(uint32_t)keys[k]];
         change ch;
-        if (!move_change(w, m->slot, m->x, m->y, &ch))
+        if (!move_change(w, m->slot, m->x, m->y, ent(w, m->slot)->z, &ch))
             continue;
-        rc = run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES);
+        rc = run_change(w, __func__, &ch, w->all_senses, w->all_senses);
         if (rc == WORLD_CLOSED)
             return PERCEPT_OK; /* the rest of the batch goes with the world */
         if (rc != PERCEPT_OK) {
@@ -873,8 +1141,9 @@ int percept_remove(percept_world *w, percept_id id)
     int rc = enter_call(w, __func__, id, 1, &slot);
     if (rc)
         return rc;
-    change ch = {.slot = slot, .next = w->ents[slot], .removing = 1};
-    return change_made(run_change(w, __func__, &ch, ALL_SENSES, ALL_SENSES));
+    change ch = unchanged(w, slot);
+    ch.removing = 1;
+    return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
 int percept_set_range(percept_world *w, percept_id id, percept_sense sense, double range)
@@ -884,7 +1153,7 @@ int percept_set_range(percept_world *w, percept_id id, percept_sense sense, doub
     if (rc || (rc = check_sense(w, __func__, id, sense)) ||
         (rc = check_range(w, __func__, id, sense, range)))
         return rc;
-    change ch = {.slot = slot, .next = w->ents[slot]};
+    change ch = unchanged(w, slot);
     ch.next.range[sense] = entity_range(range);
     return change_made(run_change(w, __func__, &ch, PERCEPT_SENSE_BIT(sense), 0));
 }
@@ -895,8 +1164,122 @@ int percept_set_hidden(percept_world *w, percept_id id, percept_sense sense, int
     int rc = enter_call(w, __func__, id, 1, &slot);
     if (rc || (rc = check_sense(w, __func__, id, sense)))
         return rc;
-    change ch = {.slot = slot, .next = w->ents[slot]};
+    change ch = unchanged(w, slot);
     unsigned bit = PERCEPT_SENSE_BIT(sense);
     ch.next.hidden = (uint8_t)(hidden ? ch.next.hidden | bit : ch.next.hidden & ~bit);
     return change_made(run_change(w, __func__, &ch, 0, bit));
+}
+
+/* ---------------------------------------------------------------- stimuli */
+
+/* An emit's search for its observers. */
+typedef struct emission {
+    percept_world *w;
+    const percept_stimulus *st;
+    double strength;
+    uint32_t source; /* its slot, or UINT32_MAX */
+    uint32_t epoch;
+} emission;
+
+/* A candidate observer of a stimulus, tested once by the rules of
+ * docs/trace-format.md, "Stimuli". */
+static void visit_listener(void *ctx, percept_slot o)
+{
+    emission *em = ctx;
+    percept_world *w = em->w;
+    const percept_stimulus *st = em->st;
+    if (o == em->source || o >= w->slot_count)
+        return;
+    entity *e = ent(w, o);
+    if (!e->alive || e->mark == em->epoch)
+        return;
+    e->mark = em->epoch;
+    int s = st->sense;
+    const shape *os = shape_of(w, o);
+    if (!(e->range[s] > 0) || (os && (os->sense[s].ignore & st->tags)))
+        return;
+    double dx = st->x - e->x, dy = st->y - e->y, dz = st->z - e->z;
+    double dd = dx * dx + dy * dy + dz * dz, l = em->strength * e->range[s];
+    if (!(dd <= l * l))
+        return;
+    if (os && os->sense[s].fov != 360 && dd != 0 && !in_cone(os, os->sense[s].c, dx, dy, dz, dd))
+        return;
+    pair_change c = {.partner_id = e->id, .partner = o};
+    change_buffer_push(&w->alloc, &w->changes, &c);
+}
+
+/* A bound on the ranges of `sense`: 0 when no entity has it. */
+static double range_bound(const percept_world *w, int sense)
+{
+    for (int b = RANGE_EXP_BUCKETS - 1; b >= 0; b--)
+        if (w->range_exp[sense][b])
+            return ldexp(1, b - RANGE_EXP_BIAS + 1);
+    return 0;
+}
+
+int percept_emit(percept_world *w, const percept_stimulus *st)
+{
+    int rc = check_not_in_callback(w, __func__);
+    if (rc)
+        return rc;
+    if (!st)
+        return set_error(w, PERCEPT_EINVAL, "%s: stimulus is NULL", __func__);
+    if ((rc = check_size(w, __func__, "percept_stimulus", st, sizeof *st)))
+        return rc;
+    if (!valid_sense(w, st->sense))
+        return set_error(w, PERCEPT_EINVAL, "%s: sense %d is not one of the world's %d senses",
+                         __func__, (int)st->sense, w->sense_count);
+    if (!valid_coord(st->x) || !valid_coord(st->y) || !valid_coord(st->z))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: point (%.17g, %.17g, %.17g) must be finite and within [-%g, %g]",
+                         __func__, st->x, st->y, st->z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+    if (!valid_length(st->strength))
+        return set_error(w, PERCEPT_EINVAL,
+                         "%s: strength %.17g must be a number above 0 and at most %g (0: 1)",
+                         __func__, st->strength, PERCEPT_COORD_LIMIT);
+    emission em = {
+        .w = w, .st = st, .strength = st->strength > 0 ? st->strength : 1, .source = UINT32_MAX};
+    if (st->has_source) {
+        em.source = id_map_find(&w->ids, st->source);
+        if (em.source == ID_MAP_NONE)
+            return set_error(w, PERCEPT_ENOENT, "%s: unknown source entity %" PRIu32, __func__,
+                             st->source);
+    }
+    double bound = range_bound(w, st->sense);
+    if (bound == 0)
+        return PERCEPT_OK;
+    w->changes.len = 0;
+    w->changes.failed = 0;
+    em.epoch = next_epoch(w);
+    const backend_group *bg = &w->backends[w->backend_of[st->sense]];
+    bg->plugin.ops.query(bg->backend, st->x, st->y, em.strength * bound, visit_listener, &em);
+    if (w->changes.failed) {
+        w->changes.len = 0;
+        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
+    }
+    size_t n = w->changes.len;
+    if (!w->on_event || n == 0) {
+        w->changes.len = 0;
+        return PERCEPT_OK;
+    }
+    change_buffer_order(&w->changes, 0);
+    w->in_callback = 1;
+    for (size_t i = 0; i < n && !w->close_requested; i++) {
+        percept_event out = {
+            .kind = PERCEPT_STIMULUS,
+            .sense = st->sense,
+            .observer = change_buffer_nth(&w->changes, i)->partner_id,
+            .target = st->has_source ? st->source : 0,
+            .x = st->x,
+            .y = st->y,
+            .z = st->z,
+            .has_source = st->has_source != 0,
+        };
+        w->on_event(w->on_event_user, &out);
+    }
+    w->in_callback = 0;
+    w->changes.len = 0;
+    if (w->close_requested)
+        free_world(w);
+    return PERCEPT_OK;
 }

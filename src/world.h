@@ -18,24 +18,63 @@
 #include "percept.h"
 #include "plugin.h"
 
-/* One entity in one cache line (the array is 64-byte aligned): meeting a
- * neighbour reads its position and ranges and stamps it in a single line. */
+/*
+ * One entity: what an exact check reads, and the visit stamp a pass writes.
+ * The world's array holds each record's first ENTITY_BYTES(sense_count)
+ * bytes, a whole number of cache lines apart (one line for up to three
+ * senses; the array is 64-byte aligned): meeting a neighbour reads and
+ * stamps a single line. Copies (a change's next state) are whole structs.
+ */
 typedef struct entity {
-    double x, y;
-    double range[PERCEPT_SENSE_COUNT]; /* NaN for a sense the entity lacks */
+    double x, y, z;
     percept_id id;
-    uint32_t mark;  /* visit stamp that dedupes a pass's candidates */
+    uint32_t mark; /* visit stamp that dedupes a pass's candidates */
+    uint32_t tags;
     uint8_t hidden; /* PERCEPT_SENSE_BIT()s */
     uint8_t alive;
-    uint8_t spare[14];
+    uint8_t shaped; /* 1: the world's shapes hold its facing, margins, cones and masks */
+    uint8_t spare;
+    double range[PERCEPT_MAX_SENSES]; /* NaN for a sense the entity lacks */
 } entity;
-_Static_assert(sizeof(entity) == 64, "an entity record is one cache line");
+
+#define ENTITY_BYTES(senses) (offsetof(entity, range) + (size_t)(senses) * sizeof(double))
+#define ENTITY_STRIDE(senses) ((ENTITY_BYTES(senses) + 63) / 64 * 64)
+_Static_assert(ENTITY_STRIDE(3) == 64, "three senses fit one cache line");
+
+/* One sense of an entity beyond its range: what the slow test reads. */
+typedef struct sense_shape {
+    double margin; /* 0: none */
+    double fov;    /* as given, 360 for no cone */
+    double c;      /* cos(fov * (PI / 360)): the cone test's constant */
+    uint32_t ignore;
+} sense_shape;
+
+/*
+ * What makes an entity's test slow: its facing and, per sense, margin,
+ * cone and ignore mask. Kept apart, per slot, and only once some entity
+ * has any (w->shapes stays NULL until then): a world of plain ranges pays
+ * neither its memory nor its reads. An entity without them has entity.shaped
+ * 0 and its shape all defaults.
+ */
+typedef struct shape {
+    double facing[3];
+    double ff; /* FX*FX + FY*FY + FZ*FZ */
+    sense_shape sense[PERCEPT_MAX_SENSES];
+} shape;
+
+#define SHAPE_BYTES(senses) (offsetof(shape, sense) + (size_t)(senses) * sizeof(sense_shape))
 
 /* One move of a batch, checked: where the entity in `slot` goes. */
 typedef struct batch_move {
     double x, y;
     uint32_t slot;
 } batch_move;
+
+/* Exponents of ranges counted per sense, so that a stimulus knows how far
+ * its observers can stand: bucket e + RANGE_EXP_BIAS counts the ranges in
+ * [2^e, 2^(e+1)), the lowest bucket also all those below. */
+#define RANGE_EXP_BUCKETS 128
+#define RANGE_EXP_BIAS 64
 
 /* One backend instance and the senses it indexes. */
 typedef struct backend_group {
@@ -49,8 +88,16 @@ typedef struct backend_group {
 
 struct percept_world {
     percept_allocator alloc;
-    entity *ents;         /* [slot_cap], 64-byte aligned inside ents_block */
-    void *ents_block;     /* the allocation holding ents */
+    int sense_count;
+    char sense_names[PERCEPT_MAX_SENSES][32];
+    unsigned all_senses; /* PERCEPT_SENSE_BIT()s of every sense */
+    unsigned char *ents; /* [slot_cap] records of ent_stride bytes, 64-byte aligned in ents_block */
+    void *ents_block;    /* the allocation holding ents */
+    size_t ent_stride, ent_bytes;
+    unsigned char *shapes; /* NULL, or [slot_cap] records of shape_bytes bytes */
+    size_t shape_bytes;
+    shape next_shape; /* the shape a change gives its entity */
+    uint32_t range_exp[PERCEPT_MAX_SENSES][RANGE_EXP_BUCKETS];
     uint32_t *free_slots; /* [slot_cap]: slots to reuse, a stack */
     size_t slot_cap;
     uint32_t slot_count; /* slots ever used: the high-water mark */
@@ -61,13 +108,13 @@ struct percept_world {
      * senses. Any of them may hold room: an add that ran out of memory
      * leaves what it reserved in the slot it was to take. */
     pair_list *pairs;
-    backend_group backends[PERCEPT_SENSE_COUNT];
+    backend_group backends[PERCEPT_MAX_SENSES];
     int backend_count;
-    uint8_t backend_of[PERCEPT_SENSE_COUNT]; /* sense -> backends[] */
+    uint8_t backend_of[PERCEPT_MAX_SENSES]; /* sense -> backends[] */
     /* One per observer cell size, then the near grids (choose_near_backends()). */
-    observer_grid grids[2 * PERCEPT_SENSE_COUNT];
-    uint8_t near_backend[2 * PERCEPT_SENSE_COUNT]; /* grid -> backend finding its near observers */
-    int8_t near_of[2 * PERCEPT_SENSE_COUNT];       /* near grid -> the grid it serves; else -1 */
+    observer_grid grids[2 * PERCEPT_MAX_SENSES];
+    uint8_t near_backend[2 * PERCEPT_MAX_SENSES]; /* grid -> backend finding its near observers */
+    int8_t near_of[2 * PERCEPT_MAX_SENSES];       /* near grid -> the grid it serves; else -1 */
     int grid_count;
     change_buffer changes;
     /* percept_move_many()'s room, kept between calls: the checked moves (a
@@ -94,14 +141,29 @@ static inline int valid_coord(double v)
     return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
 }
 
-static inline int valid_sense(percept_sense sense)
+static inline int valid_sense(const percept_world *w, percept_sense sense)
 {
-    return (unsigned)sense < PERCEPT_SENSE_COUNT;
+    return (unsigned)sense < (unsigned)w->sense_count;
+}
+
+/* The record of the entity in `slot`. */
+static inline entity *ent(const percept_world *w, uint32_t slot)
+{
+    return (entity *)(w->ents + (size_t)slot * w->ent_stride);
+}
+
+/* The shape of the entity in `slot`, or NULL when it has none. */
+static inline const shape *shape_of(const percept_world *w, uint32_t slot)
+{
+    return ent(w, slot)->shaped ? (const shape *)(w->shapes + (size_t)slot * w->shape_bytes) : NULL;
 }
 
 /* Make room for `count` entities, so that adds up to that many grow no
  * array. Returns 0, or -1 out of memory, having changed only room. */
 int world_reserve(percept_world *w, size_t count);
+
+/* The description of the entity in `slot`, as percept_get_entity() gives it. */
+void world_describe(const percept_world *w, uint32_t slot, percept_entity_desc *out);
 
 /* Free the world and all it holds, also when the callback closed it. */
 void free_world(percept_world *w);

@@ -59,6 +59,7 @@ void free_world(percept_world *w)
     pc_free(a, w->batch);
     pc_free(a, w->batch_keys);
     pc_free(a, w->ents_block);
+    pc_free(a, w->shapes);
     pc_free(a, w->free_slots);
     percept_allocator copy = *a;
     pc_free(&copy, w);
@@ -108,7 +109,7 @@ static int open_backend(percept_world *w, const pc_config *cfg, const percept_op
                         const plugin_search *search, int s, percept_error *err)
 {
     sense_backend sb = backend_of_sense(cfg, opt, s);
-    const char *sense = percept_sense_name((percept_sense)s);
+    const char *sense = w->sense_names[s];
     if (!sb.name)
         return fail(err, PERCEPT_ECONFIG, cfg->source, 0, sense, "backend",
                     "no backend: set 'backend' in [%s] or in [percept]", sense);
@@ -183,7 +184,7 @@ static int open_grid(percept_world *w, const pc_config *cfg, int s, percept_erro
                      PERCEPT_SENSE_BIT(s));
     if (rc == -2)
         return fail(err, PERCEPT_ECONFIG, cfg->source, sc->observer_cell_size_line,
-                    percept_sense_name((percept_sense)s), "observer_cell_size",
+                    w->sense_names[s], "observer_cell_size",
                     "%.17g is too small for the world bounds (more than %u cells)",
                     sc->observer_cell_size, OG_MAX_CELLS);
     if (rc)
@@ -206,7 +207,7 @@ static int choose_near_backends(percept_world *w)
     for (int g = 0; g < grids; g++) {
         observer_grid *grid = &w->grids[g];
         int first = -1, local = -1;
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        for (int s = 0; s < w->sense_count; s++) {
             if (!(grid->senses & PERCEPT_SENSE_BIT(s)))
                 continue;
             int b = w->backend_of[s];
@@ -295,13 +296,19 @@ static int build_world(percept_world *w, const pc_config *cfg, const percept_opt
         return fail(err, PERCEPT_ECONFIG, cfg->source, cfg->plugin_dir_line, "percept",
                     "plugin_dir", "'%s' is not a directory", cfg->plugin_dir);
     w->bounds = opt->bounds ? *opt->bounds : cfg->bounds;
+    w->sense_count = cfg->sense_count;
+    memcpy(w->sense_names, cfg->sense_names, sizeof w->sense_names);
+    w->all_senses = (1u << w->sense_count) - 1;
+    w->ent_stride = ENTITY_STRIDE(w->sense_count);
+    w->ent_bytes = ENTITY_BYTES(w->sense_count);
+    w->shape_bytes = SHAPE_BYTES(w->sense_count);
     w->move_events = cfg->move_events;
     plugin_search search;
     char *env_copy;
     if (plugin_search_init(&w->alloc, &search, opt->plugin_dir, cfg->plugin_dir, &env_copy))
         return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL, NO_MEMORY);
     int rc = PERCEPT_OK;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT && rc == PERCEPT_OK; s++)
+    for (int s = 0; s < w->sense_count && rc == PERCEPT_OK; s++)
         if ((rc = open_backend(w, cfg, opt, &search, s, err)) == PERCEPT_OK)
             rc = open_grid(w, cfg, s, err);
     pc_free(&w->alloc, env_copy);
