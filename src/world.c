@@ -131,6 +131,24 @@ static unsigned shaped_senses(const entity *o, const shape *os, const entity *t,
     return held;
 }
 
+/* pair_mask_of() when either entity has a shape: out of line, so that the
+ * common test stays small enough to inline. */
+static __attribute__((noinline)) unsigned shaped_pair_mask(int n, const entity *me,
+                                                           const shape *msh, const entity *t,
+                                                           const shape *tsh, unsigned out,
+                                                           unsigned in_visible, unsigned before)
+{
+    double dx = t->x - me->x, dy = t->y - me->y, dz = t->z - me->z;
+    double dd = dx * dx + dy * dy + dz * dz;
+    unsigned sees, seen;
+    senses_within(dd, me->range, t->range, n, &sees, &seen);
+    if (msh)
+        sees = shaped_senses(me, msh, t, out, pair_out(before), dx, dy, dz, dd);
+    if (tsh)
+        seen = shaped_senses(t, tsh, me, in_visible, pair_in(before), -dx, -dy, -dz, dd);
+    return (sees & out) | (seen & in_visible) << PAIR_IN_SHIFT;
+}
+
 /* The pair of `me` and `t` (their shapes msh and tsh, NULL for none) as
  * me's list keeps it: the senses of `out` in which me perceives t, and of
  * `in_visible` in which t perceives me; `before`, the pair's mask before the
@@ -140,15 +158,13 @@ static inline unsigned pair_mask_of(int n, const entity *me, const shape *msh, c
                                     const shape *tsh, unsigned out, unsigned in_visible,
                                     unsigned before)
 {
+    out &= ~(unsigned)t->hidden;
+    if (msh || tsh)
+        return shaped_pair_mask(n, me, msh, t, tsh, out, in_visible, before);
     double dx = t->x - me->x, dy = t->y - me->y, dz = t->z - me->z;
     double dd = dx * dx + dy * dy + dz * dz;
     unsigned sees, seen;
-    out &= ~(unsigned)t->hidden;
     senses_within(dd, me->range, t->range, n, &sees, &seen);
-    if (msh)
-        sees = shaped_senses(me, msh, t, out, pair_out(before), dx, dy, dz, dd);
-    if (tsh)
-        seen = shaped_senses(t, tsh, me, in_visible, pair_in(before), -dx, -dy, -dz, dd);
     return (sees & out) | (seen & in_visible) << PAIR_IN_SHIFT;
 }
 
@@ -218,6 +234,17 @@ static void push_change(pass *p, uint32_t partner, uint32_t index, unsigned befo
     change_buffer_push(&w->alloc, &w->changes, &c);
 }
 
+/* visit_candidate() when either entity has a shape: apart, so that the
+ * common case saves no registers for it. */
+static __attribute__((noinline)) void visit_shaped(pass *p, percept_slot t, const entity *e)
+{
+    percept_world *w = p->w;
+    unsigned after = pair_mask_of(w->sense_count, &p->ch->next, p->ch->shp, e, shape_at(w, e, t),
+                                  p->out, p->in_visible, 0);
+    if (after)
+        push_change(p, t, PAIR_NONE, 0, after, 0);
+}
+
 /* A candidate from a backend or an observer grid: tested once, and only if a
  * live entity other than the changing one (a faulty plugin cannot corrupt us). */
 static void visit_candidate(void *ctx, percept_slot t)
@@ -230,8 +257,12 @@ static void visit_candidate(void *ctx, percept_slot t)
     if (!e->alive || e->mark == p->epoch)
         return;
     e->mark = p->epoch;
-    unsigned after = pair_mask_of(w->sense_count, &p->ch->next, p->ch->shp, e, shape_of(w, t),
-                                  p->out, p->in_visible, 0);
+    if (p->ch->shp || e->shaped) {
+        visit_shaped(p, t, e);
+        return;
+    }
+    unsigned after =
+        pair_mask_of(w->sense_count, &p->ch->next, NULL, e, NULL, p->out, p->in_visible, 0);
     if (after)
         push_change(p, t, PAIR_NONE, 0, after, 0);
 }
@@ -279,10 +310,10 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
         unsigned before = pair_mask(&pairs->items[i]);
         entity *e = ent(w, t);
         e->mark = p.epoch;
-        unsigned after = ch->removing
-                             ? 0
-                             : (before & keep) | pair_mask_of(w->sense_count, me, ch->shp, e,
-                                                              shape_of(w, t), out, visible, before);
+        unsigned after =
+            ch->removing ? 0
+                         : (before & keep) | pair_mask_of(w->sense_count, me, ch->shp, e,
+                                                          shape_at(w, e, t), out, visible, before);
         int moved = notify_moves && (pair_in(before) & pair_in(after));
         if (after != before || moved)
             push_change(&p, t, i, before, after, moved);
@@ -363,10 +394,13 @@ static int alloc_shapes(percept_world *w, size_t cap)
     return 0;
 }
 
-/* The bucket of range r in w->range_exp. */
+/* The bucket of range r (> 0) in w->range_exp: its binary exponent, read
+ * from its bits (a subnormal reads as the lowest, which it belongs in). */
 static int range_bucket(double r)
 {
-    int e = ilogb(r) + RANGE_EXP_BIAS;
+    uint64_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    int e = (int)(bits >> 52 & 0x7ff) - 1023 + RANGE_EXP_BIAS;
     return e < 0 ? 0 : e >= RANGE_EXP_BUCKETS ? RANGE_EXP_BUCKETS - 1 : e;
 }
 
@@ -486,7 +520,8 @@ static int apply_change(percept_world *w, const change *ch)
             w->free_count--; /* the slot was the top of the free stack */
     }
     entity *e = ent(w, slot);
-    count_ranges(w, ch->adding ? NULL : e, ch->removing ? NULL : &ch->next);
+    if (ch->adding || ch->removing || !ch->moved || ch->reshaped) /* a plain move keeps them */
+        count_ranges(w, ch->adding ? NULL : e, ch->removing ? NULL : &ch->next);
     if (ch->removing) {
         pair_list_free(a, own);
         id_map_erase(&w->ids, e->id);
@@ -819,7 +854,7 @@ static int grow_slots(percept_world *w, size_t cap)
     const percept_allocator *a = &w->alloc;
     if (cap > PAIR_SLOT_LIMIT)
         cap = PAIR_SLOT_LIMIT;
-    size_t stride = w->ent_stride;
+    size_t stride = (size_t)1 << w->ent_shift;
     if (cap > (SIZE_MAX - sizeof(entity) - 64) / stride)
         return -1;
     /* A whole struct past the last record, so that a copy of any record as
@@ -1195,7 +1230,7 @@ static void visit_listener(void *ctx, percept_slot o)
         return;
     e->mark = em->epoch;
     int s = st->sense;
-    const shape *os = shape_of(w, o);
+    const shape *os = shape_at(w, e, o);
     if (!(e->range[s] > 0) || (os && (os->sense[s].ignore & st->tags)))
         return;
     double dx = st->x - e->x, dy = st->y - e->y, dz = st->z - e->z;

@@ -38,8 +38,10 @@ typedef struct entity {
 } entity;
 
 #define ENTITY_BYTES(senses) (offsetof(entity, range) + (size_t)(senses) * sizeof(double))
-#define ENTITY_STRIDE(senses) ((ENTITY_BYTES(senses) + 63) / 64 * 64)
-_Static_assert(ENTITY_STRIDE(3) == 64, "three senses fit one cache line");
+/* log2 of the stride: one cache line for up to three senses, two for more. */
+#define ENTITY_SHIFT(senses) (ENTITY_BYTES(senses) <= 64 ? 6 : 7)
+_Static_assert(ENTITY_BYTES(3) <= 64 && ENTITY_BYTES(PERCEPT_MAX_SENSES) <= 128,
+               "a record is one or two cache lines");
 
 /* One sense of an entity beyond its range: what the slow test reads. */
 typedef struct sense_shape {
@@ -90,10 +92,12 @@ struct percept_world {
     percept_allocator alloc;
     int sense_count;
     char sense_names[PERCEPT_MAX_SENSES][32];
-    unsigned all_senses; /* PERCEPT_SENSE_BIT()s of every sense */
-    unsigned char *ents; /* [slot_cap] records of ent_stride bytes, 64-byte aligned in ents_block */
-    void *ents_block;    /* the allocation holding ents */
-    size_t ent_stride, ent_bytes;
+    unsigned all_senses;   /* PERCEPT_SENSE_BIT()s of every sense */
+    unsigned char *ents;   /* [slot_cap] records, 64-byte aligned in ents_block */
+    void *ents_block;      /* the allocation holding ents */
+    uint8_t ent_shift;     /* records are 1 << ent_shift bytes apart; a byte, which no
+                              store to an entity field can alias */
+    size_t ent_bytes;      /* of which each holds this many */
     unsigned char *shapes; /* NULL, or [slot_cap] records of shape_bytes bytes */
     size_t shape_bytes;
     shape next_shape; /* the shape a change gives its entity */
@@ -149,13 +153,18 @@ static inline int valid_sense(const percept_world *w, percept_sense sense)
 /* The record of the entity in `slot`. */
 static inline entity *ent(const percept_world *w, uint32_t slot)
 {
-    return (entity *)(w->ents + (size_t)slot * w->ent_stride);
+    return (entity *)(w->ents + ((size_t)slot << w->ent_shift));
 }
 
-/* The shape of the entity in `slot`, or NULL when it has none. */
+/* The shape of `e`, the entity in `slot`, or NULL when it has none. */
+static inline const shape *shape_at(const percept_world *w, const entity *e, uint32_t slot)
+{
+    return e->shaped ? (const shape *)(w->shapes + (size_t)slot * w->shape_bytes) : NULL;
+}
+
 static inline const shape *shape_of(const percept_world *w, uint32_t slot)
 {
-    return ent(w, slot)->shaped ? (const shape *)(w->shapes + (size_t)slot * w->shape_bytes) : NULL;
+    return shape_at(w, ent(w, slot), slot);
 }
 
 /* Make room for `count` entities, so that adds up to that many grow no

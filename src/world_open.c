@@ -299,7 +299,7 @@ static int build_world(percept_world *w, const pc_config *cfg, const percept_opt
     w->sense_count = cfg->sense_count;
     memcpy(w->sense_names, cfg->sense_names, sizeof w->sense_names);
     w->all_senses = (1u << w->sense_count) - 1;
-    w->ent_stride = ENTITY_STRIDE(w->sense_count);
+    w->ent_shift = ENTITY_SHIFT(w->sense_count);
     w->ent_bytes = ENTITY_BYTES(w->sense_count);
     w->shape_bytes = SHAPE_BYTES(w->sense_count);
     w->move_events = cfg->move_events;
