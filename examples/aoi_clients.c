@@ -2,48 +2,48 @@
  * aoi_clients.c - area-of-interest replication, the way a game server sends
  * each client the entities around its player, in three bands that it
  * would update at different rates: near, mid and far. The world's senses
- * are the bands, named by its config. percept's ENTER, MOVE and LEAVE
- * events per band are the messages; the server queues them per client and
- * band and sends them once the tick's moves are made.
+ * are the bands, named by its config (percept installs one, aoi-bands.ini).
+ * percept's ENTER, MOVE and LEAVE events per band are the messages; the
+ * server queues them per client and band and sends them once the tick's
+ * moves are made.
  *
  * Entities walk on the ground or fly, so distances are in three dimensions.
  * Each band has a margin: an entity that entered a band stays in it until
  * it is that much beyond the band's range, so that one walking along the
  * edge does not flood the client with enters and leaves.
  *
- * Each client keeps the replica the messages build. After every tick the
- * program checks each replica against the definition (within the range:
- * held; beyond range + margin: not held) and against percept_perceived(),
- * and exits 1 if they differ: the events are all a server needs.
+ * Each client keeps the replica the messages build, checked after every
+ * tick against the definition (within the range: held; beyond range +
+ * margin: not) and percept_perceived(): the events are all a server needs.
  *
- * Build against an installed percept, which finds its plugins itself:
- *   cc -o aoi_clients aoi_clients.c $(pkg-config --cflags --libs percept)
- * Run: ./aoi_clients [BACKEND]   (default grid)
+ * Build against an installed percept, with the bands' config it installed
+ * (pkg-config knows its sysconfdir for any prefix); the config must name the
+ * senses near, mid and far, and leave move_events on:
+ *   cc -o aoi_clients aoi_clients.c $(pkg-config --cflags --libs percept) \
+ *      -DAOI_CONFIG="\"$(pkg-config --variable=sysconfdir percept)/percept/aoi-bands.ini\""
+ * Run: ./aoi_clients [CONFIG]
  */
 #include <percept.h>
 
 #include <stdint.h>
 #include <stdio.h>
 
-#define WORLD 400.0  /* the map is [0, WORLD] on both axes */
+#ifndef AOI_CONFIG
+#define AOI_CONFIG "/usr/local/etc/percept/aoi-bands.ini"
+#endif
+
+#define WORLD 1000.0 /* the map is [0, WORLD] on both axes */
 #define CLIENTS 3    /* players, IDs 1 .. CLIENTS */
-#define MONSTERS 200 /* IDs CLIENTS + 1 .. CLIENTS + MONSTERS: seen, not seeing */
+#define MONSTERS 300 /* IDs CLIENTS + 1 .. CLIENTS + MONSTERS: seen, not seeing */
 #define ENTITIES (CLIENTS + MONSTERS)
 #define TICKS 20
 #define BANDS 3
 
-/* The config a server would keep in its percept.ini; move_events gives the
- * updates. Every band gets the same backend, from [percept] or the command
- * line. */
-static const char config[] = "[percept]\n"
-                             "backend = grid\n"
-                             "move_events = on\n"
-                             "[world]\n"
-                             "senses = near mid far\n"
-                             "max_x = 400\n"
-                             "max_y = 400\n";
-
-static const double range[BANDS] = {25, 60, 120}, margin[BANDS] = {5, 10, 20};
+/* The bands, with the ranges and margins aoi-bands.ini is tuned for. The
+ * world numbers its senses in the config's order: `sense` is each band's. */
+static const char *const band_name[BANDS] = {"near", "mid", "far"};
+static const double range[BANDS] = {32, 96, 256}, margin[BANDS] = {4, 8, 16};
+static percept_sense sense[BANDS];
 
 typedef struct entity {
     double x, y, z, vx, vy, vz;
@@ -76,12 +76,15 @@ static void on_event(void *user, const percept_event *ev)
     if (ev->observer < 1 || ev->observer > CLIENTS || ev->target > ENTITIES)
         return;
     client *c = &clients[ev->observer - 1];
+    int b = 0;
+    while (b < BANDS - 1 && sense[b] != ev->sense)
+        b++;
     if (ev->kind == PERCEPT_ENTER)
-        c->enters[ev->sense]++, c->known[ev->sense][ev->target] = 1;
+        c->enters[b]++, c->known[b][ev->target] = 1;
     else if (ev->kind == PERCEPT_MOVE)
-        c->updates[ev->sense]++;
+        c->updates[b]++;
     else if (ev->kind == PERCEPT_LEAVE)
-        c->leaves[ev->sense]++, c->known[ev->sense][ev->target] = 0;
+        c->leaves[b]++, c->known[b][ev->target] = 0;
 }
 
 /* Moves every entity one step, turning back at the edges of the map and of
@@ -92,13 +95,12 @@ static int tick(percept_world *world)
         entity *e = &ents[id];
         e->vx = e->x + e->vx < 0 || e->x + e->vx > WORLD ? -e->vx : e->vx;
         e->vy = e->y + e->vy < 0 || e->y + e->vy > WORLD ? -e->vy : e->vy;
-        e->vz = e->z + e->vz < 0 || e->z + e->vz > 80 ? -e->vz : e->vz;
+        e->vz = e->z + e->vz < 0 || e->z + e->vz > 120 ? -e->vz : e->vz;
         e->x += e->vx;
         e->y += e->vy;
         e->z += e->vz;
-        int st = percept_move3(world, id, e->x, e->y, e->z);
-        if (st != PERCEPT_OK)
-            return st;
+        if (percept_move3(world, id, e->x, e->y, e->z) != PERCEPT_OK)
+            return -1;
     }
     return PERCEPT_OK;
 }
@@ -115,7 +117,7 @@ static int check_replica(const percept_world *world, int c, int b, unsigned *hel
     percept_id listed[ENTITIES];
     size_t n = 0;
     double near = range[b] * range[b], far = (range[b] + margin[b]) * (range[b] + margin[b]);
-    if (percept_perceived(world, (percept_id)(c + 1), b, listed, ENTITIES, &n) != PERCEPT_OK)
+    if (percept_perceived(world, (percept_id)(c + 1), sense[b], listed, ENTITIES, &n) != PERCEPT_OK)
         return -1;
     *held = *kept = 0;
     for (percept_id id = 1; id <= ENTITIES; id++) {
@@ -126,8 +128,7 @@ static int check_replica(const percept_world *world, int c, int b, unsigned *hel
         *kept += cl->known[b][id] && dd > near;
         if ((must && !cl->known[b][id]) || (must_not && cl->known[b][id])) {
             printf("%s: entity %u is %s %s, but the replica %s it\n", cl->name, (unsigned)id,
-                   must ? "within" : "beyond", percept_sense_name(world, b),
-                   cl->known[b][id] ? "holds" : "lacks");
+                   must ? "within" : "beyond", band_name[b], cl->known[b][id] ? "holds" : "lacks");
             return -1;
         }
     }
@@ -139,42 +140,45 @@ static int check_replica(const percept_world *world, int c, int b, unsigned *hel
 
 int main(int argc, char **argv)
 {
-    percept_options opt = PERCEPT_OPTIONS_INIT;
+    const char *config = argc > 1 ? argv[1] : AOI_CONFIG;
     percept_world *world;
     percept_error err;
-    opt.backend = argc > 1 ? argv[1] : NULL;
-    if (percept_world_open_string(&world, config, "aoi_clients", &opt, &err) != PERCEPT_OK) {
+    if (percept_world_open(&world, config, NULL, &err) != PERCEPT_OK) {
         fprintf(stderr, "aoi_clients: %s\n", err.text);
         return 1;
     }
+    for (int b = 0; b < BANDS; b++) {
+        if ((sense[b] = percept_sense_index(world, band_name[b])) < 0) {
+            fprintf(stderr, "aoi_clients: %s names no sense '%s'\n", config, band_name[b]);
+            percept_world_close(world);
+            return 1;
+        }
+    }
     percept_set_event_callback(world, on_event, NULL);
 
-    for (percept_id id = 1; id <= ENTITIES; id++) {
+    int status = 0;
+    for (percept_id id = 1; id <= ENTITIES && status == 0; id++) {
         entity *e = &ents[id];
-        int flyer = id > CLIENTS && uniform() < 0.2; /* birds, between 20 and 80 up */
-        double speed = id <= CLIENTS ? 6.0 : 2.0 + 3.0 * uniform();
+        int flyer = id > CLIENTS && uniform() < 0.2; /* birds, between 20 and 120 up */
+        double speed = id <= CLIENTS ? 20.0 : 6.0 + 10.0 * uniform();
         e->x = uniform() * WORLD;
         e->y = uniform() * WORLD;
-        e->z = flyer ? 20 + 60 * uniform() : 0;
+        e->z = flyer ? 20 + 100 * uniform() : 0;
         e->vx = speed * (uniform() - 0.5);
         e->vy = speed * (uniform() - 0.5);
-        e->vz = flyer ? uniform() - 0.5 : 0;
+        e->vz = flyer ? 4 * (uniform() - 0.5) : 0;
         percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
         d.x = e->x;
         d.y = e->y;
         d.z = e->z;
         for (int b = 0; b < BANDS && id <= CLIENTS; b++)
-            d.sense[b] = (percept_sense_params){range[b], margin[b], 360, 0};
-        if (percept_add(world, id, &d) != PERCEPT_OK) {
+            d.sense[sense[b]] = (percept_sense_params){range[b], margin[b], 360, 0};
+        if ((status = percept_add(world, id, &d)) != PERCEPT_OK)
             fprintf(stderr, "aoi_clients: add: %s\n", percept_errmsg(world));
-            percept_world_close(world);
-            return 1;
-        }
     }
 
     printf("per client and band: entities held, +entered -left, ~updates sent, and\n"
            "mN: N held only by the margin, beyond the band's range\n");
-    int status = 0;
     for (int t = 0; t <= TICKS && status == 0; t++) {
         /* Tick 0 is the login: the adds above queued each client's first
          * view. The others move everyone once. */
@@ -186,8 +190,8 @@ int main(int argc, char **argv)
             for (int b = 0; b < BANDS && status == 0; b++) {
                 unsigned held, kept;
                 status = check_replica(world, c, b, &held, &kept);
-                printf(" | %s %2u +%u -%u ~%u m%u", percept_sense_name(world, b), held,
-                       cl->enters[b], cl->leaves[b], cl->updates[b], kept);
+                printf(" | %s %2u +%u -%u ~%u m%u", band_name[b], held, cl->enters[b],
+                       cl->leaves[b], cl->updates[b], kept);
                 cl->enters[b] = cl->updates[b] = cl->leaves[b] = 0; /* sent */
             }
             printf(status ? "\ntick %d: %s's replica differs from the world\n" : "\n", t, cl->name);
