@@ -77,10 +77,10 @@ int cli_version(const char *program, const char *arg)
 
 void cli_print_backend_paths(FILE *out, const percept_world *world)
 {
-    const char *printed[PERCEPT_SENSE_COUNT];
+    const char *printed[PERCEPT_MAX_SENSES];
     int count = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
-        const char *path = percept_backend_path(world, (percept_sense)s);
+    for (int s = 0; s < percept_sense_count(world); s++) {
+        const char *path = percept_backend_path(world, s);
         int again = 0;
         for (int i = 0; i < count && path != NULL; i++)
             again |= strcmp(printed[i], path) == 0;

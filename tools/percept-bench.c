@@ -21,7 +21,7 @@
 #define PROGRAM "percept-bench"
 #define DEFAULT_SEED 20240611u
 #define MAX_SIZES 16
-#define MAX_CASES (10 * 2 * MAX_SIZES) /* every workload at every size, the sweep's too */
+#define MAX_CASES (12 * 2 * MAX_SIZES) /* every workload at every size, the sweep's too */
 /* Above MOVE_LIMIT_ABOVE entities a replay with one call per move stops
  * MOVE_LIMIT operations after the populating tick (not with --full): its
  * moves come in random order, so a move costs the same early or late. */

@@ -1,7 +1,8 @@
 /*
  * percept-replay - runs a perception trace (docs/trace-format.md) against a
- * configured world and prints every enter and leave event, so that two
- * backends or two builds can be compared byte for byte with cmp(1).
+ * configured world and prints every enter and leave event and every
+ * stimulus perceived, so that two backends or two builds can be compared
+ * byte for byte with cmp(1).
  *
  * Only the public API (percept.h) is used: the tool is also an example of
  * it. main() returns rather than exits and frees everything, since the
@@ -38,8 +39,14 @@ static void print_usage(void)
           "       " PROGRAM " --help | --version\n"
           "\n"
           "Replay the perception trace TRACE (\"-\": standard input; the format is in\n"
-          "docs/trace-format.md) and print every change of the perception relation as\n"
+          "docs/trace-format.md) and print every change of the perception relation and\n"
+          "every stimulus perceived as\n"
           "  LINE OBSERVER TARGET SENSE enter|leave\n"
+          "  LINE OBSERVER SOURCE SENSE stimulus\n"
+          "\n"
+          "The world has the trace's senses (its senses line, else sight, hearing and\n"
+          "smell). If the config names others, each of the trace's is served by the\n"
+          "backend of the config's first sense, with that backend's default parameters.\n"
           "\n"
           "Options:\n"
           "  --config FILE   create the world from the INI file FILE\n"
@@ -90,9 +97,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 
 struct replay {
     const struct args *args;
-    trace_reader trace; /* its name and line number go into messages and events */
+    trace_reader trace; /* its name, line number and senses go into messages and events */
     percept_world *world;
-    unsigned long commands, enters, leaves;
+    percept_bounds bounds; /* the last world line's, if has_bounds */
+    int has_bounds;
+    int senses_matched; /* the world has the trace's senses (see match_senses()) */
+    unsigned long commands, enters, leaves, stimuli;
     /* A config refused with its own bounds waits here for the trace's first
      * command: a world line may give bounds it accepts. */
     int deferred_status; /* 0: none */
@@ -118,13 +128,23 @@ static int trace_error(struct replay *r, const char *fmt, ...)
 static void on_event(void *user, const percept_event *ev)
 {
     struct replay *r = user;
+    const char *sense = percept_sense_name(r->world, ev->sense);
+    if (ev->kind == PERCEPT_STIMULUS) {
+        r->stimuli++;
+        if (ev->has_source)
+            printf("%lu %lu %lu %s stimulus\n", r->trace.line, (unsigned long)ev->observer,
+                   (unsigned long)ev->target, sense);
+        else
+            printf("%lu %lu - %s stimulus\n", r->trace.line, (unsigned long)ev->observer, sense);
+        return;
+    }
     if (ev->kind != PERCEPT_ENTER && ev->kind != PERCEPT_LEAVE)
         return; /* a MOVE is no change of the relation */
     int enter = ev->kind == PERCEPT_ENTER;
     r->enters += enter;
     r->leaves += !enter;
     printf("%lu %lu %lu %s %s\n", r->trace.line, (unsigned long)ev->observer,
-           (unsigned long)ev->target, percept_sense_name(ev->sense), enter ? "enter" : "leave");
+           (unsigned long)ev->target, sense, enter ? "enter" : "leave");
 }
 
 /* Opens a world from --config, --backend alone or the installed default,
@@ -141,10 +161,62 @@ static int open_config(const struct args *a, const percept_bounds *bounds, perce
     return percept_world_open(out, a->config ? a->config : PERCEPT_DEFAULT_CONFIG, &opt, err);
 }
 
-static int open_world(struct replay *r, const percept_bounds *bounds, percept_error *err)
+/* Opens the config's world, with the trace's bounds if it has given some;
+ * whether it has the trace's senses is match_senses()' to see. */
+static int open_world(struct replay *r, percept_error *err)
 {
-    int st = open_config(r->args, bounds, &r->world, err);
+    int st = open_config(r->args, r->has_bounds ? &r->bounds : NULL, &r->world, err);
+    r->senses_matched = 0;
     return st < 0 ? st : percept_set_event_callback(r->world, on_event, r);
+}
+
+static int same_senses(const percept_world *w, const trace_reader *t)
+{
+    if (percept_sense_count(w) != t->sense_count)
+        return 0;
+    for (int s = 0; s < t->sense_count; s++)
+        if (strcmp(percept_sense_name(w, s), t->sense_name[s]) != 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * Replaces a world whose senses are not the trace's with one that has the
+ * trace's senses, each served by the backend of the config's first sense,
+ * found where that one was, with its default parameters: the config's
+ * sections name its own senses. The bounds stay.
+ */
+static int match_senses(struct replay *r, percept_error *err)
+{
+    char text[32 + PERCEPT_MAX_SENSES * (TRACE_SENSE_NAME_MAX + 1)] = "[world]\nsenses =";
+    char backend[64], *dir;
+    percept_options opt = PERCEPT_OPTIONS_INIT;
+    percept_bounds bounds;
+    percept_world *w = NULL;
+
+    r->senses_matched = 1;
+    if (same_senses(r->world, &r->trace))
+        return 0;
+    for (int s = 0; s < r->trace.sense_count; s++)
+        strcat(strcat(text, " "), r->trace.sense_name[s]);
+    strcat(text, "\n");
+    /* Copies: the names belong to the world closed below. */
+    const char *path = percept_backend_path(r->world, 0), *slash = strrchr(path, '/');
+    snprintf(backend, sizeof backend, "%s", percept_backend_name(r->world, 0));
+    if ((dir = strdup(path)) == NULL)
+        return PERCEPT_ENOMEM;
+    if (slash != NULL)
+        dir[slash > path ? slash - path : 1] = '\0';
+    percept_get_bounds(r->world, &bounds);
+    opt.backend = backend;
+    opt.plugin_dir = slash != NULL ? dir : NULL;
+    opt.bounds = &bounds;
+    memset(err, 0, sizeof *err);
+    int st = percept_world_open_string(&w, text, "<the trace's senses>", &opt, err);
+    free(dir);
+    percept_world_close(r->world);
+    r->world = w;
+    return st < 0 ? st : percept_set_event_callback(w, on_event, r);
 }
 
 /* Reports a world that did not open as the usage error it is. */
@@ -171,60 +243,120 @@ static int library_error(struct replay *r, const char *cmd, percept_id id, int s
     return trace_error(r, "%s: %s (%s)", cmd, msg, percept_status_name(status));
 }
 
+/* The world for a command, with the trace's senses: 0, or -1 after reporting. */
+static int ready_world(struct replay *r, const char *cmd)
+{
+    percept_error err;
+    int st = r->senses_matched ? 0 : match_senses(r, &err);
+    if (st < 0)
+        return trace_error(r, "%s: %s", cmd, err.text[0] ? err.text : percept_strerror(st));
+    return 0;
+}
+
+/* Runs set: the entity's description with the fields the line names, as one change. */
+static int run_set(struct replay *r, const trace_line *c)
+{
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+    int st = percept_get_entity(r->world, c->id, &d);
+    if (st < 0)
+        return st;
+    trace_apply_fields(c, &d);
+    return percept_update(r->world, c->id, &d);
+}
+
 /* Runs one checked command: the library itself says whether the entity is
- * in the world and whether a position or range is within its limits.
- * Returns 0, or -1 after reporting. */
+ * in the world, whether a position or range is within its limits and
+ * whether a cone is left without a facing. Returns 0, or -1 after reporting. */
 static int run_command(struct replay *r, const trace_line *c)
 {
     static const char *const name[] = {
-        [TRACE_ADD] = "add",     [TRACE_MOVE] = "move", [TRACE_REMOVE] = "remove",
-        [TRACE_RANGE] = "range", [TRACE_HIDE] = "hide", [TRACE_SHOW] = "show",
+        [TRACE_SENSES] = "senses", [TRACE_WORLD] = "world", [TRACE_ADD] = "add",
+        [TRACE_MOVE] = "move",     [TRACE_FACE] = "face",   [TRACE_SET] = "set",
+        [TRACE_REMOVE] = "remove", [TRACE_RANGE] = "range", [TRACE_HIDE] = "hide",
+        [TRACE_SHOW] = "show",     [TRACE_EMIT] = "emit",   [TRACE_TICK] = "tick",
+        [TRACE_END] = "end",
     };
+    const char *cmd = name[c->command];
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     percept_error err;
+    percept_id id = c->id;
     int st = 0;
 
-    switch (c->command) {
-    case TRACE_WORLD: /* the world is still empty: open it again with these bounds */
+    if (c->command == TRACE_SENSES || c->command == TRACE_WORLD) {
+        /* The world is still empty: open it again with these senses or bounds. */
+        r->bounds = c->command == TRACE_WORLD ? c->bounds : r->bounds;
+        r->has_bounds |= c->command == TRACE_WORLD;
         percept_world_close(r->world);
-        if ((st = open_world(r, &c->bounds, &err)) < 0)
-            return trace_error(r, "world: %s", err.text[0] ? err.text : percept_strerror(st));
+        if ((st = open_world(r, &err)) < 0 || (st = match_senses(r, &err)) < 0)
+            return trace_error(r, "%s: %s", cmd, err.text[0] ? err.text : percept_strerror(st));
         return 0;
+    }
+    if (c->command == TRACE_TICK)
+        return trace_error(r, "tick: tick blocks are not supported yet by this percept-replay");
+    if (c->command == TRACE_END)
+        return trace_error(r, "end: no tick block to end");
+    if (ready_world(r, cmd) < 0)
+        return -1;
+    switch (c->command) {
     case TRACE_ADD:
-        st = percept_add(r->world, c->id, &c->desc);
+        d.x = c->desc.x;
+        d.y = c->desc.y;
+        d.z = c->desc.z;
+        trace_apply_fields(c, &d);
+        st = percept_add(r->world, id, &d);
         break;
     case TRACE_MOVE:
-        st = percept_move(r->world, c->id, c->desc.x, c->desc.y);
+        st = percept_move3(r->world, id, c->desc.x, c->desc.y, c->desc.z);
+        break;
+    case TRACE_FACE:
+        st = percept_turn(r->world, id, c->desc.facing[0], c->desc.facing[1], c->desc.facing[2]);
+        break;
+    case TRACE_SET:
+        st = run_set(r, c);
         break;
     case TRACE_REMOVE:
-        st = percept_remove(r->world, c->id);
+        st = percept_remove(r->world, id);
         break;
     case TRACE_RANGE:
-        st = percept_set_range(r->world, c->id, c->sense, c->range);
+        st = percept_set_range(r->world, id, c->sense, c->range);
         break;
     case TRACE_HIDE:
     case TRACE_SHOW:
-        st = percept_set_hidden(r->world, c->id, c->sense, c->command == TRACE_HIDE);
+        st = percept_set_hidden(r->world, id, c->sense, c->command == TRACE_HIDE);
+        break;
+    case TRACE_EMIT:
+        id = c->stimulus.source;
+        st = percept_emit(r->world, &c->stimulus);
+        break;
+    default:
         break;
     }
-    return st < 0 ? library_error(r, name[c->command], c->id, st) : 0;
+    return st < 0 ? library_error(r, cmd, id, st) : 0;
 }
 
 /*
  * The first command of a trace whose config was refused for its bounds
- * (NULL: the trace has none). A world line whose bounds are accepted clears
- * the refusal; one refused for another reason is an error at its line (-1);
- * else the config's refusal stands as a usage error (-2).
+ * (NULL: the trace has none). A senses line waits with it; a world line
+ * whose bounds are accepted clears the refusal; one refused for another
+ * reason is an error at its line (-1); else the config's refusal stands as
+ * a usage error (-2).
  */
 static int run_deferred(struct replay *r, const trace_line *c)
 {
     percept_error err;
-    int st = c != NULL && c->command == TRACE_WORLD ? open_world(r, &c->bounds, &err) : 0;
-    if (c != NULL && c->command == TRACE_WORLD && st >= 0) {
-        r->deferred_status = 0;
+    int world = c != NULL && c->command == TRACE_WORLD, st = 0;
+    if (c != NULL && c->command == TRACE_SENSES)
         return 0;
+    if (world) {
+        r->bounds = c->bounds;
+        r->has_bounds = 1;
+        st = open_world(r, &err);
     }
-    if (c == NULL || c->command != TRACE_WORLD ||
-        (st == r->deferred_status && strcmp(err.text, r->deferred.text) == 0)) {
+    if (world && st >= 0) {
+        r->deferred_status = 0;
+        if ((st = match_senses(r, &err)) >= 0)
+            return 0;
+    } else if (!world || (st == r->deferred_status && strcmp(err.text, r->deferred.text) == 0)) {
         report_open_error(r, &r->deferred, r->deferred_status);
         return -2;
     }
@@ -273,12 +405,14 @@ static void print_stats(const struct replay *r, double seconds)
     fprintf(stderr, PROGRAM ": statistics for %s\n", r->trace.name);
     fprintf(stderr, "  commands executed: %lu\n", r->commands);
     fprintf(stderr, "  entities at end:   %zu\n", entities);
-    fprintf(stderr, "  events:            %lu enter, %lu leave\n", r->enters, r->leaves);
+    fprintf(stderr, "  events:            %lu enter, %lu leave, %lu stimulus\n", r->enters,
+            r->leaves, r->stimuli);
     fprintf(stderr, "  backends:         ");
-    for (int i = 0; i < PERCEPT_SENSE_COUNT; i++) {
-        const char *b = r->world != NULL ? percept_backend_name(r->world, (percept_sense)i) : NULL;
-        fprintf(stderr, " %s=%s", percept_sense_name((percept_sense)i), b != NULL ? b : "-");
-    }
+    for (int i = 0; i < percept_sense_count(r->world); i++)
+        fprintf(stderr, " %s=%s", percept_sense_name(r->world, i),
+                percept_backend_name(r->world, i));
+    if (percept_sense_count(r->world) == 0)
+        fputs(" -", stderr);
     fprintf(stderr, "\n  loaded from:       ");
     cli_print_backend_paths(stderr, r->world);
     if (r->world != NULL && percept_memory_usage(r->world, &m) == PERCEPT_OK) {
@@ -316,7 +450,7 @@ static int setup(struct replay *r, const struct args *a)
         fprintf(stderr, PROGRAM ": cannot open trace '%s': %s\n", r->trace.name, why);
         return CLI_EXIT_USAGE;
     }
-    int st = open_world(r, NULL, &err);
+    int st = open_world(r, &err);
     if (st == PERCEPT_ECONFIG) {
         int again = open_config(a, &other, &world, &probe);
         percept_world_close(world);

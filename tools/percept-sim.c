@@ -145,9 +145,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 /* What the library reports, and where the run's records go. */
 typedef struct tally {
     const sim_scene *scene;
-    unsigned long long events[3][PERCEPT_SENSE_COUNT]; /* [kind of event][sense] */
+    unsigned long long events[3][SIM_SENSES]; /* [kind of event][sense] */
     /* ENTER events by observer kind, target kind and sense: who noticed whom. */
-    unsigned long long noticed[KIND_COUNT][KIND_COUNT][PERCEPT_SENSE_COUNT];
+    unsigned long long noticed[KIND_COUNT][KIND_COUNT][SIM_SENSES];
     unsigned long *changes; /* [tick - 1][sense]: enters and leaves, for the page's chart */
     FILE *events_out;       /* --events, or NULL */
     FILE *trace_out;        /* --trace, or NULL */
@@ -160,17 +160,19 @@ static void on_event(void *user, const percept_event *ev)
     const sim_scene *s = t->scene;
     int kind = (int)ev->kind, sense = (int)ev->sense;
 
+    if (kind > PERCEPT_MOVE)
+        return; /* the town emits no stimuli */
     t->events[kind][sense]++;
     if (kind == PERCEPT_MOVE)
         return;
     if (s->tick > 0)
-        t->changes[(size_t)(s->tick - 1) * PERCEPT_SENSE_COUNT + (size_t)sense]++;
+        t->changes[(size_t)(s->tick - 1) * SIM_SENSES + (size_t)sense]++;
     size_t o = sim_index(s, ev->observer), g = sim_index(s, ev->target);
     if (kind == PERCEPT_ENTER && o != SIZE_MAX && g != SIZE_MAX)
         t->noticed[s->entities[o].kind][s->entities[g].kind][sense]++;
     if (t->events_out != NULL)
         fprintf(t->events_out, "%d %u %u %s %s\n", s->tick, (unsigned)ev->observer,
-                (unsigned)ev->target, percept_sense_name(ev->sense),
+                (unsigned)ev->target, sim_sense_names[ev->sense],
                 kind == PERCEPT_ENTER ? "enter" : "leave");
 }
 
@@ -181,19 +183,19 @@ static void after_call(void *user, const sim_call *c)
     tally *t = user;
     FILE *f = t->trace_out;
     unsigned id = (unsigned)c->id;
-    const char *sense = percept_sense_name(c->sense);
+    const char *sense = sim_sense_names[c->sense];
 
     if (t->scene->tick != t->trace_tick)
         fprintf(f, "# tick %d\n", t->trace_tick = t->scene->tick);
     switch (c->op) {
     case OP_ADD:
         fprintf(f, "add %u %.17g %.17g", id, c->desc.x, c->desc.y);
-        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-            if (c->desc.range[k] != 0)
-                fprintf(f, " %s=%.17g", percept_sense_name((percept_sense)k), c->desc.range[k]);
-        for (int k = 0, first = 1; k < PERCEPT_SENSE_COUNT; k++) {
+        for (int k = 0; k < SIM_SENSES; k++)
+            if (c->desc.sense[k].range != 0)
+                fprintf(f, " %s=%.17g", sim_sense_names[k], c->desc.sense[k].range);
+        for (int k = 0, first = 1; k < SIM_SENSES; k++) {
             if (c->desc.hidden & PERCEPT_SENSE_BIT(k)) {
-                fprintf(f, "%s%s", first ? " hide=" : ",", percept_sense_name((percept_sense)k));
+                fprintf(f, "%s%s", first ? " hide=" : ",", sim_sense_names[k]);
                 first = 0;
             }
         }
@@ -216,6 +218,15 @@ static void after_call(void *user, const sim_call *c)
     }
 }
 
+/* Whether the world has the senses the town is written for. */
+static int town_senses(const percept_world *w)
+{
+    int same = percept_sense_count(w) == SIM_SENSES;
+    for (int k = 0; k < SIM_SENSES && same; k++)
+        same = strcmp(percept_sense_name(w, k), sim_sense_names[k]) == 0;
+    return same;
+}
+
 /* 0, or an exit status after printing why the world did not open. */
 static int open_world(const struct args *a, percept_world **world)
 {
@@ -231,6 +242,13 @@ static int open_world(const struct args *a, percept_world **world)
         st = percept_world_open_string(world, "", "<--backend>", &opt, &err);
     else
         st = percept_world_open(world, a->config ? a->config : PERCEPT_DEFAULT_CONFIG, &opt, &err);
+    if (st == 0 && !town_senses(*world)) {
+        fprintf(stderr, PROGRAM ": the town needs a world of the senses sight, hearing and smell, "
+                                "in that order (the config's [world] senses)\n");
+        percept_world_close(*world);
+        *world = NULL;
+        return CLI_EXIT_USAGE;
+    }
     if (st == 0)
         return 0;
     fprintf(stderr, PROGRAM ": %s%s\n", err.text[0] ? err.text : percept_strerror(st),
@@ -245,10 +263,9 @@ static void print_start(const struct args *a, percept_world *w)
 {
     fprintf(stderr, PROGRAM ": %ld creatures, %ld ticks, seed %llu; backends", a->entities,
             a->ticks, a->seed);
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+    for (int k = 0; k < SIM_SENSES; k++) {
         const char *b = percept_backend_name(w, (percept_sense)k);
-        fprintf(stderr, "%s %s=%s", k ? "," : "", percept_sense_name((percept_sense)k),
-                b ? b : "-");
+        fprintf(stderr, "%s %s=%s", k ? "," : "", sim_sense_names[k], b ? b : "-");
     }
     if (a->config == NULL && a->backend != NULL)
         fputs(" (no config file)\n", stderr);
@@ -280,7 +297,7 @@ static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_rang
 /* The deterministic part of the summary: everything but timings and file locations. */
 static void write_summary(FILE *o, const sim_scene *s, const tally *t)
 {
-    static const char *const verb[PERCEPT_SENSE_COUNT] = {"saw", "heard", "smelled"};
+    static const char *const verb[SIM_SENSES] = {"saw", "heard", "smelled"};
     unsigned long long total[3] = {0, 0, 0};
     percept_memory m;
 
@@ -290,9 +307,9 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
     for (int k = 0; k < KIND_COUNT; k++)
         fprintf(o, "%s %zu %s", k ? "," : "", s->kind_count[k], sim_profiles[k].plural);
     fputs("\n  backends  ", o);
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+    for (int k = 0; k < SIM_SENSES; k++) {
         const char *b = percept_backend_name(s->world, (percept_sense)k);
-        fprintf(o, " %s=%s", percept_sense_name((percept_sense)k), b ? b : "-");
+        fprintf(o, " %s=%s", sim_sense_names[k], b ? b : "-");
     }
     fputs("\n  plugins    ", o);
     cli_print_backend_paths(o, s->world);
@@ -300,15 +317,15 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
     for (int op = 0; op < OP_COUNT; op++)
         fprintf(o, "%s %llu %s", op ? "," : "", s->op_calls[op], op_name[op]);
     fprintf(o, "\n  events     %12s %12s %12s\n", "enter", "leave", "move");
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
-        fprintf(o, "    %-8s %12llu %12llu %12llu\n", percept_sense_name((percept_sense)k),
-                t->events[0][k], t->events[1][k], t->events[2][k]);
+    for (int k = 0; k < SIM_SENSES; k++) {
+        fprintf(o, "    %-8s %12llu %12llu %12llu\n", sim_sense_names[k], t->events[0][k],
+                t->events[1][k], t->events[2][k]);
         for (int e = 0; e < 3; e++)
             total[e] += t->events[e][k];
     }
     fprintf(o, "    %-8s %12llu %12llu %12llu\n", "all", total[0], total[1], total[2]);
     fputs("  at the end", o);
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+    for (int k = 0; k < SIM_SENSES; k++) {
         unsigned long long pairs = 0;
         for (size_t i = 0; i < s->count; i++) {
             size_t c = 0;
@@ -316,7 +333,7 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
                 percept_perceived(s->world, sim_id(i), (percept_sense)k, NULL, 0, &c) == 0)
                 pairs += c;
         }
-        fprintf(o, "%s %llu %s", k ? "," : "", pairs, percept_sense_name((percept_sense)k));
+        fprintf(o, "%s %llu %s", k ? "," : "", pairs, sim_sense_names[k]);
     }
     fputs(" pairs perceived\n", o);
     size_t n = percept_entity_count(s->world);
@@ -326,11 +343,11 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
         fputc('\n', o);
     }
 
-    notice top[KIND_COUNT * KIND_COUNT * PERCEPT_SENSE_COUNT];
+    notice top[KIND_COUNT * KIND_COUNT * SIM_SENSES];
     n = 0;
     for (int a = 0; a < KIND_COUNT; a++)
         for (int b = 0; b < KIND_COUNT; b++)
-            for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
+            for (int k = 0; k < SIM_SENSES; k++)
                 if (t->noticed[a][b][k] > 0)
                     top[n++] = (notice){t->noticed[a][b][k], a, b, k};
     qsort(top, n, sizeof top[0], by_count);
@@ -497,7 +514,7 @@ int main(int argc, char **argv)
 
     const char *paths[OUT_COUNT] = {r.a.svg, r.a.html, r.a.events, r.a.trace};
     r.tally.scene = &r.scene;
-    r.tally.changes = calloc((size_t)r.a.ticks * PERCEPT_SENSE_COUNT, sizeof *r.tally.changes);
+    r.tally.changes = calloc((size_t)r.a.ticks * SIM_SENSES, sizeof *r.tally.changes);
     if (r.tally.changes == NULL) {
         fprintf(stderr, PROGRAM ": out of memory\n");
         return EXIT_RUN;

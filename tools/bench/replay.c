@@ -41,14 +41,19 @@ void replay_config(char *buf, size_t size, const char *backend, const bench_work
                                                                                    : NULL;
     /* Every sense gets the same sizes: identical sections share one backend
      * instance and one observer grid. */
-    double cell = fit_cells(b, BENCH_RANGE);
+    static const char *const defaults[BENCH_SENSES] = {"sight", "hearing", "smell"};
+    const char *const *senses = wl->senses[0] ? wl->senses : defaults;
+    double cell = fit_cells(b, wl->cell > 0 ? wl->cell : BENCH_RANGE);
     size_t len = (size_t)snprintf(buf, size,
                                   "[percept]\nbackend = %s\nmove_events = off\n[world]\nmin_x = "
                                   "%.17g\nmin_y = %.17g\nmax_x = %.17g\nmax_y = %.17g\n",
                                   backend, b->min_x, b->min_y, b->max_x, b->max_y);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT && len < size; s++) {
+    if (wl->senses[0] && len < size)
+        len += (size_t)snprintf(buf + len, size - len, "senses = %s %s %s\n", senses[0], senses[1],
+                                senses[2]);
+    for (int s = 0; s < BENCH_SENSES && len < size; s++) {
         len += (size_t)snprintf(buf + len, size - len, "[%s]\nobserver_cell_size = %.17g\n",
-                                percept_sense_name((percept_sense)s), cell);
+                                senses[s], cell);
         if (param && len < size)
             len += (size_t)snprintf(buf + len, size - len, "%s = %.17g\n", param, cell);
     }
@@ -100,18 +105,37 @@ static void on_event(void *user, const percept_event *ev)
 
 static int apply(percept_world *w, const bench_workload *wl, const bench_op *op)
 {
+    const bench_profile *p = &wl->profiles[op->id];
     switch (op->kind) {
     case OP_ADD:
     case OP_LOGIN: {
-        const bench_profile *p = &wl->profiles[op->id];
-        percept_entity_desc d = {op->x, op->y, {p->range[0], p->range[1], p->range[2]}, 0};
+        percept_entity_desc d = wl->descs[p->desc];
+        d.x = op->x;
+        d.y = op->y;
+        d.z = op->z;
+        for (int s = 0; s < BENCH_SENSES; s++)
+            d.sense[s].range = p->range[s];
         return percept_add(w, op->id, &d);
     }
     case OP_MOVE:
     case OP_TELEPORT:
-        return percept_move(w, op->id, op->x, op->y);
+        return wl->moves_3d ? percept_move3(w, op->id, op->x, op->y, op->z)
+                            : percept_move(w, op->id, op->x, op->y);
     case OP_REMOVE:
         return percept_remove(w, op->id);
+    case OP_TURN:
+        return percept_turn(w, op->id, op->x, op->y, op->z);
+    case OP_EMIT: {
+        percept_stimulus st = PERCEPT_STIMULUS_INIT;
+        st.sense = wl->emit_sense;
+        st.x = op->x;
+        st.y = op->y;
+        st.z = op->z;
+        st.has_source = 1;
+        st.source = op->id;
+        st.tags = wl->descs[p->desc].tags;
+        return percept_emit(w, &st);
+    }
     default:
         return PERCEPT_EINVAL;
     }

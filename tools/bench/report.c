@@ -248,8 +248,9 @@ int report_write_markdown(FILE *out, const bench_report *r)
             "- Worlds are made with `percept_world_open_string()`, `move_events = off`, and an "
             "event callback that only hashes. Every sense section sets `observer_cell_size` and "
             "the backend's size parameter (`cell_size` of grid and hashgrid, `tower_size` of "
-            "tower) to the workloads' base range, doubled while the world would need more "
-            "than 2^20 cells: the senses share one backend instance.");
+            "tower) to the workloads' base range (npc_cones: its hearing range), doubled while "
+            "the world would need more than 2^20 cells: the senses share one backend "
+            "instance.");
     if (r->count) {
         char ini[1024];
         bench_workload stub = {.bounds = r->cases[0].bounds};

@@ -17,20 +17,29 @@ typedef enum bench_op_kind {
     OP_TELEPORT = 2, /* a move to anywhere in the world */
     OP_REMOVE = 3,   /* an entity leaves */
     OP_LOGIN = 4,    /* an add into a login storm: many entities at one spot */
-    OP_KIND_COUNT = 5
+    OP_TURN = 5,     /* a new facing: (x, y, z) */
+    OP_EMIT = 6,     /* a stimulus of the workload's emit_sense from entity id at (x, y, z) */
+    OP_KIND_COUNT = 7
 } bench_op_kind;
 
-/* One call to replay. 24 bytes: millions of them are held at once. */
+/* One call to replay. 32 bytes: millions of them are held at once. */
 typedef struct bench_op {
-    double x, y;
+    double x, y, z;
     uint32_t id;
     uint32_t kind; /* bench_op_kind */
 } bench_op;
 
+/* The senses of every workload's world. */
+#define BENCH_SENSES 3
+
 /* What an entity perceives with when it is added; indexed by its ID. */
 typedef struct bench_profile {
-    double range[PERCEPT_SENSE_COUNT];
+    double range[BENCH_SENSES];
+    uint32_t desc; /* the rest of its description: bench_workload.descs[desc] */
 } bench_profile;
+
+/* The most descriptions a workload's entities share. */
+#define BENCH_DESCS 5
 
 typedef struct bench_workload {
     const char *name;
@@ -42,6 +51,13 @@ typedef struct bench_workload {
     bench_profile *profiles; /* [profile_count]: by entity ID */
     size_t profile_count;
     percept_bounds bounds;
+    /* Descriptions but the position and ranges; descs[0] is an entity
+     * with ranges alone, as every workload of version 1 has. */
+    percept_entity_desc descs[BENCH_DESCS];
+    const char *senses[BENCH_SENSES]; /* the world's senses; NULL: the default ones */
+    double cell;                      /* cells of the world's indexes; 0: BENCH_RANGE */
+    int moves_3d;                     /* moves carry a height: made by percept_move3() */
+    percept_sense emit_sense;
 } bench_workload;
 
 /* The workloads, in report order: each one's name and a one-line description. */

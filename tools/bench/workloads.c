@@ -1,7 +1,8 @@
 /*
  * workloads.c - generates the benchmark's named workloads into operation
  * arrays: a small agent simulation (walkers, crowds, chargers, groups, a
- * road) stepped tick by tick, each step written down as a percept call.
+ * road, guards, flyers) stepped tick by tick, each step written down as a
+ * percept call.
  * Nothing here is timed; the same array is replayed against every backend.
  */
 #include "workload.h"
@@ -41,6 +42,12 @@ const bench_workload_info bench_workloads[] = {
     {"churn", "As uniform_walk, but 5% leave and 5% enter per tick, and once a login storm of 10% "
               "of N into one spot"},
     {"mostly_static", "The density of uniform_walk, but 90% of the entities never move"},
+    {"npc_cones", "Guards of two factions (tags) watch with a 120 degree sight cone out to 60, "
+                  "margin 15, and hear out to 30, ignoring their allies; a tenth of them turn "
+                  "each tick. A quarter of the entities are players, who walk and make a "
+                  "footstep (a hearing stimulus) at every step"},
+    {"aoi_bands_3d", "Senses near, mid and far (ranges r, 2r, 4r, margins of a fifth): three in "
+                     "four walk on floors up to 12 high, the others fly between 10 and 60"},
 };
 
 const size_t bench_workload_count = sizeof bench_workloads / sizeof bench_workloads[0];
@@ -55,7 +62,8 @@ size_t bench_workload_index(const char *name)
 
 const char *bench_op_kind_name(int kind)
 {
-    static const char *const names[OP_KIND_COUNT] = {"add", "move", "teleport", "remove", "login"};
+    static const char *const names[OP_KIND_COUNT] = {"add",   "move", "teleport", "remove",
+                                                     "login", "turn", "emit"};
     return kind >= 0 && kind < OP_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -71,11 +79,15 @@ typedef enum role {
     ROLE_CHARGE,  /* runs to (cx, cy), then jitters within r_out of it */
     ROLE_CLUSTER, /* its group's centre plus an offset (cx, cy) jittering in a disk */
     ROLE_ROAD,    /* walks along x; heading is the direction, +1 or -1 */
-    ROLE_STATIC   /* never moves */
+    ROLE_STATIC,  /* never moves */
+    ROLE_FLY      /* walks, and climbs or sinks at random between FLY_LOW and FLY_HIGH */
 } role;
 
+#define FLY_LOW 10.0
+#define FLY_HIGH 60.0
+
 typedef struct agent {
-    double x, y;
+    double x, y, z;
     double heading, speed;
     double cx, cy, r_in, r_out;
     uint32_t group;
@@ -102,9 +114,10 @@ typedef struct gen {
     size_t storm_tick, storm_size;
     int mixed;         /* mixed_ranges' NPC / player profiles instead of jittered ranges */
     uint32_t *jumpers; /* [n]: this tick's teleporters */
+    size_t guards;     /* npc_cones: IDs 0 .. guards - 1 are guards, who turn */
 } gen;
 
-static int push_op(gen *g, uint32_t kind, uint32_t id, double x, double y)
+static int push_op(gen *g, uint32_t kind, uint32_t id, double x, double y, double z)
 {
     bench_workload *wl = g->wl;
     if (wl->op_count == g->op_cap) {
@@ -115,7 +128,7 @@ static int push_op(gen *g, uint32_t kind, uint32_t id, double x, double y)
         wl->ops = ops;
         g->op_cap = cap;
     }
-    wl->ops[wl->op_count++] = (bench_op){x, y, id, kind};
+    wl->ops[wl->op_count++] = (bench_op){x, y, z, id, kind};
     return 0;
 }
 
@@ -150,7 +163,7 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
         p->range[PERCEPT_HEARING] = MIXED_HEARING * base;
         p->range[PERCEPT_SMELL] = MIXED_SMELL * base;
     } else {
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        for (int s = 0; s < BENCH_SENSES; s++)
             p->range[s] = R * splitmix_between(&g->rng, JITTER_LO, JITTER_HI);
     }
     a->speed = 0.1 * p->range[PERCEPT_SIGHT];
@@ -163,7 +176,7 @@ static int add_agent(gen *g, uint32_t kind, size_t id)
     agent *a = &g->agents[id];
     a->alive = 1;
     g->alive++;
-    return push_op(g, kind, (uint32_t)id, a->x, a->y);
+    return push_op(g, kind, (uint32_t)id, a->x, a->y, a->z);
 }
 
 static void random_point(gen *g, double *x, double *y)
@@ -290,6 +303,11 @@ static void step_agent(gen *g, agent *a)
         a->x += a->heading * a->speed;
         if (reflect(&a->x, b->min_x, b->max_x))
             a->heading = -a->heading;
+        break;
+    case ROLE_FLY:
+        walk(g, a, b->min_x, b->min_y, b->max_x, b->max_y);
+        a->z += splitmix_between(&g->rng, -0.1, 0.1) * R;
+        reflect(&a->z, FLY_LOW, FLY_HIGH);
         break;
     default:
         break;
@@ -443,6 +461,86 @@ static int setup_mostly_static(gen *g, size_t n)
     return 0;
 }
 
+/* npc_cones: guards (the first three quarters of the IDs) stand at posts
+ * and look out, players walk; each belongs to faction 1 or 2 (its tags). */
+static int setup_npc_cones(gen *g, size_t n)
+{
+    static const double sight = 60, margin = 15, fov = 120, hearing = 30, player_sight = 40;
+    bench_workload *wl = g->wl;
+    set_square(wl, side_for(n, 20, sight * sight));
+    wl->cell = hearing;
+    wl->emit_sense = PERCEPT_HEARING;
+    g->guards = n - n / 4;
+    for (uint32_t faction = 1; faction <= 2; faction++) {
+        percept_entity_desc *guard = &wl->descs[faction], *player = &wl->descs[2 + faction];
+        guard->tags = player->tags = faction;
+        guard->facing[0] = 1;
+        guard->sense[PERCEPT_SIGHT] = (percept_sense_params){0, margin, fov, faction};
+        guard->sense[PERCEPT_HEARING].ignore = faction;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x, y;
+        random_point(g, &x, &y);
+        long id = new_agent(g, i < g->guards ? ROLE_STATIC : ROLE_WALK, x, y);
+        if (id < 0)
+            return -1;
+        g->agents[id].speed = 2;
+        bench_profile *p = &wl->profiles[id];
+        p->desc = (uint32_t)(1 + below(&g->rng, 2) + 2 * (i >= g->guards));
+        p->range[PERCEPT_SIGHT] = i < g->guards ? sight : player_sight;
+        p->range[PERCEPT_HEARING] = hearing;
+        p->range[PERCEPT_SMELL] = 0;
+    }
+    return 0;
+}
+
+/* npc_cones' tick after the moves: every player that moved makes a
+ * footstep where it stands now, and a tenth of the guards turn (every
+ * guard in tick 0, to face its own way). */
+static int guards_tick(gen *g, size_t tick)
+{
+    for (size_t id = g->guards; tick > 0 && id < g->agent_count; id++)
+        if (g->agents[id].alive &&
+            push_op(g, OP_EMIT, (uint32_t)id, g->agents[id].x, g->agents[id].y, g->agents[id].z))
+            return -1;
+    for (size_t i = 0; i < (tick > 0 ? g->guards / 10 : g->guards); i++) {
+        double t = splitmix_between(&g->rng, 0, 2 * PI);
+        if (push_op(g, OP_TURN, (uint32_t)(tick > 0 ? below(&g->rng, g->guards) : i), cos(t),
+                    sin(t), 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* aoi_bands_3d: everyone has the three bands; walkers stand on floors 0,
+ * 4, 8 or 12 high, flyers between FLY_LOW and FLY_HIGH. */
+static int setup_bands(gen *g, size_t n)
+{
+    static const char *const senses[BENCH_SENSES] = {"near", "mid", "far"};
+    bench_workload *wl = g->wl;
+    set_square(wl, side_for(n, 20, 4 * R * R)); /* about 20 within mid, in the plane */
+    wl->moves_3d = 1;
+    for (int s = 0; s < BENCH_SENSES; s++) {
+        wl->senses[s] = senses[s];
+        wl->descs[1].sense[s].margin = 0.2 * R * (1 << s);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x, y;
+        random_point(g, &x, &y);
+        int flyer = below(&g->rng, 4) == 0;
+        long id = new_agent(g, flyer ? ROLE_FLY : ROLE_WALK, x, y);
+        if (id < 0)
+            return -1;
+        g->agents[id].z =
+            flyer ? splitmix_between(&g->rng, FLY_LOW, FLY_HIGH) : 4.0 * (double)below(&g->rng, 4);
+        bench_profile *p = &wl->profiles[id];
+        p->desc = 1;
+        for (int s = 0; s < BENCH_SENSES; s++)
+            p->range[s] = R * (1 << s);
+    }
+    return 0;
+}
+
 static int setup(gen *g, const char *name, size_t n, size_t ticks)
 {
     g->jitter = 0.05 * R;
@@ -475,6 +573,10 @@ static int setup(gen *g, const char *name, size_t n, size_t ticks)
     }
     if (strcmp(name, "mostly_static") == 0)
         return setup_mostly_static(g, n);
+    if (strcmp(name, "npc_cones") == 0)
+        return setup_npc_cones(g, n);
+    if (strcmp(name, "aoi_bands_3d") == 0)
+        return setup_bands(g, n);
     return -1;
 }
 
@@ -489,7 +591,7 @@ static int churn_tick(gen *g, size_t n)
             continue;
         a->alive = 0;
         g->alive--;
-        if (push_op(g, OP_REMOVE, (uint32_t)id, a->x, a->y))
+        if (push_op(g, OP_REMOVE, (uint32_t)id, a->x, a->y, a->z))
             return -1;
     }
     for (size_t i = 0; i < enter; i++) {
@@ -545,16 +647,16 @@ static int movement_tick(gen *g, size_t tick, size_t n)
             continue;
         }
         step_agent(g, a);
-        if (push_op(g, OP_MOVE, (uint32_t)id, a->x, a->y))
+        if (push_op(g, OP_MOVE, (uint32_t)id, a->x, a->y, a->z))
             return -1;
     }
     for (size_t i = 0; i < teleports; i++) {
         agent *a = &g->agents[g->jumpers[i]];
         random_point(g, &a->x, &a->y);
-        if (push_op(g, OP_TELEPORT, g->jumpers[i], a->x, a->y))
+        if (push_op(g, OP_TELEPORT, g->jumpers[i], a->x, a->y, a->z))
             return -1;
     }
-    return 0;
+    return g->guards ? guards_tick(g, tick) : 0;
 }
 
 int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size_t ticks,
@@ -566,6 +668,8 @@ int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size
         g.rng = g.rng * 31 + (unsigned char)*p;
     wl->name = name;
     wl->n = n;
+    for (int k = 0; k < BENCH_DESCS; k++)
+        wl->descs[k] = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
     wl->tick_end = calloc(ticks + 1, sizeof *wl->tick_end);
     if (!wl->tick_end || setup(&g, name, n, ticks))
         goto fail;
@@ -575,6 +679,8 @@ int bench_workload_generate(bench_workload *wl, const char *name, size_t n, size
     for (size_t id = 0; id < initial; id++)
         if (add_agent(&g, OP_ADD, id))
             goto fail;
+    if (g.guards && guards_tick(&g, 0))
+        goto fail;
     wl->tick_end[0] = wl->op_count;
     wl->tick_count = 1;
     for (size_t t = 1; t <= ticks; t++) {

@@ -274,9 +274,9 @@ void sim_html_start(sim_html *h, FILE *out, const sim_scene *s)
                 p->range[1], p->range[2], k + 1 < KIND_COUNT ? "," : "");
     }
     fputs("],\n\"senses\": [", o);
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-        fprintf(o, "[\"%s\", \"%s\"]%s", percept_sense_name((percept_sense)k), sim_sense_colors[k],
-                k + 1 < PERCEPT_SENSE_COUNT ? ", " : "],\n");
+    for (int k = 0; k < SIM_SENSES; k++)
+        fprintf(o, "[\"%s\", \"%s\"]%s", sim_sense_names[k], sim_sense_colors[k],
+                k + 1 < SIM_SENSES ? ", " : "],\n");
     fputs("\"hl\": [", o);
     for (size_t i = 0; i < s->highlight_count; i++)
         fprintf(o, "%s%zu", i ? ", " : "", s->highlights[i]);
@@ -321,7 +321,7 @@ int sim_html_frame(sim_html *h, const sim_scene *s)
         size_t i = s->highlights[j];
         if (!s->entities[i].present)
             continue;
-        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        for (int k = 0; k < SIM_SENSES; k++) {
             size_t n = sim_perceived(s, i, (percept_sense)k, &h->ids, &h->cap);
             if (n == (size_t)-1)
                 return -1;
@@ -345,7 +345,7 @@ void sim_html_finish(sim_html *h, const unsigned long *changes, int ticks, const
 
     fputs("\n],\n\"changes\": [", o);
     for (int t = 0; t < ticks; t++) {
-        const unsigned long *c = changes + (size_t)t * PERCEPT_SENSE_COUNT;
+        const unsigned long *c = changes + (size_t)t * SIM_SENSES;
         fprintf(o, "%s[%lu,%lu,%lu]", t == 0 ? "" : t % 10 == 0 ? ",\n" : ",", c[0], c[1], c[2]);
     }
     fputs("],\n\"summary\": ", o);

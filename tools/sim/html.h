@@ -25,7 +25,7 @@ int sim_html_frame(sim_html *h, const sim_scene *scene);
 
 /*
  * Ends the page: `changes` holds, for each tick 1..ticks, the enter and leave
- * events per sense (ticks * PERCEPT_SENSE_COUNT values), drawn as a chart;
+ * events per sense (ticks * SIM_SENSES values), drawn as a chart;
  * `summary` is the run's text summary, shown below the map.
  */
 void sim_html_finish(sim_html *h, const unsigned long *changes, int ticks, const char *summary);

@@ -29,7 +29,8 @@ const sim_profile sim_profiles[KIND_COUNT] = {
     [KIND_PLAYER] = {"player", "players", "#e63946", 4.5, {220, 140, 40}, 0, 4.0},
 };
 
-const char *const sim_sense_colors[PERCEPT_SENSE_COUNT] = {"#f4a300", "#0096c7", "#2a9d3f"};
+const char *const sim_sense_names[SIM_SENSES] = {"sight", "hearing", "smell"};
+const char *const sim_sense_colors[SIM_SENSES] = {"#f4a300", "#0096c7", "#2a9d3f"};
 
 const char *sim_phase_text(sim_phase phase)
 {
@@ -120,14 +121,13 @@ static double start_clock(const sim_scene *s)
 static int do_add(sim_scene *s, size_t i)
 {
     sim_entity *e = &s->entities[i];
-    percept_entity_desc d;
-    memset(&d, 0, sizeof d);
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     d.x = e->x;
     d.y = e->y;
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++)
-        d.range[k] = sim_profiles[e->kind].range[k];
+    for (int k = 0; k < SIM_SENSES; k++)
+        d.sense[k].range = sim_profiles[e->kind].range[k];
     if (s->dusk && e->kind != KIND_OWL)
-        d.range[PERCEPT_SIGHT] *= DUSK_SIGHT;
+        d.sense[PERCEPT_SIGHT].range *= DUSK_SIGHT;
     d.hidden = e->hidden;
     sim_call c = {.op = OP_ADD, .id = sim_id(i), .desc = d};
     double t = start_clock(s);
@@ -539,10 +539,10 @@ void sim_scene_free(sim_scene *s)
 
 double sim_range(const sim_scene *s, size_t index, percept_sense sense)
 {
-    percept_entity_desc d;
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     if (percept_get_entity(s->world, sim_id(index), &d) != PERCEPT_OK)
         return 0;
-    return d.range[sense];
+    return d.sense[sense].range;
 }
 
 size_t sim_perceived(const sim_scene *s, size_t index, percept_sense sense, percept_id **buf,

@@ -22,6 +22,11 @@ typedef enum sim_kind {
     KIND_COUNT
 } sim_kind;
 
+/* The senses the town's world has: the default ones, sight, hearing and
+ * smell, in that order (PERCEPT_SIGHT, ...). */
+#define SIM_SENSES 3
+extern const char *const sim_sense_names[SIM_SENSES];
+
 /* The town is [0, SIM_WORLD_SIZE] x [0, SIM_WORLD_SIZE] in world units. */
 #define SIM_WORLD_SIZE 1024.0
 
@@ -34,7 +39,7 @@ typedef struct sim_profile {
     const char *plural; /* "guards" */
     const char *color;  /* fill colour in the pictures */
     double dot;         /* radius it is drawn with in the pictures, in pixels */
-    double range[PERCEPT_SENSE_COUNT];
+    double range[SIM_SENSES];
     unsigned hidden; /* PERCEPT_SENSE_BIT()s it is hidden from at the start */
     double speed;    /* world units per tick when walking */
 } sim_profile;
@@ -42,7 +47,7 @@ typedef struct sim_profile {
 extern const sim_profile sim_profiles[KIND_COUNT];
 
 /* The colour of a sense's range circles and perception links. */
-extern const char *const sim_sense_colors[PERCEPT_SENSE_COUNT];
+extern const char *const sim_sense_colors[SIM_SENSES];
 
 /* The phases of a run, in order. */
 typedef enum sim_phase { PHASE_WANDER, PHASE_MARKET, PHASE_FLEE, PHASE_COUNT } sim_phase;

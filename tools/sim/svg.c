@@ -17,7 +17,7 @@
 #define HEIGHT (MAP_PX + 2 * MARGIN)
 
 /* Range circles differ by dash as well as colour, for readers who cannot tell the colours apart. */
-static const char *const sense_dash[PERCEPT_SENSE_COUNT] = {"", "6 4", "2 3"};
+static const char *const sense_dash[SIM_SENSES] = {"", "6 4", "2 3"};
 
 typedef struct svg {
     FILE *out;
@@ -82,7 +82,7 @@ static int draw_links(svg *g)
         const sim_entity *o = &s->entities[s->highlights[h]];
         if (!o->present)
             continue;
-        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        for (int k = 0; k < SIM_SENSES; k++) {
             size_t n = sim_perceived(s, s->highlights[h], (percept_sense)k, &ids, &cap);
             if (n == (size_t)-1) {
                 free(ids);
@@ -160,7 +160,7 @@ static void draw_highlights(svg *g)
         const sim_entity *e = &s->entities[i];
         if (!e->present)
             continue;
-        for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+        for (int k = 0; k < SIM_SENSES; k++) {
             double r = sim_range(s, i, (percept_sense)k);
             if (r <= 0)
                 continue;
@@ -222,7 +222,7 @@ static void draw_legend(svg *g)
     fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">senses</text>\n",
             x, y);
     y += 6;
-    for (int k = 0; k < PERCEPT_SENSE_COUNT; k++) {
+    for (int k = 0; k < SIM_SENSES; k++) {
         y += 20;
         fprintf(o,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -231,7 +231,7 @@ static void draw_legend(svg *g)
                 sense_dash[k][0] ? " stroke-dasharray=\"" : "", sense_dash[k],
                 sense_dash[k][0] ? "\"" : "");
         fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", x + 34, y,
-                percept_sense_name((percept_sense)k));
+                sim_sense_names[k]);
     }
     y += 30;
     static const char *const note[] = {
