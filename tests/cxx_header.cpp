@@ -1,8 +1,9 @@
 // cxx_header.cpp - percept.h and percept/backend.h from C++, as game servers
 // written in C++ include them: every type and macro a program uses, the
-// callback as a captureless lambda, and a backend's ops table defined in
-// C++. Built by cxx-header.test with -Wall -Wextra -Werror -pedantic for
-// several standards; run, it prints the events of a small scene.
+// callback as a captureless lambda, the initialisers of the structs a
+// program fills, and a backend's ops table defined in C++. Built by
+// cxx-header.test with -Wall -Wextra -Werror -pedantic for several
+// standards; run, it prints the events of a small scene.
 #include <percept.h>
 #include <percept/backend.h>
 
@@ -42,7 +43,7 @@ struct recorder {
 
 int main()
 {
-    static_assert(PERCEPT_SENSE_COUNT == 3, "three senses");
+    static_assert(PERCEPT_MAX_SENSES == 8, "eight senses at most");
     static_assert(sizeof(percept_id) == 4, "32-bit IDs");
     if (cxx_ops.struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE)
         return 2;
@@ -60,12 +61,15 @@ int main()
         w, [](void *user, const percept_event *e) { static_cast<recorder *>(user)->events.push_back(*e); },
         &log);
 
-    percept_entity_desc guard{};
-    guard.range[PERCEPT_SIGHT] = 10;
-    guard.range[PERCEPT_HEARING] = 4;
-    percept_entity_desc thief{};
+    percept_entity_desc guard = PERCEPT_ENTITY_DESC_INIT;
+    guard.facing[0] = 1;
+    guard.sense[PERCEPT_SIGHT].range = 10;
+    guard.sense[PERCEPT_SIGHT].fov = 90;
+    guard.sense[PERCEPT_HEARING].range = 4;
+    guard.sense[PERCEPT_HEARING].ignore = 0x4;
+    percept_entity_desc thief = PERCEPT_ENTITY_DESC_INIT;
     thief.x = 6;
-    thief.range[PERCEPT_SIGHT] = 8;
+    thief.sense[PERCEPT_SIGHT].range = 8;
     thief.hidden = PERCEPT_SENSE_BIT(PERCEPT_SIGHT);
     int rc = percept_add(w, 1, &guard);
     if (rc == PERCEPT_OK)
@@ -75,20 +79,36 @@ int main()
     const percept_position batch[] = {{2, 40, 0}, {1, 0, 1}};
     if (rc == PERCEPT_OK)
         rc = percept_move_many(w, batch, sizeof batch / sizeof batch[0]);
+    if (rc == PERCEPT_OK)
+        rc = percept_turn(w, 1, 0, 1, 0);
+    if (rc == PERCEPT_OK)
+        rc = percept_move3(w, 2, 0, 3, 1);
+    percept_stimulus noise = PERCEPT_STIMULUS_INIT;
+    noise.sense = percept_sense_index(w, "hearing");
+    noise.y = 2;
+    noise.has_source = 1;
+    noise.source = 2;
+    if (rc == PERCEPT_OK)
+        rc = percept_emit(w, &noise);
+    if (rc == PERCEPT_OK)
+        rc = percept_get_entity(w, 2, &thief);
+    thief.tags = 0x4;
+    if (rc == PERCEPT_OK)
+        rc = percept_update(w, 2, &thief);
     percept_memory mem{};
     if (rc == PERCEPT_OK)
         rc = percept_memory_usage(w, &mem);
-    if (rc != PERCEPT_OK) {
+    if (rc != PERCEPT_OK || percept_sense_count(w) != 3) {
         std::printf("%s: %s\n", percept_status_name(rc), percept_errmsg(w));
         percept_world_close(w);
         return 1;
     }
-    percept_world_close(w);
 
-    static const char *const kind[] = {"enter", "leave", "move"};
+    static const char *const kind[] = {"enter", "leave", "move", "stimulus"};
     for (const percept_event &e : log.events)
         std::printf("%u %u %s %s\n", static_cast<unsigned>(e.observer),
-                    static_cast<unsigned>(e.target), percept_sense_name(e.sense),
+                    static_cast<unsigned>(e.target), percept_sense_name(w, e.sense),
                     kind[static_cast<int>(e.kind)]);
+    percept_world_close(w);
     return mem.total > 0 ? 0 : 1;
 }

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SENSES PERCEPT_SENSE_COUNT
-#define ALL_SENSES ((1u << SENSES) - 1)
 #define FREE UINT32_MAX
+
+/* The double nearest to pi, as the relation's cone names it. */
+static const double PI = 3.141592653589793;
 
 /* The tests cannot go on without memory; there is nothing to recover. */
 static void *grow(void *p, size_t n, size_t size)
@@ -23,42 +24,62 @@ static void *grow(void *p, size_t n, size_t size)
     return p;
 }
 
+static unsigned all_senses(const model *m)
+{
+    return (1u << m->senses) - 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The rule                                                                  */
 
-/* dx*dx + dy*dy as the rule computes it; the same either way round (negating is exact). */
-static double squared_distance(const model_entity *o, const model_entity *t)
+/*
+ * Rule 6: the offset (dx, dy, dz) from o, at squared distance dd, lies in
+ * o's cone for sense s. Every formula as written, left to right; the build
+ * forbids fused multiply-add.
+ */
+static int in_cone(const model_entity *o, int s, double dx, double dy, double dz, double dd)
 {
-    double dx = t->x - o->x, dy = t->y - o->y;
-    return dx * dx + dy * dy;
+    double fov = o->sense[s].fov;
+    if (fov == 360 || dd == 0)
+        return 1;
+    const double *f = o->facing;
+    double c = cos(fov * (PI / 360));
+    double dot = f[0] * dx + f[1] * dy + f[2] * dz;
+    double q = c * c * (dd * (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+    if (c >= 0)
+        return dot >= 0 && dot * dot >= q;
+    return dot >= 0 || dot * dot <= q;
 }
 
 /*
  * The senses by which observer o perceives target t (percept.h, the
- * relation): two entities in the world, o has the sense, t is not hidden
- * from it, and dd = dx*dx + dy*dy <= R*R, computed as written. `held` (the
- * senses by which o perceived t before the change) is what the next
- * version's margins depend on.
+ * relation, rules 1 to 6), given `held`: the senses by which o perceived t
+ * before the change, which extend each sense's reach by its margin.
  */
-static unsigned rule(const model_entity *o, const model_entity *t, double dd, unsigned held)
+static unsigned rule(const model *m, const model_entity *o, const model_entity *t, unsigned held)
 {
-    (void)held;
     unsigned senses = 0;
     if (o == t || !o->alive || !t->alive)
         return 0;
-    for (int s = 0; s < SENSES; s++) {
-        double r = o->range[s];
-        if (r > 0 && !(t->hidden & (1u << s)) && dd <= r * r)
+    double dx = t->x - o->x, dy = t->y - o->y, dz = t->z - o->z;
+    double dd = dx * dx + dy * dy + dz * dz;
+    for (int s = 0; s < m->senses; s++) {
+        const model_sense *os = &o->sense[s];
+        if (!(os->range > 0) || ((t->hidden >> s) & 1u) || (os->ignore & t->tags))
+            continue;
+        double l = ((held >> s) & 1u) ? os->range + os->margin : os->range;
+        if (dd <= l * l && in_cone(o, s, dx, dy, dz, dd))
             senses |= 1u << s;
     }
     return senses;
 }
 
 /*
- * Where an entity stands and its longest range, in an array of their own:
- * a pair out of both entities' longest ranges holds no sense (rule() would
- * find nothing), and scanning this array finds the pairs worth judging
- * quickly. A removed entity stands nowhere (NaN).
+ * Where an entity stands and its longest range, in an array of their own: a
+ * pair not yet held and out of both entities' longest ranges in x and y holds
+ * no sense (its dd is no smaller, and without a margin the reach is the
+ * range), so scanning this array finds the pairs worth judging quickly. A
+ * removed entity stands nowhere (NaN).
  */
 struct model_place {
     double x, y, reach;
@@ -71,18 +92,63 @@ static void set_place(model *m, uint32_t k)
     p->x = e->alive ? e->x : NAN;
     p->y = e->y;
     p->reach = 0;
-    for (int s = 0; s < SENSES; s++)
-        p->reach = e->range[s] > p->reach ? e->range[s] : p->reach;
+    for (int s = 0; s < m->senses; s++)
+        p->reach = e->sense[s].range > p->reach ? e->sense[s].range : p->reach;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Valid values                                                              */
 
 static int valid_coord(double v)
 {
     return isfinite(v) && fabs(v) <= PERCEPT_COORD_LIMIT;
 }
 
-static int valid_range(double r)
+static int valid_length(double r)
 {
     return isfinite(r) && r >= 0 && r <= PERCEPT_COORD_LIMIT;
+}
+
+static int zero_facing(const double f[3])
+{
+    return f[0] == 0 && f[1] == 0 && f[2] == 0;
+}
+
+/* A sense of fov < 360 (0 means 360) needs a facing that is not zero. */
+static int has_cone(const model *m, const model_sense *sense)
+{
+    for (int s = 0; s < m->senses; s++)
+        if (sense[s].fov < 360)
+            return 1;
+    return 0;
+}
+
+/* The status percept_add() and percept_update() give a description. */
+static int check_desc(const model *m, const percept_entity_desc *d)
+{
+    if (d == NULL || d->size != sizeof *d)
+        return PERCEPT_EINVAL;
+    if (!valid_coord(d->x) || !valid_coord(d->y) || !valid_coord(d->z))
+        return PERCEPT_EINVAL;
+    if (!isfinite(d->facing[0]) || !isfinite(d->facing[1]) || !isfinite(d->facing[2]))
+        return PERCEPT_EINVAL;
+    if (d->hidden & ~all_senses(m))
+        return PERCEPT_EINVAL;
+    int cone = 0;
+    for (int s = 0; s < PERCEPT_MAX_SENSES; s++) {
+        const percept_sense_params *p = &d->sense[s];
+        if (s >= m->senses) {
+            if (p->range != 0 || p->margin != 0 || p->fov != 0 || p->ignore != 0)
+                return PERCEPT_EINVAL;
+            continue;
+        }
+        if (!valid_length(p->range) || !valid_length(p->margin))
+            return PERCEPT_EINVAL;
+        if (!(p->fov >= 0 && p->fov <= 360))
+            return PERCEPT_EINVAL;
+        cone |= p->fov != 0 && p->fov < 360;
+    }
+    return cone && zero_facing(d->facing) ? PERCEPT_EINVAL : PERCEPT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -90,8 +156,30 @@ static int valid_range(double r)
 
 void model_init(model *m, int move_events)
 {
+    static const char *const defaults[] = {"sight", "hearing", "smell"};
     memset(m, 0, sizeof *m);
     m->move_events = move_events;
+    model_set_senses(m, 3, defaults);
+}
+
+void model_set_senses(model *m, int count, const char *const *names)
+{
+    if (count < 1 || count > PERCEPT_MAX_SENSES || m->count > 0) {
+        fprintf(stderr, "model_set_senses: %d senses, after %u adds\n", count, m->count);
+        abort();
+    }
+    m->senses = count;
+    memset(m->names, 0, sizeof m->names);
+    for (int s = 0; s < count; s++)
+        snprintf(m->names[s], sizeof m->names[s], "%s", names[s]);
+}
+
+const char *model_sense_name(const model *m, int s)
+{
+    static const char *const defaults[] = {"sight", "hearing", "smell"};
+    if (m == NULL)
+        return s >= 0 && s < 3 ? defaults[s] : "?";
+    return s >= 0 && s < m->senses ? m->names[s] : "?";
 }
 
 void model_free(model *m)
@@ -164,11 +252,35 @@ const model_entity *model_get(const model *m, percept_id id)
     return slot != FREE && m->ent[slot].alive ? &m->ent[slot] : NULL;
 }
 
+/* The slot of a live entity, or FREE. */
+static uint32_t live_slot(const model *m, percept_id id)
+{
+    uint32_t k = slot_of(m, id);
+    return k != FREE && m->ent[k].alive ? k : FREE;
+}
+
+percept_entity_desc model_desc(const model *m, const model_entity *e)
+{
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+    d.x = e->x;
+    d.y = e->y;
+    d.z = e->z;
+    memcpy(d.facing, e->facing, sizeof d.facing);
+    d.tags = e->tags;
+    d.hidden = e->hidden;
+    for (int s = 0; s < m->senses; s++) {
+        d.sense[s].range = e->sense[s].range;
+        d.sense[s].margin = e->sense[s].margin;
+        d.sense[s].fov = e->sense[s].fov;
+        d.sense[s].ignore = e->sense[s].ignore;
+    }
+    return d;
+}
+
 /* ------------------------------------------------------------------------ */
 /* A change and its events                                                   */
 
-static void push_event(model *m, percept_event_kind kind, const model_entity *o,
-                       const model_entity *t, int s)
+static percept_event *push_event(model *m)
 {
     if (m->n_events == m->events_cap) {
         m->events_cap = m->events_cap ? 2 * m->events_cap : 256;
@@ -178,12 +290,21 @@ static void push_event(model *m, percept_event_kind kind, const model_entity *o,
     m->event_move[m->n_events] = 0;
     percept_event *e = &m->events[m->n_events++];
     memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void push_pair_event(model *m, percept_event_kind kind, const model_entity *o,
+                            const model_entity *t, int s)
+{
+    percept_event *e = push_event(m);
     e->kind = kind;
-    e->sense = (percept_sense)s;
+    e->sense = s;
     e->observer = o->id;
     e->target = t->id;
     e->x = t->x;
     e->y = t->y;
+    e->z = t->z;
+    e->has_source = 1; /* percept.h: 1 for every event but a stimulus */
 }
 
 /* Appends `other` to a list that does not hold it yet, if any sense is held. */
@@ -217,19 +338,21 @@ static void links_set(model_links *l, uint32_t other, unsigned senses)
 static void pair_events(model *m, const model_entity *o, const model_entity *t, unsigned was,
                         unsigned now, int target_moved)
 {
-    for (int s = 0; s < SENSES; s++) {
+    for (int s = 0; s < m->senses; s++) {
         unsigned bit = 1u << s;
         if ((was ^ now) & bit)
-            push_event(m, (now & bit) ? PERCEPT_ENTER : PERCEPT_LEAVE, o, t, s);
+            push_pair_event(m, (now & bit) ? PERCEPT_ENTER : PERCEPT_LEAVE, o, t, s);
         else if (target_moved && (was & now & bit))
-            push_event(m, PERCEPT_MOVE, o, t, s);
+            push_pair_event(m, PERCEPT_MOVE, o, t, s);
     }
 }
 
 /*
  * Entity k has just changed (its record holds the state after the call):
- * every pair it is part of, both ways, is judged again; the differences are
- * the events, appended in order, and the relation kept is brought up to date.
+ * every pair it is part of, both ways, is judged again on what it held
+ * before; the differences are the events, appended in order, and the
+ * relation kept is brought up to date. `moved`: its position changed, so
+ * the observers that keep it get MOVE events (when the world reports them).
  */
 static void judge(model *m, uint32_t k, int moved)
 {
@@ -252,8 +375,7 @@ static void judge(model *m, uint32_t k, int moved)
         model_entity *o = &m->ent[j];
         if (j == k)
             continue;
-        double dd = squared_distance(e, o);
-        unsigned now_out = rule(e, o, dd, was_out), now_in = rule(o, e, dd, was_in);
+        unsigned now_out = rule(m, e, o, was_out), now_in = rule(m, o, e, was_in);
         pair_events(m, e, o, was_out, now_out, 0);
         pair_events(m, o, e, was_in, now_in, moved && m->move_events);
         if (now_out != was_out)
@@ -272,44 +394,75 @@ static void judge(model *m, uint32_t k, int moved)
         qsort(m->events + first, m->n_events - first, sizeof *m->events, model_event_cmp);
 }
 
+/* Entity k takes every field of d (checked). */
+static void set_fields(model *m, uint32_t k, const percept_entity_desc *d)
+{
+    model_entity *e = &m->ent[k];
+    e->x = d->x;
+    e->y = d->y;
+    e->z = d->z;
+    memcpy(e->facing, d->facing, sizeof e->facing);
+    e->tags = d->tags;
+    e->hidden = d->hidden;
+    for (int s = 0; s < m->senses; s++) {
+        const percept_sense_params *p = &d->sense[s];
+        model_sense *ms = &e->sense[s];
+        ms->range = p->range == 0 ? 0 : p->range; /* -0 is 0 */
+        ms->margin = p->margin == 0 ? 0 : p->margin;
+        ms->fov = p->fov == 0 ? 360 : p->fov;
+        ms->ignore = p->ignore;
+    }
+}
+
 int model_add(model *m, percept_id id, const percept_entity_desc *d)
 {
     m->n_events = 0;
     if (model_get(m, id) != NULL)
         return PERCEPT_EEXIST;
-    if (d == NULL || !valid_coord(d->x) || !valid_coord(d->y) || (d->hidden & ~ALL_SENSES))
-        return PERCEPT_EINVAL;
-    for (int s = 0; s < SENSES; s++)
-        if (!valid_range(d->range[s]))
-            return PERCEPT_EINVAL;
+    int status = check_desc(m, d);
+    if (status != PERCEPT_OK)
+        return status;
     uint32_t k = slot_of(m, id);
     if (k == FREE)
         k = new_slot(m, id);
-    model_entity *e = &m->ent[k];
-    e->alive = 1;
-    e->x = d->x;
-    e->y = d->y;
-    for (int s = 0; s < SENSES; s++)
-        e->range[s] = d->range[s] == 0 ? 0 : d->range[s]; /* -0 is 0 */
-    e->hidden = d->hidden;
+    m->ent[k].alive = 1;
+    set_fields(m, k, d);
     m->alive++;
     judge(m, k, 0);
     return PERCEPT_OK;
 }
 
-/* A move, its events appended to those already in m->events. */
-static int move(model *m, percept_id id, double x, double y)
+int model_update(model *m, percept_id id, const percept_entity_desc *d)
 {
-    uint32_t k = slot_of(m, id);
-    if (k == FREE || !m->ent[k].alive)
+    m->n_events = 0;
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
         return PERCEPT_ENOENT;
-    if (!valid_coord(x) || !valid_coord(y))
+    int status = check_desc(m, d);
+    if (status != PERCEPT_OK)
+        return status;
+    const model_entity *e = &m->ent[k];
+    int moved = !(e->x == d->x && e->y == d->y && e->z == d->z);
+    set_fields(m, k, d);
+    judge(m, k, moved);
+    return PERCEPT_OK;
+}
+
+/* A move, its events appended to those already in m->events. */
+static int move(model *m, percept_id id, double x, double y, const double *z)
+{
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
+        return PERCEPT_ENOENT;
+    if (!valid_coord(x) || !valid_coord(y) || (z != NULL && !valid_coord(*z)))
         return PERCEPT_EINVAL;
     model_entity *e = &m->ent[k];
-    if (e->x == x && e->y == y)
+    double to_z = z != NULL ? *z : e->z;
+    if (e->x == x && e->y == y && e->z == to_z)
         return PERCEPT_OK; /* in place: no change, no events */
     e->x = x;
     e->y = y;
+    e->z = to_z;
     judge(m, k, 1);
     return PERCEPT_OK;
 }
@@ -317,7 +470,29 @@ static int move(model *m, percept_id id, double x, double y)
 int model_move(model *m, percept_id id, double x, double y)
 {
     m->n_events = 0;
-    return move(m, id, x, y);
+    return move(m, id, x, y, NULL);
+}
+
+int model_move3(model *m, percept_id id, double x, double y, double z)
+{
+    m->n_events = 0;
+    return move(m, id, x, y, &z);
+}
+
+int model_turn(model *m, percept_id id, double fx, double fy, double fz)
+{
+    m->n_events = 0;
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
+        return PERCEPT_ENOENT;
+    model_entity *e = &m->ent[k];
+    const double f[3] = {fx, fy, fz};
+    if (!isfinite(fx) || !isfinite(fy) || !isfinite(fz) ||
+        (zero_facing(f) && has_cone(m, e->sense)))
+        return PERCEPT_EINVAL;
+    memcpy(e->facing, f, sizeof f);
+    judge(m, k, 0);
+    return PERCEPT_OK;
 }
 
 void model_move_batch(model *m, const percept_position *batch, const size_t *order, size_t count)
@@ -326,7 +501,7 @@ void model_move_batch(model *m, const percept_position *batch, const size_t *ord
     for (size_t k = 0; k < count; k++) {
         size_t first = m->n_events;
         const percept_position *q = &batch[order[k]];
-        if (move(m, q->id, q->x, q->y) != PERCEPT_OK) {
+        if (move(m, q->id, q->x, q->y, NULL) != PERCEPT_OK) {
             fprintf(stderr, "model_move_batch: moves[%zu] is no valid move\n", order[k]);
             abort();
         }
@@ -338,8 +513,8 @@ void model_move_batch(model *m, const percept_position *batch, const size_t *ord
 int model_remove(model *m, percept_id id)
 {
     m->n_events = 0;
-    uint32_t k = slot_of(m, id);
-    if (k == FREE || !m->ent[k].alive)
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
         return PERCEPT_ENOENT;
     m->ent[k].alive = 0;
     m->alive--;
@@ -350,12 +525,12 @@ int model_remove(model *m, percept_id id)
 int model_set_range(model *m, percept_id id, percept_sense sense, double range)
 {
     m->n_events = 0;
-    uint32_t k = slot_of(m, id);
-    if (k == FREE || !m->ent[k].alive)
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
         return PERCEPT_ENOENT;
-    if ((unsigned)sense >= SENSES || !valid_range(range))
+    if (sense < 0 || sense >= m->senses || !valid_length(range))
         return PERCEPT_EINVAL;
-    m->ent[k].range[sense] = range == 0 ? 0 : range;
+    m->ent[k].sense[sense].range = range == 0 ? 0 : range;
     judge(m, k, 0);
     return PERCEPT_OK;
 }
@@ -363,16 +538,52 @@ int model_set_range(model *m, percept_id id, percept_sense sense, double range)
 int model_set_hidden(model *m, percept_id id, percept_sense sense, int hidden)
 {
     m->n_events = 0;
-    uint32_t k = slot_of(m, id);
-    if (k == FREE || !m->ent[k].alive)
+    uint32_t k = live_slot(m, id);
+    if (k == FREE)
         return PERCEPT_ENOENT;
-    if ((unsigned)sense >= SENSES)
+    if (sense < 0 || sense >= m->senses)
         return PERCEPT_EINVAL;
     if (hidden)
         m->ent[k].hidden |= 1u << sense;
     else
         m->ent[k].hidden &= ~(1u << sense);
     judge(m, k, 0);
+    return PERCEPT_OK;
+}
+
+int model_emit(model *m, const percept_stimulus *st)
+{
+    m->n_events = 0;
+    if (st == NULL || st->size != sizeof *st || st->sense < 0 || st->sense >= m->senses ||
+        !valid_coord(st->x) || !valid_coord(st->y) || !valid_coord(st->z) ||
+        !valid_length(st->strength))
+        return PERCEPT_EINVAL;
+    if (st->has_source && model_get(m, st->source) == NULL)
+        return PERCEPT_ENOENT;
+    double strength = st->strength == 0 ? 1 : st->strength;
+    int s = st->sense;
+    for (uint32_t j = 0; j < m->count; j++) {
+        const model_entity *o = &m->ent[j];
+        const model_sense *os = &o->sense[s];
+        if (!o->alive || (st->has_source && o->id == st->source) || !(os->range > 0) ||
+            (os->ignore & st->tags))
+            continue;
+        double dx = st->x - o->x, dy = st->y - o->y, dz = st->z - o->z;
+        double dd = dx * dx + dy * dy + dz * dz, l = strength * os->range;
+        if (!(dd <= l * l && in_cone(o, s, dx, dy, dz, dd)))
+            continue;
+        percept_event *e = push_event(m);
+        e->kind = PERCEPT_STIMULUS;
+        e->sense = s;
+        e->observer = o->id;
+        e->target = st->has_source ? st->source : 0;
+        e->x = st->x;
+        e->y = st->y;
+        e->z = st->z;
+        e->has_source = st->has_source != 0;
+    }
+    if (m->n_events > 1)
+        qsort(m->events, m->n_events, sizeof *m->events, model_event_cmp);
     return PERCEPT_OK;
 }
 
@@ -465,6 +676,23 @@ size_t model_ids(const model *m, percept_id *out)
     return n;
 }
 
+int model_query(const model *m, double x, double y, double z, double radius, percept_id *out,
+                size_t *count)
+{
+    if (!valid_coord(x) || !valid_coord(y) || !valid_coord(z) || !valid_length(radius))
+        return PERCEPT_EINVAL;
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->count; i++) {
+        const model_entity *e = &m->ent[i];
+        double dx = e->x - x, dy = e->y - y, dz = e->z - z;
+        if (e->alive && dx * dx + dy * dy + dz * dz <= radius * radius)
+            out[n++] = e->id;
+    }
+    sort_ids(out, n);
+    *count = n;
+    return PERCEPT_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Comparing with the library                                                */
 
@@ -491,10 +719,11 @@ static void order_event(void *user, const percept_event *e)
 
 /*
  * From a bruteforce world with the same bounds where every move shows:
- * each entity of the batch stands where the model has it and perceives
- * nothing, and a watcher stands on each target. With MOVE events on, each
- * move delivers events naming its entity as the target before the next
- * move is made: the order of their first appearance is that of the moves.
+ * each entity of the batch stands where the model has it (at height 0, as
+ * the order does not depend on heights) and perceives nothing, and a
+ * watcher stands on each target. With MOVE events on, each move delivers
+ * events naming its entity as the target before the next move is made: the
+ * order of their first appearance is that of the moves.
  */
 size_t model_batch_order(const model *m, const percept_bounds *bounds,
                          const percept_position *batch, size_t n, size_t *order)
@@ -512,7 +741,7 @@ size_t model_batch_order(const model *m, const percept_bounds *bounds,
     percept_id watcher = 0;
     for (size_t i = 0; i < n && ok; i++) {
         const model_entity *e = model_get(m, batch[i].id);
-        percept_entity_desc d = {0};
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
         ok = e != NULL;
         if (ok) {
             d.x = e->x;
@@ -528,7 +757,10 @@ size_t model_batch_order(const model *m, const percept_bounds *bounds,
             for (size_t j = 0; j < n; j++)
                 taken |= batch[j].id == watcher;
         }
-        percept_entity_desc d = {batch[i].x, batch[i].y, {0.5, 0, 0}, 0};
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+        d.x = batch[i].x;
+        d.y = batch[i].y;
+        d.sense[0].range = 0.5;
         ok = percept_add(w, watcher, &d) == PERCEPT_OK;
     }
     order_probe p = {batch, n, order, 0, 0};
@@ -546,37 +778,50 @@ int model_event_cmp(const void *a, const void *b)
     if (x->target != y->target)
         return x->target < y->target ? -1 : 1;
     if (x->sense != y->sense)
-        return (int)x->sense < (int)y->sense ? -1 : 1;
+        return x->sense < y->sense ? -1 : 1;
     return (int)x->kind - (int)y->kind;
 }
 
 static const char *kind_name(percept_event_kind kind)
 {
-    return kind == PERCEPT_ENTER ? "enter" : kind == PERCEPT_LEAVE ? "leave" : "move";
+    static const char *const names[] = {"enter", "leave", "move", "stimulus"};
+    return (unsigned)kind < 4 ? names[kind] : "?";
 }
 
-static void describe(char *buf, size_t size, const percept_event *e)
+void model_describe_event(const model *m, char *buf, size_t size, const percept_event *e)
 {
     if (e == NULL) {
         snprintf(buf, size, "nothing");
         return;
     }
-    const char *sense = percept_sense_name(e->sense);
-    snprintf(buf, size, "%u %u %s %s at (%.17g, %.17g)", (unsigned)e->observer, (unsigned)e->target,
-             sense ? sense : "?", kind_name(e->kind), e->x, e->y);
+    char target[16];
+    if (e->kind == PERCEPT_STIMULUS && !e->has_source)
+        snprintf(target, sizeof target, "-");
+    else
+        snprintf(target, sizeof target, "%u", (unsigned)e->target);
+    snprintf(buf, size, "%u %s %s %s at (%.17g, %.17g, %.17g)%s", (unsigned)e->observer, target,
+             model_sense_name(m, e->sense), kind_name(e->kind), e->x, e->y, e->z,
+             e->kind != PERCEPT_STIMULUS && e->has_source != 1 ? " has_source not 1" : "");
 }
 
-int model_same_events(const percept_event *want, size_t n_want, const percept_event *got,
-                      size_t n_got, char *why, size_t size)
+static int same_event(const percept_event *a, const percept_event *b)
+{
+    int unnamed = a->kind == PERCEPT_STIMULUS && !a->has_source;
+    return a->kind == b->kind && a->sense == b->sense && a->observer == b->observer &&
+           (unnamed || a->target == b->target) && a->x == b->x && a->y == b->y && a->z == b->z &&
+           a->has_source == b->has_source;
+}
+
+int model_same_events(const model *m, const percept_event *want, size_t n_want,
+                      const percept_event *got, size_t n_got, char *why, size_t size)
 {
     for (size_t i = 0; i < n_want || i < n_got; i++) {
         const percept_event *a = i < n_want ? &want[i] : NULL, *b = i < n_got ? &got[i] : NULL;
-        if (a && b && a->kind == b->kind && a->sense == b->sense && a->observer == b->observer &&
-            a->target == b->target && a->x == b->x && a->y == b->y)
+        if (a && b && same_event(a, b))
             continue;
-        char wa[128], ga[128];
-        describe(wa, sizeof wa, a);
-        describe(ga, sizeof ga, b);
+        char wa[160], ga[160];
+        model_describe_event(m, wa, sizeof wa, a);
+        model_describe_event(m, ga, sizeof ga, b);
         snprintf(why, size, "event %zu of %zu (the model has %zu): expected %s, got %s", i, n_got,
                  n_want, wa, ga);
         return 0;
@@ -584,8 +829,52 @@ int model_same_events(const percept_event *want, size_t n_want, const percept_ev
     return 1;
 }
 
+/* percept_get_entity() gives what the model holds, field by field. */
+static int same_desc(const model *m, const percept_entity_desc *want,
+                     const percept_entity_desc *got, char *why, size_t size, percept_id id)
+{
+    char field[64] = "";
+    if (!(got->x == want->x && got->y == want->y && got->z == want->z))
+        snprintf(field, sizeof field, "position");
+    else if (!(got->facing[0] == want->facing[0] && got->facing[1] == want->facing[1] &&
+               got->facing[2] == want->facing[2]))
+        snprintf(field, sizeof field, "facing");
+    else if (got->tags != want->tags)
+        snprintf(field, sizeof field, "tags");
+    else if (got->hidden != want->hidden)
+        snprintf(field, sizeof field, "hidden mask");
+    for (int s = 0; s < PERCEPT_MAX_SENSES && field[0] == '\0'; s++) {
+        const percept_sense_params *a = &want->sense[s], *b = &got->sense[s];
+        const char *what = a->range != b->range     ? "range"
+                           : a->margin != b->margin ? "margin"
+                           : a->fov != b->fov       ? "fov"
+                           : a->ignore != b->ignore ? "ignore"
+                                                    : NULL;
+        if (what != NULL)
+            snprintf(field, sizeof field, "%s.%s",
+                     s < m->senses ? m->names[s] : "(a sense the world lacks)", what);
+    }
+    if (field[0] == '\0')
+        return 1;
+    snprintf(why, size, "entity %u reads back another %s than the model holds", (unsigned)id,
+             field);
+    return 0;
+}
+
 int model_check_world(const model *m, const percept_world *w, char *why, size_t size)
 {
+    if (percept_sense_count(w) != m->senses) {
+        snprintf(why, size, "%d senses, the model has %d", percept_sense_count(w), m->senses);
+        return 0;
+    }
+    for (int s = 0; s < m->senses; s++) {
+        const char *name = percept_sense_name(w, s);
+        if (name == NULL || strcmp(name, m->names[s]) != 0) {
+            snprintf(why, size, "sense %d is named '%s', the model has '%s'", s,
+                     name ? name : "(null)", m->names[s]);
+            return 0;
+        }
+    }
     if (percept_entity_count(w) != m->alive) {
         snprintf(why, size, "%zu entities, the model has %zu", percept_entity_count(w), m->alive);
         return 0;
@@ -595,7 +884,6 @@ int model_check_world(const model *m, const percept_world *w, char *why, size_t 
     int ok = 1;
     for (uint32_t i = 0; i < m->count && ok; i++) {
         const model_entity *e = &m->ent[i];
-        percept_entity_desc d;
         if (percept_contains(w, e->id) != e->alive) {
             snprintf(why, size, "percept_contains(%u) is %d, the model says %d", (unsigned)e->id,
                      !e->alive, e->alive);
@@ -604,19 +892,22 @@ int model_check_world(const model *m, const percept_world *w, char *why, size_t 
         }
         if (!e->alive)
             continue;
-        if (percept_get_entity(w, e->id, &d) != PERCEPT_OK || d.x != e->x || d.y != e->y ||
-            d.hidden != e->hidden || d.range[0] != e->range[0] || d.range[1] != e->range[1] ||
-            d.range[2] != e->range[2]) {
-            snprintf(why, size, "entity %u reads back otherwise than the model holds it",
-                     (unsigned)e->id);
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT, expect = model_desc(m, e);
+        int rc = percept_get_entity(w, e->id, &d);
+        if (rc != PERCEPT_OK) {
+            snprintf(why, size, "percept_get_entity(%u) returned %d", (unsigned)e->id, rc);
             ok = 0;
             break;
         }
-        for (int s = 0; s < SENSES && ok; s++) {
+        if (!same_desc(m, &expect, &d, why, size, e->id)) {
+            ok = 0;
+            break;
+        }
+        for (int s = 0; s < m->senses && ok; s++) {
             for (int by = 0; by < 2 && ok; by++) {
-                size_t n = 0, nw = model_perceived(m, e->id, (percept_sense)s, by, want);
-                int rc = by ? percept_perceived_by(w, e->id, (percept_sense)s, got, m->count, &n)
-                            : percept_perceived(w, e->id, (percept_sense)s, got, m->count, &n);
+                size_t n = 0, nw = model_perceived(m, e->id, s, by, want);
+                rc = by ? percept_perceived_by(w, e->id, s, got, m->count, &n)
+                        : percept_perceived(w, e->id, s, got, m->count, &n);
                 if (rc != PERCEPT_OK || n != nw || memcmp(got, want, n * sizeof *got) != 0) {
                     size_t k = 0;
                     while (rc == PERCEPT_OK && k < n && k < nw && got[k] == want[k])
@@ -625,7 +916,7 @@ int model_check_world(const model *m, const percept_world *w, char *why, size_t 
                              "%s(%u, %s): status %d, %zu IDs, the model has %zu; they part at "
                              "index %zu (%ld vs %ld)",
                              by ? "percept_perceived_by" : "percept_perceived", (unsigned)e->id,
-                             percept_sense_name((percept_sense)s), rc, n, nw, k,
+                             m->names[s], rc, n, nw, k,
                              k < n && rc == PERCEPT_OK ? (long)got[k] : -1L,
                              k < nw ? (long)want[k] : -1L);
                     ok = 0;

@@ -9,7 +9,7 @@
  * order: by observer ID, then target ID, then sense. It re-evaluates every
  * pair of the changed entity (no other pair can change) by the rule in
  * model.c, and keeps the relation rather than recomputing it from scratch,
- * because the relation's next version depends on its own past (margins).
+ * because with margins the relation depends on its own past.
  */
 #ifndef PERCEPT_TEST_MODEL_H
 #define PERCEPT_TEST_MODEL_H
@@ -30,18 +30,30 @@ typedef struct model_links {
     uint32_t n, cap;
 } model_links;
 
+/* One sense of an entity, as the relation reads it (fov 360: no cone). */
+typedef struct model_sense {
+    double range, margin, fov;
+    uint32_t ignore;
+} model_sense;
+
 typedef struct model_entity {
     percept_id id;
     int alive;
-    double x, y; /* after a removal, the last position */
-    double range[PERCEPT_SENSE_COUNT];
+    double x, y, z; /* after a removal, the last position */
+    double facing[3];
+    uint32_t tags;
     unsigned hidden;
+    model_sense sense[PERCEPT_MAX_SENSES];
     model_links out; /* the targets it perceives */
     model_links in;  /* the observers that perceive it */
 } model_entity;
 
+#define MODEL_NAME_MAX 32
+
 typedef struct model {
-    int move_events;   /* a move reports MOVE for the pairs that hold throughout */
+    int move_events; /* a target's own move reports MOVE for the pairs that hold throughout */
+    int senses;      /* the world's number of senses */
+    char names[PERCEPT_MAX_SENSES][MODEL_NAME_MAX]; /* for messages */
     model_entity *ent; /* by slot: one per ID ever added, kept after removal */
     uint32_t count, cap;
     uint32_t *index; /* open addressing: slots by ID, UINT32_MAX free */
@@ -54,19 +66,38 @@ typedef struct model {
     struct model_place *place;  /* by slot: where each entity reaches, to skip pairs quickly */
 } model;
 
+/* A model of a world with the default senses (sight, hearing, smell). */
 void model_init(model *m, int move_events);
+/* The world's senses instead, before the first add: 1 to PERCEPT_MAX_SENSES names. */
+void model_set_senses(model *m, int count, const char *const *names);
 void model_free(model *m);
+
+/* The name of sense s, or "?" for none. */
+const char *model_sense_name(const model *m, int s);
 
 /* The entity `id` if it is in the world, else NULL. */
 const model_entity *model_get(const model *m, percept_id id);
 
+/* The description percept_get_entity() must give of entity `e`. */
+percept_entity_desc model_desc(const model *m, const model_entity *e);
+
 /* The changes. Each returns the library's status; on 0 m->events holds the
  * change's events, on an error there are none and nothing changed. */
 int model_add(model *m, percept_id id, const percept_entity_desc *desc);
+int model_update(model *m, percept_id id, const percept_entity_desc *desc);
 int model_move(model *m, percept_id id, double x, double y);
+int model_move3(model *m, percept_id id, double x, double y, double z);
+int model_turn(model *m, percept_id id, double fx, double fy, double fz);
 int model_remove(model *m, percept_id id);
 int model_set_range(model *m, percept_id id, percept_sense sense, double range);
 int model_set_hidden(model *m, percept_id id, percept_sense sense, int hidden);
+
+/* A stimulus: its STIMULUS events in m->events, by observer; the world does not change. */
+int model_emit(model *m, const percept_stimulus *stimulus);
+
+/* percept_query(): the status; on 0 the IDs in `out` (room for m->count), ascending. */
+int model_query(const model *m, double x, double y, double z, double radius, percept_id *out,
+                size_t *count);
 
 /*
  * The first `count` moves of `order` (indexes into `batch`) made one by one,
@@ -105,16 +136,20 @@ size_t model_ids(const model *m, percept_id *out);
 /* Orders events as the library delivers a call's: observer, target, sense. */
 int model_event_cmp(const void *a, const void *b);
 
-/* 1 if the lists are equal in order and every field (positions exactly);
- * else 0, with the first difference described in why. */
-int model_same_events(const percept_event *want, size_t n_want, const percept_event *got,
-                      size_t n_got, char *why, size_t size);
+/* 1 if the lists are equal in order and every field (positions exactly; a
+ * stimulus' target only when it has a source); else 0, with the first
+ * difference described in why. Senses are named as in m (NULL: numbered). */
+int model_same_events(const model *m, const percept_event *want, size_t n_want,
+                      const percept_event *got, size_t n_got, char *why, size_t size);
+
+/* "1 2 sight enter at (x, y, z)": one event for messages. */
+void model_describe_event(const model *m, char *buf, size_t size, const percept_event *e);
 
 /*
- * 1 if the world says what the model holds: the entity count, and for every
- * ID the model ever saw percept_contains(), percept_get_entity() and the
- * perceived and perceived-by lists of every sense; else 0, with the first
- * difference described in why.
+ * 1 if the world says what the model holds: its senses, the entity count,
+ * and for every ID the model ever saw percept_contains(),
+ * percept_get_entity() and the perceived and perceived-by lists of every
+ * sense; else 0, with the first difference described in why.
  */
 int model_check_world(const model *m, const percept_world *w, char *why, size_t size);
 

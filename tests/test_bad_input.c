@@ -96,9 +96,9 @@ static void check_number_edges(const char *backend)
         REFUSED(&f, percept_move_many(f.w, &far, 1), PERCEPT_EINVAL);
     }
     for (size_t i = 0; i < COUNT_OF(bad_ranges); i++) {
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+        for (int s = 0; s < 3; s++) {
             percept_entity_desc d = tu_desc(10, 10, 1, 1, 1, 0);
-            d.range[s] = bad_ranges[i];
+            d.sense[s].range = bad_ranges[i];
             REFUSED(&f, percept_add(f.w, 99, &d), PERCEPT_EINVAL);
             REFUSED(&f, percept_set_range(f.w, 1, (percept_sense)s, bad_ranges[i]), PERCEPT_EINVAL);
             /* Also for an entity whose range of that sense is 0. */
@@ -155,9 +155,320 @@ static void check_sense_numbers(const char *backend)
         REFUSED_READ(&f, percept_perceived_by(f.w, 1, s, ids, 8, &count), PERCEPT_EINVAL);
         assert_null(percept_backend_name(f.w, s));
         assert_null(percept_backend_path(f.w, s));
-        assert_null(percept_sense_name(s));
+        assert_null(percept_sense_name(f.w, s));
     }
     assert_int_equal(count, 12345); /* never written on failure */
+    fixture_close(&f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Version 2 fields: each bad value refused, the world as it was             */
+
+/*
+ * A world of two senses, "eyes" (with a margin) and "ears", and four
+ * entities with every version 2 field: 1 looks along x with a 90 degree
+ * cone of eyes, 2 stands above it with tags, 3 ignores 2's tags by ears,
+ * 4 has no cone and no facing. 1 perceives 2 and 3; 3 hears 1 and 4.
+ */
+static void fixture_open_v2(fixture *f, const char *backend)
+{
+    percept_entity_desc d[4];
+    for (int i = 0; i < 4; i++)
+        d[i] = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
+    d[0].x = 10;
+    d[0].y = 10;
+    d[0].facing[0] = 1;
+    d[0].sense[0] = (percept_sense_params){20, 5, 90, 0};
+    d[1].x = 14;
+    d[1].y = 11;
+    d[1].z = 3;
+    d[1].tags = 0x30;
+    d[1].sense[1].range = 4;
+    d[2].x = 16;
+    d[2].y = 9;
+    d[2].facing[1] = -2;
+    d[2].sense[1] = (percept_sense_params){10, 0, 360, 0x10};
+    d[3].x = 19;
+    d[3].y = 9;
+    d[3].hidden = PERCEPT_SENSE_BIT(0);
+    tu_recorder_init(&f->rec);
+    f->w = tu_open(backend, "move_events = on\n[world]\nsenses = eyes ears\n", &f->rec);
+    tu_model_init(&f->m, 1, f->w);
+    for (percept_id i = 0; i < 4; i++) {
+        tu_op o = TU_OP_ADD_DESC(i + 1, d[i]);
+        tu_call(f->w, &f->rec, &f->m, &o, "the version 2 fixture");
+    }
+    assert_int_equal(percept_perceives(f->w, 1, 2, 0), 1);
+    assert_int_equal(percept_perceives(f->w, 3, 4, 1), 1);
+    tu_recorder_clear(&f->rec);
+}
+
+/* The description of entity `id` as the model holds it, to spoil one field of. */
+static percept_entity_desc desc_of(const fixture *f, percept_id id)
+{
+    return model_desc(&f->m, model_get(&f->m, id));
+}
+
+/* A change refused with EINVAL and a message naming `field` (NULL: any message). */
+static void expect_field_refused(fixture *f, int rc, const char *field, const char *what)
+{
+    expect_refused(f, rc, PERCEPT_EINVAL, 1, what);
+    if (field != NULL && strstr(percept_errmsg(f->w), field) == NULL)
+        fail_msg("%s: the message does not name %s: %s", what, field, percept_errmsg(f->w));
+}
+
+/* Each bad value, in a new entity and in an update of one: EINVAL, naming the field. */
+static void expect_desc_refused(fixture *f, const percept_entity_desc *bad, const char *field,
+                                const char *what)
+{
+    char text[256];
+    snprintf(text, sizeof text, "percept_add with %s", what);
+    expect_field_refused(f, percept_add(f->w, 99, bad), field, text);
+    snprintf(text, sizeof text, "percept_update with %s", what);
+    expect_field_refused(f, percept_update(f->w, 1, bad), field, text);
+}
+
+static void check_v2_numbers(const char *backend)
+{
+    const double beyond = nextafter(PERCEPT_COORD_LIMIT, INFINITY);
+    const double not_finite[] = {NAN, -NAN, INFINITY, -INFINITY};
+    const double bad_margins[] = {-1, -nextafter(0.0, 1.0), NAN, INFINITY, -INFINITY, beyond};
+    const double bad_fovs[] = {
+        -1, -nextafter(0.0, 1.0), nextafter(360.0, INFINITY), 720, NAN, INFINITY, -INFINITY, -360};
+    fixture f;
+    fixture_open_v2(&f, backend);
+    for (size_t i = 0; i < COUNT_OF(not_finite); i++) {
+        double v = not_finite[i];
+        percept_entity_desc d = desc_of(&f, 1);
+        d.z = v;
+        expect_desc_refused(&f, &d, NULL, "a height not finite");
+        for (int k = 0; k < 3; k++) {
+            d = desc_of(&f, 1);
+            d.facing[k] = v;
+            expect_desc_refused(&f, &d, "facing", "a facing not finite");
+        }
+        REFUSED(&f, percept_move3(f.w, 2, 1, 1, v), PERCEPT_EINVAL);
+        REFUSED(&f, percept_move3(f.w, 2, v, 1, 1), PERCEPT_EINVAL);
+        REFUSED(&f, percept_turn(f.w, 1, v, 0, 0), PERCEPT_EINVAL);
+        REFUSED(&f, percept_turn(f.w, 4, 1, 1, v), PERCEPT_EINVAL);
+    }
+    REFUSED(&f, percept_move3(f.w, 2, 1, 1, beyond), PERCEPT_EINVAL);
+    REFUSED(&f, percept_move3(f.w, 2, 1, 1, -beyond), PERCEPT_EINVAL);
+    for (size_t i = 0; i < COUNT_OF(bad_margins); i++) {
+        percept_entity_desc d = desc_of(&f, 1);
+        d.sense[1].margin = bad_margins[i];
+        expect_desc_refused(&f, &d, "ears.margin", "a bad margin");
+    }
+    for (size_t i = 0; i < COUNT_OF(bad_fovs); i++) {
+        percept_entity_desc d = desc_of(&f, 1);
+        d.sense[0].fov = bad_fovs[i];
+        expect_desc_refused(&f, &d, "eyes.fov", "a fov outside (0, 360]");
+    }
+    /* The edges of what is allowed: a fov of 360 or the smallest above 0,
+     * margins of 0 and the limit. */
+    percept_entity_desc d = desc_of(&f, 3);
+    d.sense[1].fov = nextafter(0.0, 1.0);
+    d.sense[1].margin = PERCEPT_COORD_LIMIT;
+    tu_op fine[] = {TU_OP_UPDATE(3, d), TU_OP_UPDATE(1, desc_of(&f, 1))};
+    fine[1].desc.sense[0].fov = 360;
+    fine[1].desc.sense[1].margin = -0.0;
+    for (size_t i = 0; i < COUNT_OF(fine); i++)
+        tu_call(f.w, &f.rec, &f.m, &fine[i], "values at the edges");
+    fixture_close(&f);
+}
+
+/* A sense with a cone (fov < 360, even without range) must have a facing. */
+static void check_cone_without_facing(const char *backend)
+{
+    fixture f;
+    fixture_open_v2(&f, backend);
+    percept_entity_desc d = desc_of(&f, 4);
+    d.sense[1].fov = 270;
+    expect_desc_refused(&f, &d, NULL, "a cone without a facing");
+    d = desc_of(&f, 4);
+    d.sense[0].fov = 90; /* 4 has no eyes, but a cone is a cone */
+    expect_desc_refused(&f, &d, NULL, "a cone of a sense without range, without a facing");
+    d = desc_of(&f, 1);
+    d.facing[0] = 0;
+    expect_desc_refused(&f, &d, NULL, "a facing taken from a cone");
+    REFUSED(&f, percept_turn(f.w, 1, 0, 0, 0), PERCEPT_EINVAL);
+    REFUSED(&f, percept_turn(f.w, 1, -0.0, 0, -0.0), PERCEPT_EINVAL);
+    /* Without a cone a zero facing is fine, and any length is a facing. */
+    tu_op fine[] = {TU_OP_TURN(4, 0, 0, 0), TU_OP_TURN(2, 0, 0, 0), TU_OP_TURN(1, 1e-300, 0, 0)};
+    for (size_t i = 0; i < COUNT_OF(fine); i++)
+        tu_call(f.w, &f.rec, &f.m, &fine[i], "facings without a cone, or tiny");
+    fixture_close(&f);
+}
+
+/* Hidden bits and fields of senses the world (of two) does not have. */
+static void check_senses_beyond(const char *backend)
+{
+    const int senses[] = {2, 3, 7, -1, INT_MAX};
+    fixture f;
+    fixture_open_v2(&f, backend);
+    for (int s = 2; s < PERCEPT_MAX_SENSES; s++) {
+        percept_entity_desc d = desc_of(&f, 4);
+        d.hidden |= PERCEPT_SENSE_BIT(s);
+        expect_desc_refused(&f, &d, NULL, "a hidden bit of a sense the world lacks");
+        for (int field = 0; field < 4; field++) {
+            d = desc_of(&f, 1);
+            if (field == 0)
+                d.sense[s].range = 1;
+            else if (field == 1)
+                d.sense[s].margin = 1;
+            else if (field == 2)
+                d.sense[s].fov = 90;
+            else
+                d.sense[s].ignore = 1;
+            expect_desc_refused(&f, &d, NULL, "a field of a sense the world lacks");
+        }
+    }
+    for (size_t i = 0; i < COUNT_OF(senses); i++) {
+        percept_sense s = senses[i];
+        size_t count = 12345;
+        percept_id ids[4];
+        percept_stimulus st = PERCEPT_STIMULUS_INIT;
+        st.sense = s;
+        REFUSED(&f, percept_set_range(f.w, 1, s, 1), PERCEPT_EINVAL);
+        REFUSED(&f, percept_set_hidden(f.w, 2, s, 1), PERCEPT_EINVAL);
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_EINVAL);
+        REFUSED_READ(&f, percept_perceives(f.w, 1, 2, s), PERCEPT_EINVAL);
+        REFUSED_READ(&f, percept_perceived(f.w, 1, s, ids, 4, &count), PERCEPT_EINVAL);
+        assert_int_equal(count, 12345);
+        assert_null(percept_sense_name(f.w, s));
+        assert_null(percept_backend_name(f.w, s));
+    }
+    assert_int_equal(percept_sense_count(f.w), 2);
+    fixture_close(&f);
+}
+
+/* Names the world does not have, by percept_sense_index(). */
+static void check_sense_index(const char *backend)
+{
+    const char *const unknown[] = {"sight", "Eyes", "eyes ", "", "ear", "earsx", "smell"};
+    fixture f;
+    fixture_open_v2(&f, backend);
+    assert_int_equal(percept_sense_index(f.w, "eyes"), 0);
+    assert_int_equal(percept_sense_index(f.w, "ears"), 1);
+    for (size_t i = 0; i < COUNT_OF(unknown); i++)
+        REFUSED_READ(&f, percept_sense_index(f.w, unknown[i]), PERCEPT_ENOENT);
+    REFUSED_READ(&f, percept_sense_index(f.w, NULL), PERCEPT_EINVAL);
+    assert_int_equal(percept_sense_index(NULL, "eyes"), PERCEPT_EINVAL);
+    fixture_close(&f);
+}
+
+/* The size of a description or a stimulus: what this library cannot read is refused. */
+static void check_struct_sizes(const char *backend)
+{
+    const size_t bad_sizes[] = {0, 1, sizeof(percept_entity_desc) - 1,
+                                sizeof(percept_entity_desc) / 2, SIZE_MAX / 2};
+    fixture f;
+    fixture_open_v2(&f, backend);
+    for (size_t i = 0; i < COUNT_OF(bad_sizes); i++) {
+        percept_entity_desc d = desc_of(&f, 2);
+        d.size = bad_sizes[i];
+        expect_desc_refused(&f, &d, NULL, "a bad size");
+        if (bad_sizes[i] > sizeof d)
+            continue; /* room for more than this library writes: see below */
+        percept_entity_desc out = PERCEPT_ENTITY_DESC_INIT;
+        out.size = bad_sizes[i];
+        out.x = 777;
+        REFUSED_READ(&f, percept_get_entity(f.w, 2, &out), PERCEPT_EINVAL);
+        assert_true(out.x == 777); /* nothing written */
+    }
+    const size_t bad_stimulus_sizes[] = {0, 1, sizeof(percept_stimulus) - 1, SIZE_MAX / 2};
+    for (size_t i = 0; i < COUNT_OF(bad_stimulus_sizes); i++) {
+        percept_stimulus st = PERCEPT_STIMULUS_INIT;
+        st.size = bad_stimulus_sizes[i];
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_EINVAL);
+    }
+    /* A description from a newer header: read while what this library does
+     * not know is zero, refused once a byte of it is set. */
+    struct {
+        percept_entity_desc known;
+        unsigned char newer[16];
+    } grown;
+    memset(&grown, 0, sizeof grown);
+    grown.known = desc_of(&f, 2);
+    grown.known.size = sizeof grown;
+    grown.newer[5] = 1;
+    expect_desc_refused(&f, &grown.known, NULL, "a newer field set");
+    grown.newer[5] = 0;
+    grown.known.x = 13;
+    tu_recorder_clear(&f.rec);
+    int rc = percept_update(f.w, 2, &grown.known);
+    grown.known.size = sizeof grown.known;
+    tu_op same = TU_OP_UPDATE(2, grown.known); /* what the model can read */
+    assert_int_equal(rc, tu_apply_model(&f.m, &same));
+    tu_expect_events(&f.rec, f.m.events, f.m.n_events, "an update from a newer header");
+    tu_expect_world(&f.m, f.w, "an update from a newer header");
+    tu_recorder_clear(&f.rec);
+    REFUSED(&f, percept_add(f.w, 99, NULL), PERCEPT_EINVAL);
+    REFUSED(&f, percept_update(f.w, 1, NULL), PERCEPT_EINVAL);
+    REFUSED(&f, percept_emit(f.w, NULL), PERCEPT_EINVAL);
+    fixture_close(&f);
+}
+
+/* Stimuli: a bad point, strength or sense is EINVAL, a source not in the world ENOENT. */
+static void check_bad_stimuli(const char *backend)
+{
+    const double bad_strengths[] = {-1, -nextafter(0.0, 1.0), NAN, INFINITY, -INFINITY};
+    const double bad_coords[] = {NAN, INFINITY, nextafter(PERCEPT_COORD_LIMIT, INFINITY)};
+    fixture f;
+    fixture_open_v2(&f, backend);
+    percept_stimulus ok = PERCEPT_STIMULUS_INIT;
+    ok.sense = 1;
+    ok.x = 15;
+    ok.y = 10;
+    for (size_t i = 0; i < COUNT_OF(bad_strengths); i++) {
+        percept_stimulus st = ok;
+        st.strength = bad_strengths[i];
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_EINVAL);
+    }
+    for (size_t i = 0; i < COUNT_OF(bad_coords); i++) {
+        percept_stimulus st = ok;
+        st.x = bad_coords[i];
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_EINVAL);
+        st = ok;
+        st.z = -bad_coords[i];
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_EINVAL);
+    }
+    const percept_id gone[] = {5, 0, UINT32_MAX};
+    for (size_t i = 0; i < COUNT_OF(gone); i++) {
+        percept_stimulus st = ok;
+        st.has_source = 1;
+        st.source = gone[i];
+        REFUSED(&f, percept_emit(f.w, &st), PERCEPT_ENOENT);
+    }
+    assert_int_equal(percept_emit(NULL, &ok), PERCEPT_EINVAL);
+    /* The same stimulus, valid, is heard: the refusals were for their faults. */
+    tu_op emit = TU_OP_EMIT(ok);
+    tu_call(f.w, &f.rec, &f.m, &emit, "the stimulus without fault");
+    assert_true(f.rec.count > 0);
+    fixture_close(&f);
+}
+
+/* percept_query(): a point not finite or beyond the limit, a bad radius, NULL. */
+static void check_bad_queries(const char *backend)
+{
+    const double bad[] = {NAN, INFINITY, -INFINITY, nextafter(PERCEPT_COORD_LIMIT, INFINITY)};
+    percept_id ids[8] = {77};
+    size_t count = 12345;
+    fixture f;
+    fixture_open_v2(&f, backend);
+    for (size_t i = 0; i < COUNT_OF(bad); i++) {
+        REFUSED_READ(&f, percept_query(f.w, bad[i], 0, 0, 5, ids, 8, &count), PERCEPT_EINVAL);
+        REFUSED_READ(&f, percept_query(f.w, 0, -bad[i], 0, 5, ids, 8, &count), PERCEPT_EINVAL);
+        REFUSED_READ(&f, percept_query(f.w, 0, 0, bad[i], 5, ids, 8, &count), PERCEPT_EINVAL);
+        REFUSED_READ(&f, percept_query(f.w, 0, 0, 0, bad[i], ids, 8, &count), PERCEPT_EINVAL);
+    }
+    REFUSED_READ(&f, percept_query(f.w, 0, 0, 0, -1, ids, 8, &count), PERCEPT_EINVAL);
+    REFUSED_READ(&f, percept_query(f.w, 0, 0, 0, 5, ids, 8, NULL), PERCEPT_EINVAL);
+    REFUSED_READ(&f, percept_query(f.w, 0, 0, 0, 5, NULL, 8, &count), PERCEPT_EINVAL);
+    assert_int_equal(percept_query(NULL, 0, 0, 0, 5, ids, 8, &count), PERCEPT_EINVAL);
+    assert_int_equal(count, 12345);
+    assert_int_equal(ids[0], 77);
+    tu_expect_query(&f.m, f.w, 10, 10, 0, 5, "a query without fault");
     fixture_close(&f);
 }
 
@@ -169,7 +480,7 @@ static void check_sense_numbers(const char *backend)
 static void check_unknown_ids(const char *backend)
 {
     const percept_id unknown[] = {0, 1, BIG, 5};
-    percept_entity_desc d;
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     percept_id ids[4];
     size_t count;
     fixture f;
@@ -348,6 +659,15 @@ static void test_null_world(void **state)
     assert_int_equal(percept_remove(NULL, 1), PERCEPT_EINVAL);
     assert_int_equal(percept_set_range(NULL, 1, S, 1), PERCEPT_EINVAL);
     assert_int_equal(percept_set_hidden(NULL, 1, S, 1), PERCEPT_EINVAL);
+    assert_int_equal(percept_update(NULL, 1, &d), PERCEPT_EINVAL);
+    assert_int_equal(percept_move3(NULL, 1, 0, 0, 0), PERCEPT_EINVAL);
+    assert_int_equal(percept_turn(NULL, 1, 1, 0, 0), PERCEPT_EINVAL);
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    assert_int_equal(percept_emit(NULL, &st), PERCEPT_EINVAL);
+    assert_int_equal(percept_query(NULL, 0, 0, 0, 1, ids, 4, &count), PERCEPT_EINVAL);
+    assert_int_equal(percept_sense_count(NULL), 0);
+    assert_int_equal(percept_sense_index(NULL, "sight"), PERCEPT_EINVAL);
+    assert_null(percept_sense_name(NULL, S));
     assert_int_equal(percept_set_event_callback(NULL, tu_record, NULL), PERCEPT_EINVAL);
     assert_int_equal(percept_perceives(NULL, 1, 2, S), PERCEPT_EINVAL);
     assert_int_equal(percept_perceived(NULL, 1, S, ids, 4, &count), PERCEPT_EINVAL);
@@ -474,6 +794,13 @@ BACKEND_TEST(test_reused_id, check_reused_id)
 BACKEND_TEST(test_null_arguments, check_null_arguments)
 BACKEND_TEST(test_inside_callback, check_inside_callback)
 BACKEND_TEST(test_backend_params, check_backend_params)
+BACKEND_TEST(test_v2_numbers, check_v2_numbers)
+BACKEND_TEST(test_cone_without_facing, check_cone_without_facing)
+BACKEND_TEST(test_senses_beyond, check_senses_beyond)
+BACKEND_TEST(test_sense_index, check_sense_index)
+BACKEND_TEST(test_struct_sizes, check_struct_sizes)
+BACKEND_TEST(test_bad_stimuli, check_bad_stimuli)
+BACKEND_TEST(test_bad_queries, check_bad_queries)
 
 int main(void)
 {
@@ -483,6 +810,10 @@ int main(void)
         tu_backend_test(test_reused_id),       cmocka_unit_test(test_open_arguments),
         tu_backend_test(test_null_arguments),  cmocka_unit_test(test_null_world),
         tu_backend_test(test_inside_callback), tu_backend_test(test_backend_params),
+        tu_backend_test(test_v2_numbers),      tu_backend_test(test_cone_without_facing),
+        tu_backend_test(test_senses_beyond),   tu_backend_test(test_sense_index),
+        tu_backend_test(test_struct_sizes),    tu_backend_test(test_bad_stimuli),
+        tu_backend_test(test_bad_queries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

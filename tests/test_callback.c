@@ -15,6 +15,9 @@
 
 #define LV(o, t, s, x, y) tu_ev(PERCEPT_LEAVE, (o), (t), (s), (x), (y))
 
+/* The changes attempt_changes() tries for each event. */
+#define ATTEMPTS 16
+
 /*
  * The world has a callback that checks what queries return and, when
  * `attempt` is set, tries every kind of change; the model (model.h) gets the
@@ -73,6 +76,12 @@ static void check_view(fixture *f, const percept_event *e)
 
     if (percept_entity_count(w) != f->expect_count)
         problem(f, e, "entity count %zu, expected %zu", percept_entity_count(w), f->expect_count);
+    if (e->kind == PERCEPT_STIMULUS) {
+        /* A stimulus changes nothing: its observer is in the world, and so is its source. */
+        if (!has_o || (e->has_source && !has_t))
+            problem(f, e, "the observer or the source of a stimulus is not in the world");
+        return;
+    }
     p = percept_perceives(w, e->observer, e->target, e->sense);
     if (e->kind == PERCEPT_ENTER || e->kind == PERCEPT_MOVE) {
         if (!has_o || !has_t)
@@ -99,14 +108,19 @@ static void check_view(fixture *f, const percept_event *e)
     if (percept_memory_usage(w, &m) != PERCEPT_OK || m.total == 0 || m.entities == 0)
         problem(f, e, "percept_memory_usage failed or counted nothing inside the callback");
     if (percept_get_bounds(w, &b) != PERCEPT_OK || percept_backend_name(w, e->sense) == NULL ||
-        percept_backend_path(w, e->sense) == NULL)
+        percept_backend_path(w, e->sense) == NULL || percept_sense_name(w, e->sense) == NULL)
         problem(f, e, "percept_get_bounds or percept_backend_name/path failed inside the callback");
     if (has_t) {
-        percept_entity_desc d;
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
         rc = percept_get_entity(w, e->target, &d);
-        if (rc != PERCEPT_OK || d.x != e->x || d.y != e->y)
-            problem(f, e, "percept_get_entity(target) returned %d at (%.17g, %.17g)", rc, d.x, d.y);
+        if (rc != PERCEPT_OK || d.x != e->x || d.y != e->y || d.z != e->z)
+            problem(f, e, "percept_get_entity(target) returned %d at (%.17g, %.17g, %.17g)", rc,
+                    d.x, d.y, d.z);
     }
+    percept_id ids[64];
+    size_t n = 0;
+    if (has_t && (percept_query(w, e->x, e->y, e->z, 0, ids, 64, &n) != PERCEPT_OK || n == 0))
+        problem(f, e, "percept_query at the target's position failed or found nothing");
 }
 
 static void expect_busy(fixture *f, const percept_event *e, int rc, const char *what)
@@ -147,6 +161,13 @@ static void attempt_changes(fixture *f, const percept_event *e)
                 "percept_set_hidden(target, 0)");
     expect_busy(f, e, percept_set_hidden(w, e->observer, PERCEPT_HEARING, 1),
                 "percept_set_hidden(observer)");
+    expect_busy(f, e, percept_update(w, e->observer, &d), "percept_update(observer)");
+    expect_busy(f, e, percept_move3(w, e->target, e->x, e->y, e->z + 1), "percept_move3(target)");
+    expect_busy(f, e, percept_turn(w, e->observer, 0, 1, 0), "percept_turn(observer)");
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    st.x = e->x;
+    st.y = e->y;
+    expect_busy(f, e, percept_emit(w, &st), "percept_emit()");
 }
 
 static void nesting_callback(void *user, const percept_event *event)
@@ -198,7 +219,7 @@ static size_t run(fixture *f, tu_op o, const char *what)
         fail_msg("%s: %zu problem(s) inside the callback; the first: %s", what, f->problems,
                  f->first_problem);
     if (f->attempt)
-        assert_int_equal(f->attempts, 12 * f->rec.count);
+        assert_int_equal(f->attempts, ATTEMPTS * f->rec.count);
     tu_expect_world(&f->m, f->a, what);
     return f->rec.count;
 }
@@ -233,6 +254,18 @@ static void check_nested(const char *backend)
                 0);
     assert_true(run(&f, TU_OP_HIDE(4, PERCEPT_HEARING, 1), "hide 4 with nested changes") > 0);
     assert_true(run(&f, TU_OP_HIDE(4, PERCEPT_HEARING, 0), "show 4 with nested changes") > 0);
+    assert_true(run(&f, TU_OP_MOVE3(4, 100, 103, 1), "move 4 up with nested changes") > 0);
+    /* 1 hears 4 (3 ahead, 1 up) in a 90 degree cone facing +y, not facing -y. */
+    percept_entity_desc d = tu_desc(100, 100, 300, 10, 10, 0);
+    d.facing[1] = -1;
+    d.sense[PERCEPT_HEARING].fov = 90;
+    assert_true(run(&f, TU_OP_UPDATE(1, d), "a cone for 1 with nested changes") > 0);
+    assert_true(run(&f, TU_OP_TURN(1, 0, 1, 0), "turn 1 with nested changes") > 0);
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    st.sense = PERCEPT_SMELL;
+    st.x = 101;
+    st.y = 101;
+    assert_true(run(&f, TU_OP_EMIT(st), "a stimulus with nested changes") > 0);
     assert_true(run(&f, TU_OP_REMOVE(2), "remove 2 with nested changes") > 0);
     assert_true(run(&f, TU_OP_REMOVE(1), "remove observer 1 with nested changes") > 0);
     fixture_close(&f);
@@ -254,6 +287,14 @@ static void check_queries_inside(const char *backend)
     run(&f, TU_OP_MOVE(2, 296, 297), "move 2 next to 3");
     run(&f, TU_OP_RANGE(3, PERCEPT_SMELL, 5), "3 gains smell");
     run(&f, TU_OP_HIDE(2, PERCEPT_SMELL, 1), "hide 2 from smell");
+    run(&f, TU_OP_MOVE3(2, 296, 297, 2), "move 2 up");
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    st.sense = PERCEPT_SMELL;
+    st.x = 298;
+    st.y = 298;
+    st.has_source = 1;
+    st.source = 2;
+    run(&f, TU_OP_EMIT(st), "a scent from 2");
     run(&f, TU_OP_REMOVE(3), "remove 3");
     fixture_close(&f);
 }
@@ -351,23 +392,44 @@ static void close_in_callback(void *user, const percept_event *ev)
     }
 }
 
-enum { CLOSE_ADD, CLOSE_MOVE, CLOSE_REMOVE, CLOSE_RANGE, CLOSE_HIDE, CLOSE_BATCH, CLOSE_KINDS };
-static const char *const close_kind_name[CLOSE_KINDS] = {"add",       "move",       "remove",
-                                                         "set_range", "set_hidden", "move_many"};
+enum {
+    CLOSE_ADD,
+    CLOSE_MOVE,
+    CLOSE_REMOVE,
+    CLOSE_RANGE,
+    CLOSE_HIDE,
+    CLOSE_BATCH,
+    CLOSE_UPDATE,
+    CLOSE_MOVE3,
+    CLOSE_TURN,
+    CLOSE_EMIT,
+    CLOSE_KINDS
+};
+static const char *const close_kind_name[CLOSE_KINDS] = {
+    "add",       "move",   "remove", "set_range", "set_hidden",
+    "move_many", "update", "move3",  "turn",      "emit"};
 
 /*
- * Four entities in range of each other, then one call of `kind` with the
- * callback closing at event `close_at`. Returns the events delivered; the
- * world is closed and checked for leaks before returning.
+ * Four entities in range of each other (facing along x, smell in a 270
+ * degree cone, so that entity 4 smells no one behind it until it turns),
+ * then one call of `kind` with the callback closing at event `close_at`. Returns the events
+ * delivered; the world is closed and checked for leaks before returning.
  */
 static size_t run_close(const char *backend, int kind, size_t close_at)
 {
     tu_fault_alloc fa;
     tu_fault_init(&fa);
     percept_world *w = tu_open_faulty(backend, "move_events = on\n", NULL, &fa);
-    for (percept_id id = 1; id <= 4; id++)
-        tu_add(w, id, tu_desc(id, 0, 10, 8, 5, 0));
+    for (percept_id id = 1; id <= 4; id++) {
+        percept_entity_desc e = tu_desc(id, 0, 10, 8, 5, 0);
+        e.facing[0] = 1;
+        e.sense[PERCEPT_SMELL].fov = 270;
+        tu_add(w, id, e);
+    }
     closer c = {.w = w, .close_at = close_at};
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    st.x = 2.5;
+    st.y = 1;
     assert_int_equal(percept_set_event_callback(w, close_in_callback, &c), PERCEPT_OK);
     percept_entity_desc d = tu_desc(2.5, 1, 10, 8, 5, 0);
     const percept_position batch[] = {{1, 30, 0}, {2, 31, 0}, {3, 60, 0}};
@@ -388,8 +450,20 @@ static size_t run_close(const char *backend, int kind, size_t close_at)
     case CLOSE_HIDE:
         rc = percept_set_hidden(w, 1, PERCEPT_HEARING, 1);
         break;
-    default:
+    case CLOSE_BATCH:
         rc = percept_move_many(w, batch, COUNT_OF(batch));
+        break;
+    case CLOSE_UPDATE:
+        rc = percept_update(w, 2, &d);
+        break;
+    case CLOSE_MOVE3:
+        rc = percept_move3(w, 1, 1, 0, 9);
+        break;
+    case CLOSE_TURN:
+        rc = percept_turn(w, 4, -1, 0, 0);
+        break;
+    default:
+        rc = percept_emit(w, &st);
         break;
     }
     if (rc != PERCEPT_OK) {
@@ -438,7 +512,8 @@ static void record_and_scribble(void *user, const percept_event *ev)
     e->kind = PERCEPT_LEAVE;
     e->sense = PERCEPT_SMELL;
     e->observer = e->target = 999;
-    e->x = e->y = -1;
+    e->x = e->y = e->z = -1;
+    e->has_source = 0;
 }
 
 /* The events of one call must not depend on what the callback did to the

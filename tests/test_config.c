@@ -92,13 +92,18 @@ static percept_world *open_ok(const char *text, const percept_options *options)
     return world;
 }
 
-/* Two entities, 3 apart: observer 1 must perceive 2 by every sense. */
+/* Two entities, 3 apart: observer 1 must perceive 2 by every sense the world has. */
 static void expect_working_world(percept_world *world)
 {
-    percept_entity_desc observer = tu_desc(0, 0, 10, 10, 10, 0), target = tu_desc(3, 0, 0, 0, 0, 0);
+    percept_entity_desc observer = PERCEPT_ENTITY_DESC_INIT, target = PERCEPT_ENTITY_DESC_INIT;
+    int senses = percept_sense_count(world);
+    assert_true(senses >= 1 && senses <= PERCEPT_MAX_SENSES);
+    for (int s = 0; s < senses; s++)
+        observer.sense[s].range = 10;
+    target.x = 3;
     assert_int_equal(percept_add(world, 1, &observer), PERCEPT_OK);
     assert_int_equal(percept_add(world, 2, &target), PERCEPT_OK);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+    for (int s = 0; s < senses; s++) {
         assert_non_null(percept_backend_name(world, (percept_sense)s));
         assert_int_equal(percept_perceives(world, 1, 2, (percept_sense)s), 1);
         assert_int_equal(percept_perceives(world, 2, 1, (percept_sense)s), 0);
@@ -254,6 +259,45 @@ static const error_case error_cases[] = {
     {"the same, from [sight] and [percept]",
      "[percept]\nbackend = grid\n" HUGE_WORLD "[sight]\nbackend=grid\n", ECONFIG, "backend=grid",
      "sight", "backend"},
+    /* [world] senses: 1 to 8 distinct names, each a letter, then letters,
+     * digits, '_' or '-', at most 31 bytes. */
+    {"a ninth sense", BF "[world]\nmax_x = 10\nsenses = a b c d e f g h i\n", ECONFIG, "senses",
+     "world", "senses"},
+    {"nine senses, the last a default's", BF "[world]\nsenses = s1 s2 s3 s4 s5 s6 s7 s8 sight\n",
+     ECONFIG, "senses", "world", "senses"},
+    {"a sense named twice", BF "[world]\nsenses = sight hearing sight\n", ECONFIG, "senses",
+     "world", "senses"},
+    {"no sense", BF "[world]\nsenses =\n", ECONFIG, "senses", "world", "senses"},
+    {"a sense name starting with a digit", BF "[world]\nsenses = sight 2nd\n", ECONFIG, "senses",
+     "world", "senses"},
+    {"a sense name starting with '_'", BF "[world]\nsenses = _sight\n", ECONFIG, "senses", "world",
+     "senses"},
+    {"a sense name starting with '-'", BF "[world]\nsenses = eyes -ears\n", ECONFIG, "senses",
+     "world", "senses"},
+    {"a sense name with a dot", BF "[world]\nsenses = sight.far\n", ECONFIG, "senses", "world",
+     "senses"},
+    {"a sense name with a comma", BF "[world]\nsenses = sight,hearing\n", ECONFIG, "senses",
+     "world", "senses"},
+    {"a sense name not ASCII",
+     BF "[world]\nsenses = sight v\xC3\xBC"
+        "e\n",
+     ECONFIG, "senses", "world", "senses"},
+    {"a sense name of 32 bytes", BF "[world]\nsenses = a_sense_with_a_name_of_32_bytes_\n", ECONFIG,
+     "senses", "world", "senses"},
+    {"senses set twice", BF "[world]\nsenses = eyes\nmax_x = 5\nsenses = ears\n", ECONFIG,
+     "senses = ears", "world", "senses"},
+    {"senses in [percept]", BF "senses = eyes\n", ECONFIG, "senses", "percept", "senses"},
+    {"a section of a default sense the world lacks",
+     BF "[world]\nsenses = eyes ears\n[eyes]\nobserver_cell_size = 8\n[sight]\n", ECONFIG,
+     "[sight]", "sight", ""},
+    {"no backend for a named sense", "[world]\nsenses = eyes ears\n[eyes]\nbackend = bruteforce\n",
+     ECONFIG, NULL, "ears", "backend"},
+    {"a named sense's backend unknown",
+     BF "[world]\nsenses = eyes ears\n[ears]\nbackend = nosuch\n", EPLUGIN, "backend = nosuch",
+     "ears", "backend"},
+    {"a named sense's parameter misspelt",
+     BF "[world]\nsenses = eyes ears\n[ears]\nobserver_cel_size = 8\n", ECONFIG,
+     "observer_cel_size", "ears", "observer_cel_size"},
 };
 
 static void run_error_case(const error_case *c, int via_file)
@@ -436,7 +480,7 @@ static void test_reserve(void **state)
         assert_true(after.entities > before.entities);
         percept_world_close(world);
     }
-    options.reserve = (size_t)1 << 30; /* beyond a world's 2^26 - 1 entities */
+    options.reserve = (size_t)1 << 30; /* beyond a world's 2^24 - 1 entities */
     open_failing(BF, 0, &options, PERCEPT_EINVAL, &(percept_error){0});
 }
 
@@ -561,6 +605,58 @@ static void test_any_order_and_editors(void **state)
                     "[world]\t# the map\r\nmax_x = 64\r\n",
                     NULL);
     expect_working_world(world);
+    percept_world_close(world);
+}
+
+/* The senses a world names: their count, names and indexes, in the config's
+ * order, each with the section of its name; the default ones otherwise. */
+static void test_named_senses(void **state)
+{
+    (void)state;
+    static const char *const eight[] = {
+        "Radio-X", "a_sense_with_the_longest_name31", "e", "heat_2", "sight", "smell2", "t0uch",
+        "z"};
+    char text[1024];
+    int n = snprintf(text, sizeof text, BF "[world]\nsenses =");
+    for (int s = 0; s < 8; s++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " %s", eight[s]);
+    snprintf(text + n, sizeof text - (size_t)n,
+             "\n[a_sense_with_the_longest_name31]\nobserver_cell_size = 8\n[z]\nbackend = grid\n"
+             "cell_size = 16\n");
+    percept_world *world = open_ok(text, NULL);
+    assert_int_equal(percept_sense_count(world), 8);
+    for (int s = 0; s < 8; s++) {
+        assert_string_equal(percept_sense_name(world, s), eight[s]);
+        assert_int_equal(percept_sense_index(world, eight[s]), s);
+    }
+    assert_null(percept_sense_name(world, 8));
+    assert_int_equal(percept_sense_index(world, "hearing"), PERCEPT_ENOENT);
+    assert_string_equal(percept_backend_name(world, 7), "grid");
+    assert_string_equal(percept_backend_name(world, 1), "bruteforce");
+    expect_working_world(world);
+    percept_world_close(world);
+
+    /* One sense; and the default names in another order: the constants
+     * PERCEPT_SIGHT, ... are indexes, naming those senses only by default. */
+    world = open_ok(BF "[world]\nsenses = eyes\n[eyes]\nobserver_cell_size = 4\n", NULL);
+    assert_int_equal(percept_sense_count(world), 1);
+    assert_string_equal(percept_sense_name(world, 0), "eyes");
+    assert_null(percept_sense_name(world, 1));
+    expect_working_world(world);
+    percept_world_close(world);
+    world = open_ok(BF "[world]\nsenses = smell sight\n", NULL);
+    assert_int_equal(percept_sense_index(world, "sight"), 1);
+    assert_string_equal(percept_sense_name(world, PERCEPT_SIGHT), "smell");
+    assert_int_equal(percept_sense_index(world, "hearing"), PERCEPT_ENOENT);
+    percept_world_close(world);
+    world = open_ok(BF, NULL);
+    assert_int_equal(percept_sense_count(world), 3);
+    assert_string_equal(percept_sense_name(world, PERCEPT_SIGHT), "sight");
+    assert_string_equal(percept_sense_name(world, PERCEPT_HEARING), "hearing");
+    assert_string_equal(percept_sense_name(world, PERCEPT_SMELL), "smell");
+    assert_int_equal(percept_sense_index(world, "smell"), PERCEPT_SMELL);
+    assert_null(percept_sense_name(world, 3));
+    assert_null(percept_sense_name(world, -1));
     percept_world_close(world);
 }
 
@@ -691,7 +787,7 @@ static void test_options_backend(void **state)
     /* It overrides the config's backend, and supplies one where it names none. */
     options.backend = "bruteforce";
     percept_world *world = open_ok("[percept]\nbackend = nosuchbackend\n", &options);
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+    for (int s = 0; s < percept_sense_count(world); s++)
         assert_string_equal(percept_backend_name(world, (percept_sense)s), "bruteforce");
     expect_working_world(world);
     percept_world_close(world);
@@ -881,6 +977,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_what_errors_name),
     cmocka_unit_test(test_full_config),
     cmocka_unit_test(test_any_order_and_editors),
+    cmocka_unit_test(test_named_senses),
     cmocka_unit_test(test_move_events_values),
     cmocka_unit_test(test_decimal_point_in_any_locale),
     cmocka_unit_test(test_per_sense_backends),

@@ -49,7 +49,7 @@ static const char *first_plugin_dir(char *buf, size_t size)
 
 typedef struct scenario {
     const char *name;
-    char ini_extra[256]; /* continues [percept] after "backend = NAME" */
+    char ini_extra[512]; /* continues [percept] after "backend = NAME" */
     int moves_on;        /* what ini_extra says of move_events */
     tu_op *ops;
     size_t count, cap;
@@ -224,6 +224,88 @@ static void gen_shared_cell(scenario *sc)
     push_op(sc, TU_OP_MOVE(3, 100, 10));
 }
 
+/*
+ * Version 2 in a world of five named senses: entities with heights, cones,
+ * margins and masks join a crowd (past the first capacities), then every
+ * version 2 call: updates of several fields at once, moves in height,
+ * turns that sweep a cone across the crowd, and stimuli (whose working
+ * room grows with the crowd that perceives them).
+ */
+static void gen_v2(scenario *sc)
+{
+    uint64_t rnd = 20250301;
+    static const double fovs[] = {360, 90, 180, 270, 45};
+    sc->name = "v2";
+    sc->moves_on = 1;
+    snprintf(sc->ini_extra, sizeof sc->ini_extra,
+             "move_events = on\n[world]\nsenses = eyes ears nose touch heat\n"
+             "[eyes]\nobserver_cell_size = 64\n[heat]\nobserver_cell_size = 128\n");
+    for (uint32_t i = 0; i < 70; i++) {
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+        d.x = splitmix_between(&rnd, 100, 220);
+        d.y = splitmix_between(&rnd, 100, 220);
+        d.z = (double)(splitmix_next(&rnd) % 7) - 3;
+        d.facing[0] = splitmix_between(&rnd, -1, 1);
+        d.facing[1] = splitmix_between(&rnd, -1, 1);
+        d.tags = (uint32_t)(splitmix_next(&rnd) % 4);
+        for (int s = 0; s < 5; s++) {
+            percept_sense_params *p = &d.sense[s];
+            p->range = splitmix_next(&rnd) % 4 == 0 ? 0 : splitmix_between(&rnd, 10, 70);
+            p->margin = splitmix_next(&rnd) % 2 ? splitmix_between(&rnd, 0, 10) : 0;
+            p->fov = fovs[(i + (uint32_t)s) % COUNT_OF(fovs)];
+            p->ignore = s == 3 ? 1 : 0;
+        }
+        d.hidden = i % 9 == 0 ? PERCEPT_SENSE_BIT(4) : 0;
+        push_op(sc, TU_OP_ADD_DESC(i + 1, d));
+    }
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+    d.x = 160;
+    d.y = 160;
+    d.facing[0] = 1;
+    for (int s = 0; s < 5; s++)
+        d.sense[s] = (percept_sense_params){200, 20, s % 2 ? 90 : 0, 0};
+    push_op(sc, TU_OP_ADD_DESC(1000, d)); /* reaches the whole crowd */
+    for (int k = 0; k < 4; k++)           /* its cones sweep round */
+        push_op(sc, TU_OP_TURN(1000, k % 2 ? 0 : 1 - k, k % 2 ? 2 - k : 0, 0));
+    d.sense[1].range = 30; /* range and margin at once: the margin keeps some */
+    d.sense[1].margin = 60;
+    d.tags = 3;
+    push_op(sc, TU_OP_UPDATE(1000, d));
+    d.x = 170;
+    d.z = 5;
+    d.sense[3].ignore = 0;
+    push_op(sc, TU_OP_UPDATE(1000, d));            /* moved: MOVE events besides */
+    push_op(sc, TU_OP_MOVE3(1000, 170, 160, -40)); /* straight down, out of most reaches */
+    push_op(sc, TU_OP_MOVE3(1000, 170, 160, 0));
+    push_op(sc, TU_OP_MOVE3(5, 160, 161, 2));
+    percept_stimulus st = PERCEPT_STIMULUS_INIT;
+    st.x = 160;
+    st.y = 160;
+    for (int s = 0; s < 5; s++) {
+        st.sense = s;
+        st.strength = s == 2 ? 3 : 0;
+        st.has_source = s % 2;
+        st.source = 1000;
+        st.tags = s == 4 ? 1 : 0;
+        push_op(sc, TU_OP_EMIT(st));
+    }
+    for (uint32_t i = 71; i < 90; i++) { /* the crowd grows: every list with it */
+        percept_entity_desc e = d;
+        e.x = splitmix_between(&rnd, 150, 170);
+        e.y = splitmix_between(&rnd, 150, 170);
+        e.facing[1] = 1;
+        push_op(sc, TU_OP_ADD_DESC(i, e));
+    }
+    st.sense = 0;
+    st.strength = 0;
+    st.has_source = 0;
+    push_op(sc, TU_OP_EMIT(st));
+    push_op(sc, TU_OP_RANGE(1000, 2, 0));
+    push_op(sc, TU_OP_HIDE(1000, 4, 1));
+    push_op(sc, TU_OP_REMOVE(1000));
+    push_op(sc, TU_OP_ADD_DESC(1000, d)); /* new: nothing kept by a margin */
+}
+
 /* ------------------------------------------------------------------------ */
 /* The reference run                                                         */
 
@@ -249,8 +331,8 @@ static void run_op_ok(percept_world *w, const scenario *sc, size_t i)
 {
     int rc = tu_apply(w, &sc->ops[i]);
     if (rc != PERCEPT_OK) {
-        char what[160];
-        tu_describe(what, sizeof what, &sc->ops[i]);
+        char what[1200];
+        tu_describe(NULL, what, sizeof what, &sc->ops[i]);
         print_error("scenario %s, call %zu (%s): %s: %s\n", sc->name, i, what,
                     percept_status_name(rc), percept_errmsg(w));
         fail();
@@ -266,11 +348,11 @@ static void reference_run(const char *backend, const scenario *sc, reference *re
     tu_fault_init(&fa);
     tu_recorder_init(&one);
     tu_recorder_init(&ref->events);
-    model_init(&m, sc->moves_on);
     ref->first = calloc(sc->count + 1, sizeof *ref->first);
     ref->allocs = calloc(sc->count + 1, sizeof *ref->allocs);
     assert_true(ref->first != NULL && ref->allocs != NULL);
     percept_world *w = open_world(backend, sc, &fa, &one);
+    tu_model_init(&m, sc->moves_on, w);
     for (size_t i = 0; i < sc->count; i++) {
         ref->first[i] = ref->events.count;
         ref->allocs[i] = fa.counted;
@@ -300,8 +382,8 @@ static void reference_free(reference *ref)
 static void expect_call_events(const tu_recorder *rec, const reference *ref, const scenario *sc,
                                size_t i, const char *when, size_t n)
 {
-    char what[320], op_text[160];
-    tu_describe(op_text, sizeof op_text, &sc->ops[i]);
+    char what[1400], op_text[1200];
+    tu_describe(NULL, op_text, sizeof op_text, &sc->ops[i]);
     snprintf(what, sizeof what, "scenario %s, call %zu (%s), %s (N = %zu)", sc->name, i, op_text,
              when, n);
     tu_expect_events(rec, ref->events.events + ref->first[i], ref->first[i + 1] - ref->first[i],
@@ -323,8 +405,8 @@ static void inject_call(const char *backend, const scenario *sc, const reference
                         const model *m, size_t follow, fault_stats *st)
 {
     const size_t expected_allocs = ref->allocs[i + 1] - ref->allocs[i];
-    char op_text[160];
-    tu_describe(op_text, sizeof op_text, &sc->ops[i]);
+    char op_text[1200];
+    tu_describe(m, op_text, sizeof op_text, &sc->ops[i]);
 
     for (size_t n = 1;; n++) {
         tu_fault_alloc fa;
@@ -361,7 +443,7 @@ static void inject_call(const char *backend, const scenario *sc, const reference
         }
 
         /* The failure was injected: ENOMEM, a message, no events, the world as before. */
-        char what[320];
+        char what[1400];
         snprintf(what, sizeof what, "scenario %s, call %zu (%s), allocation %zu failed", sc->name,
                  i, op_text, n);
         if (rc != PERCEPT_ENOMEM) {
@@ -425,7 +507,7 @@ static void run_scenario(const char *backend, void (*gen)(scenario *))
     reference_run(backend, &sc, &ref);
     size_t follow = follow_count();
     model m; /* the state before call i */
-    model_init(&m, sc.moves_on);
+    tu_model_init(&m, sc.moves_on, pin);
     for (size_t i = 0; i < sc.count; i++) {
         inject_call(backend, &sc, &ref, i, &m, follow, &st);
         assert_int_equal(tu_apply_model(&m, &sc.ops[i]), PERCEPT_OK);
@@ -457,6 +539,11 @@ static void check_shared_cell(const char *backend)
     run_scenario(backend, gen_shared_cell);
 }
 
+static void check_v2(const char *backend)
+{
+    run_scenario(backend, gen_v2);
+}
+
 static void test_calls_crowd(void **state)
 {
     (void)state;
@@ -475,6 +562,12 @@ static void test_calls_shared_cell(void **state)
     tu_for_each_backend(check_shared_cell);
 }
 
+static void test_calls_v2(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_v2);
+}
+
 /* ------------------------------------------------------------------------ */
 /* World creation                                                            */
 
@@ -491,11 +584,13 @@ static const char *backend_param(const char *backend)
 /* The world works and gives its memory back. */
 static void use_and_close(percept_world *w, tu_fault_alloc *fa, const char *what)
 {
-    percept_entity_desc a = tu_desc(10, 10, 5, 5, 5, 0), b = tu_desc(13, 14, 0, 0, 0, 0);
+    percept_entity_desc a = tu_desc(10, 10, 0, 0, 0, 0), b = tu_desc(13, 14, 0, 0, 0, 0);
+    for (int s = 0; s < percept_sense_count(w); s++)
+        a.sense[s].range = 5;
     fa->fail_at = 0;
     TU_OK(w, percept_add(w, 1, &a));
     TU_OK(w, percept_add(w, 2, &b));
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+    for (int s = 0; s < percept_sense_count(w); s++)
         assert_int_equal(percept_perceives(w, 1, 2, (percept_sense)s), 1);
     percept_world_close(w);
     tu_expect_no_leak(fa, what);
@@ -582,6 +677,26 @@ static void check_open_string(const char *backend)
                   backend, n);
 }
 
+/* A world of eight named senses, each with a section: every name is kept. */
+static void check_open_senses(const char *backend)
+{
+    static const char *const names[] = {
+        "sight", "hearing", "smell",   "touch",
+        "heat",  "radio",   "Sonar-2", "a_sense_with_the_longest_name31"};
+    char ini[2048];
+    int len = snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n[world]\nsenses =", backend);
+    for (size_t s = 0; s < COUNT_OF(names); s++)
+        len += snprintf(ini + len, sizeof ini - (size_t)len, " %s", names[s]);
+    len += snprintf(ini + len, sizeof ini - (size_t)len, "\n");
+    for (size_t s = 0; s < COUNT_OF(names); s++)
+        len += snprintf(ini + len, sizeof ini - (size_t)len, "[%s]\nobserver_cell_size = %zu\n%s",
+                        names[s], 8 + s, s % 3 ? "" : backend_param(backend));
+    assert_true(len > 0 && (size_t)len < sizeof ini);
+    size_t n = open_with_faults(backend, open_from_string, ini, "eight senses");
+    print_message("      %s: a world of eight senses: %zu allocations, each failed once\n", backend,
+                  n);
+}
+
 static char tmp_dir[] = "/tmp/percept-faults-XXXXXX";
 
 /* From a file whose plugin_dir is relative to the file's directory. */
@@ -617,6 +732,12 @@ static void test_world_open_file(void **state)
 {
     (void)state;
     tu_for_each_backend(check_open_file);
+}
+
+static void test_world_open_senses(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_open_senses);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -705,7 +826,8 @@ int main(void)
         cmocka_unit_test(test_allocator_counts), tu_backend_test(test_world_open_string),
         tu_backend_test(test_world_open_file),   tu_backend_test(test_calls_crowd),
         tu_backend_test(test_calls_reach),       tu_backend_test(test_calls_shared_cell),
-        tu_backend_test(test_slot_reuse),
+        tu_backend_test(test_slot_reuse),        tu_backend_test(test_calls_v2),
+        tu_backend_test(test_world_open_senses),
     };
     return cmocka_run_group_tests(tests, make_tmp_dir, remove_tmp_dir);
 }

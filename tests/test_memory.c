@@ -96,7 +96,7 @@ static int backend_silent(const char *name)
 /* Whether every backend of w reports its memory, so that w's report is exact. */
 static int reports_memory(const percept_world *w)
 {
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+    for (int s = 0; s < percept_sense_count(w); s++) {
         const char *name = percept_backend_name(w, (percept_sense)s);
         if (name != NULL && backend_silent(name))
             return 0;
@@ -323,27 +323,28 @@ static void test_exact_after_failures(void **state)
 #define CROWD_N 400
 #define LIST_CAP 2048
 
-/* The distinct partners of `id` over the three senses: the length of its
+/* The distinct partners of `id` over the world's senses: the length of its
  * pair list on that side (the core keeps one list for all senses). */
 static size_t partners(const percept_world *w, percept_id id, int by_target)
 {
-    static percept_id ids[PERCEPT_SENSE_COUNT][LIST_CAP];
-    size_t n[PERCEPT_SENSE_COUNT], at[PERCEPT_SENSE_COUNT] = {0}, distinct = 0;
-    for (int s = 0; s < PERCEPT_SENSE_COUNT; s++) {
+    static percept_id ids[PERCEPT_MAX_SENSES][LIST_CAP];
+    size_t n[PERCEPT_MAX_SENSES], at[PERCEPT_MAX_SENSES] = {0}, distinct = 0;
+    int senses = percept_sense_count(w);
+    for (int s = 0; s < senses; s++) {
         int rc = by_target ? percept_perceived_by(w, id, (percept_sense)s, ids[s], LIST_CAP, &n[s])
                            : percept_perceived(w, id, (percept_sense)s, ids[s], LIST_CAP, &n[s]);
         assert_true(rc == PERCEPT_OK && n[s] <= LIST_CAP);
     }
-    for (;;) { /* merge the three ascending lists, counting each ID once */
+    for (;;) { /* merge the ascending lists, counting each ID once */
         int low = -1;
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        for (int s = 0; s < senses; s++)
             if (at[s] < n[s] && (low < 0 || ids[s][at[s]] < ids[low][at[low]]))
                 low = s;
         if (low < 0)
             return distinct;
         percept_id next = ids[low][at[low]];
         distinct++;
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
+        for (int s = 0; s < senses; s++)
             if (at[s] < n[s] && ids[s][at[s]] == next)
                 at[s]++;
     }

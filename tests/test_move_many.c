@@ -66,7 +66,7 @@ typedef struct probe {
 static int at_target(const probe *p, size_t k)
 {
     const percept_position *q = &p->batch[p->order[k]];
-    percept_entity_desc d;
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     return percept_get_entity(p->w, q->id, &d) == PERCEPT_OK && d.x == q->x && d.y == q->y;
 }
 
@@ -126,6 +126,7 @@ typedef struct mm_config {
     int crowd; /* most positions in a 12 x 12 square */
     percept_bounds b;
     const char *ini; /* after "backend = NAME" */
+    int v2;          /* heights, cones, margins and masks besides */
 } mm_config;
 
 #define N_ENT 180
@@ -169,7 +170,7 @@ static int boundary_position(uint64_t *r, const model *m, double *x, double *y)
 {
     for (int tries = 0; tries < 8; tries++) {
         const model_entity *o = &m->ent[below(r, m->count)];
-        double rr = o->range[below(r, PERCEPT_SENSE_COUNT)], a = rr, b = 0;
+        double rr = o->sense[below(r, 3)].range, a = rr, b = 0;
         if (!(rr > 0) || rr > 1000 || rr != floor(rr))
             continue;
         if (fmod(rr, 5) == 0 && chance(r, 60)) {
@@ -237,16 +238,43 @@ static size_t random_batch(uint64_t *r, const model *m, const mm_config *c, perc
 
 /* The order may depend on the batch and the bounds alone: the crowd's worlds
  * have observer grids of their own, which the order's world has not. */
+/* A height, a facing, tags, and per sense a margin, a cone and an ignore mask. */
+static void random_v2_fields(uint64_t *r, uint32_t senses, percept_entity_desc *d)
+{
+    static const double fovs[] = {0, 0, 90, 180, 270, 45};
+    d->z = chance(r, 50) ? 0 : below(r, 9) * 0.5 - 2;
+    d->facing[0] = (double)below(r, 5) - 2;
+    d->facing[1] = (double)below(r, 5) - 2;
+    d->facing[2] = d->facing[0] == 0 && d->facing[1] == 0 ? 1 : 0;
+    d->tags = below(r, 4);
+    for (uint32_t s = 0; s < senses; s++) {
+        d->sense[s].margin = chance(r, 40) ? below(r, 6) * 0.5 : 0;
+        d->sense[s].fov = fovs[below(r, COUNT_OF(fovs))];
+        d->sense[s].ignore = chance(r, 20) ? 1u << below(r, 2) : 0;
+    }
+}
+
 static const mm_config configs[] = {
-    {"open", 1, 1, 0, {0, 0, 200, 200}, "move_events = on\n" WORLD_200},
-    {"strip", 2, 0, 0, {-100, 50, 300, 120}, "move_events = off\n" WORLD_STRIP},
+    {"open", 1, 1, 0, {0, 0, 200, 200}, "move_events = on\n" WORLD_200, 0},
+    {"strip", 2, 0, 0, {-100, 50, 300, 120}, "move_events = off\n" WORLD_STRIP, 0},
     {"crowd",
      3,
      1,
      1,
      {0, 0, 200, 200},
      "move_events = on\n" WORLD_200 "[sight]\nobserver_cell_size = 3\n"
-     "[hearing]\nobserver_cell_size = 41\n[smell]\nobserver_cell_size = 7\n"},
+     "[hearing]\nobserver_cell_size = 41\n[smell]\nobserver_cell_size = 7\n",
+     0},
+    /* A batch moves in x and y: each entity keeps its height, and the
+     * cones and margins of version 2 judge the pairs. */
+    {"version 2",
+     4,
+     1,
+     1,
+     {0, 0, 200, 200},
+     "move_events = on\n" WORLD_200
+     "senses = eyes ears nose fins\n[fins]\nobserver_cell_size = 9\n",
+     1},
 };
 
 static const mm_config *config_now;
@@ -260,16 +288,19 @@ static void run_batches(const char *backend)
     size_t order[MAX_BATCH];
     uint64_t r = c->seed * 0x2545F4914F6CDD1Dull;
     char what[256];
-    model_init(&m, c->moves_on);
     memset(&p, 0, sizeof p);
     p.w = tu_open(backend, c->ini, NULL);
+    tu_model_init(&m, c->moves_on, p.w);
+    const uint32_t senses = (uint32_t)m.senses;
     assert_int_equal(percept_set_event_callback(p.w, probe_event, &p), PERCEPT_OK);
     for (int i = 0; i < N_ENT; i++) {
-        percept_entity_desc d;
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
         random_position(&r, c, &d.x, &d.y);
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-            d.range[s] = random_range(&r);
+        for (uint32_t s = 0; s < senses; s++)
+            d.sense[s].range = random_range(&r);
         d.hidden = chance(&r, 15) ? below(&r, 8) : 0;
+        if (c->v2)
+            random_v2_fields(&r, senses, &d);
         percept_id id = tu_spread_id((uint32_t)(i * 7 + (int)c->seed));
         tu_add(p.w, id, d);
         assert_int_equal(model_add(&m, id, &d), PERCEPT_OK);
@@ -280,7 +311,7 @@ static void run_batches(const char *backend)
         if (t > 0 && chance(&r, 50)) { /* between batches, a range or a hidden flag changes */
             tu_op o = {.kind = chance(&r, 50) ? TU_RANGE : TU_HIDE};
             o.id = m.ent[below(&r, m.count)].id;
-            o.sense = (percept_sense)below(&r, PERCEPT_SENSE_COUNT);
+            o.sense = (percept_sense)below(&r, senses);
             o.value = o.kind == TU_RANGE ? random_range(&r) : chance(&r, 50);
             p.n_order = 0;
             tu_call(p.w, &p.rec, &m, &o, what);
@@ -438,7 +469,7 @@ static void check_validation_without_memory(const char *backend)
     assert_int_equal(percept_errindex(w), 2);
     assert_int_equal(percept_move_many(w, good, COUNT_OF(good)), PERCEPT_ENOMEM);
     assert_true(percept_errindex(w) == SIZE_MAX && fa.hit);
-    percept_entity_desc d;
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     TU_OK(w, percept_get_entity(w, 1, &d));
     assert_true(d.x == 10 && d.y == 10);
     assert_int_equal(percept_perceives(w, 1, 2, S), 1);
@@ -578,8 +609,8 @@ static void oom_scenario(model *m, percept_position *batch, size_t *count)
             tu_desc(crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i % 6),
                     crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i / 6 % 8), 0, 0, 0,
                     chance(&r, 10) ? 1u << below(&r, 3) : 0);
-        for (int s = 0; s < PERCEPT_SENSE_COUNT; s++)
-            d.range[s] = chance(&r, 15) ? 0 : splitmix_between(&r, 20, 60);
+        for (int s = 0; s < 3; s++)
+            d.sense[s].range = chance(&r, 15) ? 0 : splitmix_between(&r, 20, 60);
         assert_int_equal(model_add(m, tu_spread_id((uint32_t)i + 500), &d), PERCEPT_OK);
     }
     size_t n = 0;
@@ -638,7 +669,8 @@ static void check_out_of_memory(const char *backend)
         for (uint32_t i = 0; i < start.count; i++) {
             const model_entity *e = &start.ent[i];
             tu_add(p.w, e->id,
-                   tu_desc(e->x, e->y, e->range[0], e->range[1], e->range[2], e->hidden));
+                   tu_desc(e->x, e->y, e->sense[0].range, e->sense[1].range, e->sense[2].range,
+                           e->hidden));
         }
         fa.fail_at = fa.counted + k;
         probe_watch(&p, batch, order, n_order);
@@ -646,7 +678,7 @@ static void check_out_of_memory(const char *backend)
         /* The moves made, and the model after them. */
         size_t made = 0;
         for (size_t i = 0; i < n_order; i++) {
-            percept_entity_desc d;
+            percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
             TU_OK(p.w, percept_get_entity(p.w, batch[order[i]].id, &d));
             if (d.x == batch[order[i]].x && d.y == batch[order[i]].y && made == i)
                 made++;
@@ -655,8 +687,8 @@ static void check_out_of_memory(const char *backend)
         model_init(&m, 1);
         for (uint32_t i = 0; i < start.count; i++) {
             const model_entity *e = &start.ent[i];
-            percept_entity_desc d =
-                tu_desc(e->x, e->y, e->range[0], e->range[1], e->range[2], e->hidden);
+            percept_entity_desc d = tu_desc(e->x, e->y, e->sense[0].range, e->sense[1].range,
+                                            e->sense[2].range, e->hidden);
             assert_int_equal(model_add(&m, e->id, &d), PERCEPT_OK);
         }
         model_move_batch(&m, batch, order, made);
@@ -773,6 +805,7 @@ int main(void)
         {"batches: open", test_batches, NULL, tu_report_backend, (void *)&configs[0]},
         {"batches: strip", test_batches, NULL, tu_report_backend, (void *)&configs[1]},
         {"batches: crowd", test_batches, NULL, tu_report_backend, (void *)&configs[2]},
+        {"batches: version 2", test_batches, NULL, tu_report_backend, (void *)&configs[3]},
         tu_backend_test(test_validation),
         tu_backend_test(test_validation_without_memory),
         tu_backend_test(test_huge_count),

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,15 +181,29 @@ percept_id tu_spread_id(uint32_t i)
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,
                             unsigned hidden)
 {
-    percept_entity_desc d;
-    memset(&d, 0, sizeof d);
+    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     d.x = x;
     d.y = y;
-    d.range[PERCEPT_SIGHT] = sight;
-    d.range[PERCEPT_HEARING] = hearing;
-    d.range[PERCEPT_SMELL] = smell;
+    d.sense[PERCEPT_SIGHT].range = sight;
+    d.sense[PERCEPT_HEARING].range = hearing;
+    d.sense[PERCEPT_SMELL].range = smell;
     d.hidden = hidden;
     return d;
+}
+
+void tu_model_init(model *m, int move_events, const percept_world *w)
+{
+    const char *names[PERCEPT_MAX_SENSES];
+    int count = percept_sense_count(w);
+    if (count < 1 || count > PERCEPT_MAX_SENSES)
+        fail_msg("the world has %d senses", count);
+    for (int s = 0; s < count; s++) {
+        names[s] = percept_sense_name(w, s);
+        if (names[s] == NULL)
+            fail_msg("sense %d of %d has no name", s, count);
+    }
+    model_init(m, move_events);
+    model_set_senses(m, count, names);
 }
 
 void tu_add(percept_world *world, percept_id id, percept_entity_desc desc)
@@ -199,8 +214,8 @@ void tu_add(percept_world *world, percept_id id, percept_entity_desc desc)
                  rc, percept_errmsg(world));
 }
 
-percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id target,
-                    percept_sense sense, double x, double y)
+percept_event tu_ev3(percept_event_kind kind, percept_id observer, percept_id target,
+                     percept_sense sense, double x, double y, double z)
 {
     percept_event e;
     memset(&e, 0, sizeof e);
@@ -210,19 +225,33 @@ percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id tar
     e.target = target;
     e.x = x;
     e.y = y;
+    e.z = z;
+    e.has_source = 1; /* percept.h: 1 for every event but a stimulus */
+    return e;
+}
+
+percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id target,
+                    percept_sense sense, double x, double y)
+{
+    return tu_ev3(kind, observer, target, sense, x, y, 0);
+}
+
+percept_event tu_stim_ev(percept_id observer, percept_sense sense, long long source, double x,
+                         double y, double z)
+{
+    percept_event e =
+        tu_ev3(PERCEPT_STIMULUS, observer, source >= 0 ? (percept_id)source : 0, sense, x, y, z);
+    e.has_source = source >= 0;
     return e;
 }
 
 void tu_print_events(const char *title, const percept_event *events, size_t count)
 {
-    static const char *const kinds[] = {"enter", "leave", "move"};
     print_error("  %s (%zu):\n", title, count);
     for (size_t i = 0; i < count && i < 64; i++) {
-        const percept_event *e = &events[i];
-        const char *sense = percept_sense_name(e->sense);
-        print_error("    [%zu] %u %u %s %s (%.17g, %.17g)\n", i, (unsigned)e->observer,
-                    (unsigned)e->target, sense ? sense : "?",
-                    (unsigned)e->kind < 3 ? kinds[e->kind] : "?", e->x, e->y);
+        char text[160];
+        model_describe_event(NULL, text, sizeof text, &events[i]);
+        print_error("    [%zu] %s\n", i, text);
     }
 }
 
@@ -230,7 +259,7 @@ int tu_events_match(const tu_recorder *rec, const percept_event *expected, size_
                     const char *what)
 {
     char why[512];
-    if (model_same_events(expected, count, rec->events, rec->count, why, sizeof why))
+    if (model_same_events(NULL, expected, count, rec->events, rec->count, why, sizeof why))
         return 1;
     print_error("%s: %s\n", what, why);
     tu_print_events("expected", expected, count);
@@ -269,14 +298,22 @@ int tu_apply(percept_world *w, const tu_op *o)
     switch (o->kind) {
     case TU_ADD:
         return percept_add(w, o->id, &o->desc);
+    case TU_UPDATE:
+        return percept_update(w, o->id, &o->desc);
     case TU_MOVE:
         return percept_move(w, o->id, o->x, o->y);
+    case TU_MOVE3:
+        return percept_move3(w, o->id, o->x, o->y, o->z);
+    case TU_TURN:
+        return percept_turn(w, o->id, o->x, o->y, o->z);
     case TU_REMOVE:
         return percept_remove(w, o->id);
     case TU_RANGE:
         return percept_set_range(w, o->id, o->sense, o->value);
     case TU_HIDE:
         return percept_set_hidden(w, o->id, o->sense, o->value != 0);
+    case TU_EMIT:
+        return percept_emit(w, &o->stimulus);
     }
     return PERCEPT_EINVAL;
 }
@@ -286,39 +323,87 @@ int tu_apply_model(model *m, const tu_op *o)
     switch (o->kind) {
     case TU_ADD:
         return model_add(m, o->id, &o->desc);
+    case TU_UPDATE:
+        return model_update(m, o->id, &o->desc);
     case TU_MOVE:
         return model_move(m, o->id, o->x, o->y);
+    case TU_MOVE3:
+        return model_move3(m, o->id, o->x, o->y, o->z);
+    case TU_TURN:
+        return model_turn(m, o->id, o->x, o->y, o->z);
     case TU_REMOVE:
         return model_remove(m, o->id);
     case TU_RANGE:
         return model_set_range(m, o->id, o->sense, o->value);
     case TU_HIDE:
         return model_set_hidden(m, o->id, o->sense, o->value != 0);
+    case TU_EMIT:
+        return model_emit(m, &o->stimulus);
     }
     return PERCEPT_EINVAL;
 }
 
-void tu_describe(char *buf, size_t size, const tu_op *o)
+/* An entity's fields in the trace format's words (senses as in `m`). */
+static void describe_desc(const model *m, char *buf, size_t size, const percept_entity_desc *d)
 {
-    const char *sense = percept_sense_name(o->sense);
-    const percept_entity_desc *d = &o->desc;
+    size_t n = (size_t)snprintf(buf, size, "%.17g %.17g %.17g", d->x, d->y, d->z);
+    for (int s = 0; s < PERCEPT_MAX_SENSES && n < size; s++) {
+        const percept_sense_params *p = &d->sense[s];
+        const char *name = model_sense_name(m, s);
+        if (p->range != 0 || signbit(p->range))
+            n += (size_t)snprintf(buf + n, size - n, " %s=%.17g", name, p->range);
+        if (n < size && (p->margin != 0 || signbit(p->margin)))
+            n += (size_t)snprintf(buf + n, size - n, " %s.margin=%.17g", name, p->margin);
+        if (n < size && p->fov != 0)
+            n += (size_t)snprintf(buf + n, size - n, " %s.fov=%.17g", name, p->fov);
+        if (n < size && p->ignore != 0)
+            n += (size_t)snprintf(buf + n, size - n, " %s.ignore=0x%x", name, (unsigned)p->ignore);
+    }
+    if (n < size && (d->facing[0] != 0 || d->facing[1] != 0 || d->facing[2] != 0))
+        n += (size_t)snprintf(buf + n, size - n, " facing=%.17g,%.17g,%.17g", d->facing[0],
+                              d->facing[1], d->facing[2]);
+    if (n < size && d->tags != 0)
+        n += (size_t)snprintf(buf + n, size - n, " tags=0x%x", (unsigned)d->tags);
+    if (n < size && d->hidden != 0)
+        n += (size_t)snprintf(buf + n, size - n, " hidden=0x%x", d->hidden);
+    if (n < size && d->size != sizeof *d)
+        snprintf(buf + n, size - n, " (size %zu)", d->size);
+}
+
+void tu_describe(const model *m, char *buf, size_t size, const tu_op *o)
+{
+    const char *sense = model_sense_name(m, o->sense);
+    const percept_stimulus *st = &o->stimulus;
+    char desc[1024];
     switch (o->kind) {
     case TU_ADD:
-        snprintf(buf, size, "add %u (%.17g, %.17g) ranges %.17g %.17g %.17g hidden %u",
-                 (unsigned)o->id, d->x, d->y, d->range[0], d->range[1], d->range[2], d->hidden);
+    case TU_UPDATE:
+        describe_desc(m, desc, sizeof desc, &o->desc);
+        snprintf(buf, size, "%s %u %s", o->kind == TU_ADD ? "add" : "update", (unsigned)o->id,
+                 desc);
         break;
     case TU_MOVE:
-        snprintf(buf, size, "move %u (%.17g, %.17g)", (unsigned)o->id, o->x, o->y);
+        snprintf(buf, size, "move %u %.17g %.17g", (unsigned)o->id, o->x, o->y);
+        break;
+    case TU_MOVE3:
+        snprintf(buf, size, "move %u %.17g %.17g %.17g", (unsigned)o->id, o->x, o->y, o->z);
+        break;
+    case TU_TURN:
+        snprintf(buf, size, "face %u %.17g %.17g %.17g", (unsigned)o->id, o->x, o->y, o->z);
         break;
     case TU_REMOVE:
         snprintf(buf, size, "remove %u", (unsigned)o->id);
         break;
     case TU_RANGE:
-        snprintf(buf, size, "range %u %s %.17g", (unsigned)o->id, sense ? sense : "?", o->value);
+        snprintf(buf, size, "range %u %s %.17g", (unsigned)o->id, sense, o->value);
         break;
     case TU_HIDE:
-        snprintf(buf, size, "%s %u %s", o->value != 0 ? "hide" : "show", (unsigned)o->id,
-                 sense ? sense : "?");
+        snprintf(buf, size, "%s %u %s", o->value != 0 ? "hide" : "show", (unsigned)o->id, sense);
+        break;
+    case TU_EMIT:
+        snprintf(buf, size, "emit %s(%d) %.17g %.17g %.17g strength=%.17g source=%s%u tags=0x%x",
+                 model_sense_name(m, st->sense), (int)st->sense, st->x, st->y, st->z, st->strength,
+                 st->has_source ? "" : "none:", (unsigned)st->source, (unsigned)st->tags);
         break;
     }
 }
@@ -327,11 +412,11 @@ int tu_call(percept_world *w, tu_recorder *rec, model *m, const tu_op *o, const 
 {
     tu_recorder_clear(rec);
     int got = tu_apply(w, o), want = tu_apply_model(m, o);
-    char call[256], why[512];
+    char call[1200], why[512];
     if (got == want &&
-        model_same_events(m->events, m->n_events, rec->events, rec->count, why, sizeof why))
+        model_same_events(m, m->events, m->n_events, rec->events, rec->count, why, sizeof why))
         return got;
-    tu_describe(call, sizeof call, o);
+    tu_describe(m, call, sizeof call, o);
     if (got != want)
         fail_msg("%s: %s returned %s, the model says %s: %s", what, call, percept_status_name(got),
                  percept_status_name(want), percept_errmsg(w));
@@ -346,6 +431,32 @@ void tu_expect_world(const model *m, const percept_world *w, const char *what)
     char why[512];
     if (!model_check_world(m, w, why, sizeof why))
         fail_msg("%s: the world differs from the model: %s", what, why);
+}
+
+void tu_expect_query(const model *m, const percept_world *w, double x, double y, double z,
+                     double radius, const char *what)
+{
+    size_t room = m->count + 1, n_want = 0, n_got = 12345;
+    percept_id *want = calloc(room, sizeof *want), *got = calloc(room, sizeof *got);
+    assert_true(want != NULL && got != NULL);
+    int status = model_query(m, x, y, z, radius, want, &n_want);
+    int rc = percept_query(w, x, y, z, radius, got, room, &n_got);
+    int ok = rc == status &&
+             (rc != PERCEPT_OK || (n_got == n_want && memcmp(got, want, n_got * sizeof *got) == 0));
+    if (!ok) {
+        size_t k = 0;
+        while (k < n_got && k < n_want && got[k] == want[k])
+            k++;
+        print_error("%s: percept_query(%.17g, %.17g, %.17g, radius %.17g): %s, %zu IDs; the model "
+                    "says %s, %zu IDs; they part at index %zu (%ld vs %ld)\n",
+                    what, x, y, z, radius, percept_status_name(rc), n_got,
+                    percept_status_name(status), n_want, k, k < n_got ? (long)got[k] : -1L,
+                    k < n_want ? (long)want[k] : -1L);
+    }
+    free(want);
+    free(got);
+    if (!ok)
+        fail();
 }
 
 /* ------------------------------------------------------------------------ */

@@ -63,9 +63,13 @@ percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *
 percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
                               tu_fault_alloc *fa);
 
-/* A description: position, ranges (sight, hearing, smell) and hidden mask. */
+/* A description: position, ranges (sight, hearing, smell) and hidden mask;
+ * every other field as PERCEPT_ENTITY_DESC_INIT leaves it. */
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,
                             unsigned hidden);
+
+/* A model of the world `w`: its senses, by name, and whether it reports MOVE. */
+void tu_model_init(model *m, int move_events, const percept_world *w);
 
 /* Fail the test unless `call` returns PERCEPT_OK, printing the world's error message. */
 #define TU_OK(world, call)                                                                         \
@@ -80,8 +84,14 @@ void tu_add(percept_world *world, percept_id id, percept_entity_desc desc);
 /* The i-th of distinct IDs spread over the 32-bit range: 0 and UINT32_MAX for i 0 and 1. */
 percept_id tu_spread_id(uint32_t i);
 
+/* An event of a pair, its target at (x, y) or (x, y, z). */
 percept_event tu_ev(percept_event_kind kind, percept_id observer, percept_id target,
                     percept_sense sense, double x, double y);
+percept_event tu_ev3(percept_event_kind kind, percept_id observer, percept_id target,
+                     percept_sense sense, double x, double y, double z);
+/* A STIMULUS event of a stimulus at (x, y, z); source < 0: it has none. */
+percept_event tu_stim_ev(percept_id observer, percept_sense sense, long long source, double x,
+                         double y, double z);
 
 void tu_print_events(const char *title, const percept_event *events, size_t count);
 
@@ -104,30 +114,46 @@ int tu_list_matches(const percept_world *world, percept_id id, percept_sense sen
 /* ------------------------------------------------------------------------ */
 /* Calls on a world and on the model                                         */
 
-typedef enum tu_op_kind { TU_ADD, TU_MOVE, TU_REMOVE, TU_RANGE, TU_HIDE } tu_op_kind;
+typedef enum tu_op_kind {
+    TU_ADD,
+    TU_MOVE,
+    TU_REMOVE,
+    TU_RANGE,
+    TU_HIDE,
+    TU_MOVE3,
+    TU_TURN,
+    TU_UPDATE,
+    TU_EMIT
+} tu_op_kind;
 
 typedef struct tu_op {
     tu_op_kind kind;
     percept_id id;
-    percept_entity_desc desc; /* TU_ADD */
-    double x, y;              /* TU_MOVE */
-    percept_sense sense;      /* TU_RANGE, TU_HIDE */
-    double value;             /* the range, or the hidden flag */
+    percept_entity_desc desc;  /* TU_ADD, TU_UPDATE */
+    double x, y, z;            /* TU_MOVE (not z), TU_MOVE3; TU_TURN: the facing */
+    percept_sense sense;       /* TU_RANGE, TU_HIDE */
+    double value;              /* the range, or the hidden flag */
+    percept_stimulus stimulus; /* TU_EMIT */
 } tu_op;
 
 /* Calls as values, for tables and sequences of them. */
 #define TU_OP_ADD(i, a, b, s, h, m, hid)                                                           \
     ((tu_op){.kind = TU_ADD, .id = (i), .desc = tu_desc(a, b, s, h, m, hid)})
+#define TU_OP_ADD_DESC(i, d) ((tu_op){.kind = TU_ADD, .id = (i), .desc = (d)})
+#define TU_OP_UPDATE(i, d) ((tu_op){.kind = TU_UPDATE, .id = (i), .desc = (d)})
 #define TU_OP_MOVE(i, a, b) ((tu_op){.kind = TU_MOVE, .id = (i), .x = (a), .y = (b)})
+#define TU_OP_MOVE3(i, a, b, c) ((tu_op){.kind = TU_MOVE3, .id = (i), .x = (a), .y = (b), .z = (c)})
+#define TU_OP_TURN(i, a, b, c) ((tu_op){.kind = TU_TURN, .id = (i), .x = (a), .y = (b), .z = (c)})
 #define TU_OP_REMOVE(i) ((tu_op){.kind = TU_REMOVE, .id = (i)})
 #define TU_OP_RANGE(i, s, r) ((tu_op){.kind = TU_RANGE, .id = (i), .sense = (s), .value = (r)})
 #define TU_OP_HIDE(i, s, h) ((tu_op){.kind = TU_HIDE, .id = (i), .sense = (s), .value = (h)})
+#define TU_OP_EMIT(st) ((tu_op){.kind = TU_EMIT, .stimulus = (st)})
 
 /* The call `o` describes, on the world or on the model; returns its status. */
 int tu_apply(percept_world *w, const tu_op *o);
 int tu_apply_model(model *m, const tu_op *o);
-/* "move 7 (1, 2)": `o` for messages. */
-void tu_describe(char *buf, size_t size, const tu_op *o);
+/* "move 7 (1, 2)": `o` for messages, its senses named as in `m` (may be NULL). */
+void tu_describe(const model *m, char *buf, size_t size, const tu_op *o);
 
 /*
  * Make the call on the world (its events recorded in `rec`) and on the
@@ -138,6 +164,10 @@ int tu_call(percept_world *w, tu_recorder *rec, model *m, const tu_op *o, const 
 
 /* Fail the test unless the world holds what the model does (model_check_world()). */
 void tu_expect_world(const model *m, const percept_world *w, const char *what);
+
+/* Fail the test unless percept_query() gives the model's status and IDs. */
+void tu_expect_query(const model *m, const percept_world *w, double x, double y, double z,
+                     double radius, const char *what);
 
 /* ------------------------------------------------------------------------ */
 /* A failing allocator                                                       */
