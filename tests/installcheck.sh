@@ -2,11 +2,14 @@
 # installcheck.sh - proves an installed percept works outside the build tree:
 # the examples are copied to a scratch directory and built with pkg-config
 # alone; the guard example runs on the installed default config and plugins
-# (linked with libpercept.a too, where that is installed);
+# (linked with libpercept.a too, where that is installed), and the client
+# example on the installed aoi-bands.ini, as bruteforce tells it;
 # the plugin template builds against the installed header, loads through
 # plugin_dir and gives bruteforce's events; percept-sim runs, is deterministic
-# and writes its pictures; the sample traces replay to their expected output
-# with every installed backend; the manual pages carry this installation's paths.
+# and writes its pictures, and its trace (version 2) replays to its events,
+# on the default config and on aoi-bands.ini alike; the sample traces replay
+# to their expected output with every installed backend; the manual pages
+# carry this installation's paths.
 #
 # Usage: installcheck.sh EXAMPLES_DIR
 # Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
@@ -63,12 +66,13 @@ if [ -n "$D" ]; then
     export PKG_CONFIG_SYSROOT_DIR PERCEPT_PLUGIN_PATH
 fi
 conf=$D$sysconfdir/percept/percept.ini
+bands=$D$sysconfdir/percept/aoi-bands.ini
 sim=$D$bindir/percept-sim
 replay=$D$bindir/percept-replay
 plugin_check=$D$bindir/percept-plugin-check
 echo "installed copy: $D$prefix${D:+ (DESTDIR=$D)}"
 
-for f in "$conf" "$sim" "$replay" "$plugin_check" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH/percept.pc"; do
+for f in "$conf" "$bands" "$sim" "$replay" "$plugin_check" "$D$pkglibdir/bruteforce.so" "$PKG_CONFIG_PATH/percept.pc"; do
     if [ -e "$f" ]; then
         pass "installed: $f"
     else
@@ -182,19 +186,23 @@ if [ -f "$D$libdir/libpercept.a" ]; then
 fi
 
 # ---------------------------------------------------------------------------
-# The client replication example: it checks every client's replica against
-# the distances itself and exits 1 on a difference; every backend must tell
-# it the same story.
+# The client replication example, on the installed config of replication
+# bands (its senses near, mid and far), compiled in as its default: it
+# checks every client's replica against the distances itself, margins and
+# heights included, and exits 1 on a difference; bruteforce must tell it
+# the same story.
 
 # shellcheck disable=SC2086 # pkg-config's flags are lists
-if $CC -std=c11 -Wall -Wextra -o aoi_clients aoi_clients.c $cflags $libs >"$tmp/log" 2>&1; then
+if $CC -std=c11 -Wall -Wextra -o aoi_clients aoi_clients.c $cflags $libs \
+    -DAOI_CONFIG="\"$bands\"" >"$tmp/log" 2>&1; then
     pass "aoi_clients builds with pkg-config --cflags --libs percept"
-    printf '[percept]\nbackend = bruteforce\n' >brute.ini
-    if ./aoi_clients "$conf" >"$tmp/aoi.out" 2>"$tmp/log" &&
-        ./aoi_clients brute.ini >"$tmp/aoi-brute.out" 2>>"$tmp/log" &&
+    printf '[percept]\nbackend = bruteforce\nmove_events = on\n[world]\nsenses = near mid far\n' \
+        >brute-bands.ini
+    if ./aoi_clients >"$tmp/aoi.out" 2>"$tmp/log" &&
+        ./aoi_clients brute-bands.ini >"$tmp/aoi-brute.out" 2>>"$tmp/log" &&
         cmp -s "$tmp/aoi.out" "$tmp/aoi-brute.out" &&
         tail -n 1 "$tmp/aoi.out" | grep -q "^every replica matched"; then
-        pass "aoi_clients: every replica matched, the installed config's backend as bruteforce"
+        pass "aoi_clients on the installed aoi-bands.ini: every replica matched, as with bruteforce"
     else
         fail "aoi_clients: a replica differed, or the backends disagree: $(head -n 1 "$tmp/log")"
         tail -n 3 "$tmp/aoi.out" | sed 's/^/    /'
@@ -245,8 +253,23 @@ run_sim_installed() { # OUT_PREFIX OPTION...: the same on the installed config
     run_sim "$out" --config "$conf" "$@"
 }
 
-if run_sim_installed "$tmp/a" --events "$tmp/a.events"; then
-    pass "percept-sim on the installed config: $(grep -c '' "$tmp/a.events") enter/leave events"
+if run_sim_installed "$tmp/a" --events "$tmp/a.events" --trace "$tmp/a.trace"; then
+    pass "percept-sim on the installed config: $(grep -c '' "$tmp/a.events") events and stimuli"
+    # The trace replays to the same events, each at its line: mapped to
+    # ticks, sorted, the same. Under aoi-bands.ini, whose senses are others,
+    # the world takes the trace's senses and tells the same.
+    sort "$tmp/a.events" >"$tmp/a.sorted"
+    for c in "$conf" "$bands"; do
+        if "$replay" --config "$c" "$tmp/a.trace" >"$tmp/replay.out" 2>"$tmp/replay.err" &&
+            awk 'NR == FNR { if ($2 == "tick") t = $3; tick[FNR] = t; next }
+                { $1 = tick[$1]; print }' "$tmp/a.trace" "$tmp/replay.out" | sort |
+            cmp -s - "$tmp/a.sorted"; then
+            pass "percept-sim's trace replays to its events on ${c##*/}"
+        else
+            fail "percept-sim's trace on ${c##*/} does not replay to its events"
+            show "$tmp/replay.err"
+        fi
+    done
     if grep -q '^  events ' "$tmp/a.txt" && grep -q "picture .*$tmp/a.svg" "$tmp/a.txt"; then
         pass "percept-sim prints its summary and where the pictures are"
     else

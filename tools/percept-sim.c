@@ -1,9 +1,10 @@
 /*
  * percept-sim - a living town to watch percept at work: villagers, guards,
  * wolves, owls, thieves and players with the senses a game would give them
- * wander, crowd into the market and flee, while the library reports who
- * starts and stops perceiving whom. Prints a summary and writes an SVG
- * snapshot and an animated HTML page of the run.
+ * (cones, margins, heights, factions) wander, crowd into the market and
+ * flee, wolves howl and the church bell rings, while the library reports
+ * who starts and stops perceiving whom, and who hears what. Prints a
+ * summary and writes an SVG snapshot and an animated HTML page of the run.
  *
  * Only the public API (percept.h) is used: the tool is also an example.
  */
@@ -49,8 +50,9 @@ static void print_usage(void)
            "\n"
            "Play a town of creatures whose senses differ the way a game's do through\n"
            "wandering, a market day and a flight from wolves, with percept reporting every\n"
-           "change of who perceives whom. Prints a summary; writes an SVG snapshot and an\n"
-           "HTML page that animates the run. The same seed gives the same run.\n"
+           "change of who perceives whom and every howl and bell heard. Prints a summary;\n"
+           "writes an SVG snapshot and an HTML page that animates the run. The same seed\n"
+           "gives the same run.\n"
            "\n"
            "Options:\n"
            "  --config FILE    create the world from the INI file FILE\n"
@@ -62,8 +64,9 @@ static void print_usage(void)
            "  --seed N         random seed (default 1)\n"
            "  --svg FILE       the snapshot picture (default " PROGRAM ".svg)\n"
            "  --html FILE      the animated page (default " PROGRAM ".html)\n"
-           "  --events FILE    write every enter/leave event to FILE as\n"
+           "  --events FILE    write every enter/leave event and stimulus heard to FILE as\n"
            "                     TICK OBSERVER TARGET SENSE enter|leave\n"
+           "                     TICK OBSERVER SOURCE SENSE stimulus (SOURCE - for the bell)\n"
            "  --trace FILE     write every call of the run to FILE as a trace\n"
            "                   (docs/trace-format.md) for percept-replay\n"
            "  --no-timing      leave out the timing lines (for comparing summaries)\n"
@@ -145,7 +148,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 /* What the library reports, and where the run's records go. */
 typedef struct tally {
     const sim_scene *scene;
-    unsigned long long events[3][SIM_SENSES]; /* [kind of event][sense] */
+    unsigned long long events[4][SIM_SENSES]; /* [kind of event][sense] */
+    unsigned long long heard[2];              /* stimuli perceived: [0] howls, [1] bells */
     /* ENTER events by observer kind, target kind and sense: who noticed whom. */
     unsigned long long noticed[KIND_COUNT][KIND_COUNT][SIM_SENSES];
     unsigned long *changes; /* [tick - 1][sense]: enters and leaves, for the page's chart */
@@ -154,26 +158,32 @@ typedef struct tally {
     int trace_tick;         /* the tick of the trace's last "# tick" line */
 } tally;
 
+/* The kinds of event, as --events and the summary name them. */
+static const char *const event_name[4] = {"enter", "leave", "move", "stimulus"};
+
 static void on_event(void *user, const percept_event *ev)
 {
     tally *t = user;
     const sim_scene *s = t->scene;
     int kind = (int)ev->kind, sense = (int)ev->sense;
 
-    if (kind > PERCEPT_MOVE)
-        return; /* the town emits no stimuli */
     t->events[kind][sense]++;
-    if (kind == PERCEPT_MOVE)
+    if (kind == PERCEPT_STIMULUS)
+        t->heard[!ev->has_source]++; /* the bell has no source */
+    if (t->events_out != NULL && kind != PERCEPT_MOVE) {
+        char target[16] = "-";
+        if (kind != PERCEPT_STIMULUS || ev->has_source)
+            snprintf(target, sizeof target, "%u", (unsigned)ev->target);
+        fprintf(t->events_out, "%d %u %s %s %s\n", s->tick, (unsigned)ev->observer, target,
+                sim_sense_names[sense], event_name[kind]);
+    }
+    if (kind != PERCEPT_ENTER && kind != PERCEPT_LEAVE)
         return;
     if (s->tick > 0)
         t->changes[(size_t)(s->tick - 1) * SIM_SENSES + (size_t)sense]++;
     size_t o = sim_index(s, ev->observer), g = sim_index(s, ev->target);
     if (kind == PERCEPT_ENTER && o != SIZE_MAX && g != SIZE_MAX)
         t->noticed[s->entities[o].kind][s->entities[g].kind][sense]++;
-    if (t->events_out != NULL)
-        fprintf(t->events_out, "%d %u %u %s %s\n", s->tick, (unsigned)ev->observer,
-                (unsigned)ev->target, sim_sense_names[ev->sense],
-                kind == PERCEPT_ENTER ? "enter" : "leave");
 }
 
 /* After each library call of the scene: the call as a line of the trace.
@@ -189,10 +199,22 @@ static void after_call(void *user, const sim_call *c)
         fprintf(f, "# tick %d\n", t->trace_tick = t->scene->tick);
     switch (c->op) {
     case OP_ADD:
-        fprintf(f, "add %u %.17g %.17g", id, c->desc.x, c->desc.y);
-        for (int k = 0; k < SIM_SENSES; k++)
-            if (c->desc.sense[k].range != 0)
-                fprintf(f, " %s=%.17g", sim_sense_names[k], c->desc.sense[k].range);
+        fprintf(f, "add %u %.17g %.17g %.17g", id, c->desc.x, c->desc.y, c->desc.z);
+        for (int k = 0; k < SIM_SENSES; k++) {
+            const percept_sense_params *p = &c->desc.sense[k];
+            const char *name = sim_sense_names[k];
+            if (p->range != 0)
+                fprintf(f, " %s=%.17g", name, p->range);
+            if (p->margin != 0)
+                fprintf(f, " %s.margin=%.17g", name, p->margin);
+            if (p->fov != 0)
+                fprintf(f, " %s.fov=%.17g", name, p->fov);
+            if (p->ignore != 0)
+                fprintf(f, " %s.ignore=%lu", name, (unsigned long)p->ignore);
+        }
+        fprintf(f, " tags=%lu", (unsigned long)c->desc.tags);
+        if (c->desc.facing[0] != 0 || c->desc.facing[1] != 0)
+            fprintf(f, " facing=%.17g,%.17g", c->desc.facing[0], c->desc.facing[1]);
         for (int k = 0, first = 1; k < SIM_SENSES; k++) {
             if (c->desc.hidden & PERCEPT_SENSE_BIT(k)) {
                 fprintf(f, "%s%s", first ? " hide=" : ",", sim_sense_names[k]);
@@ -202,7 +224,17 @@ static void after_call(void *user, const sim_call *c)
         fputc('\n', f);
         break;
     case OP_MOVE:
-        fprintf(f, "move %u %.17g %.17g\n", id, c->desc.x, c->desc.y);
+        fprintf(f, "move %u %.17g %.17g %.17g\n", id, c->desc.x, c->desc.y, c->desc.z);
+        break;
+    case OP_TURN:
+        fprintf(f, "face %u %.17g %.17g\n", id, c->desc.facing[0], c->desc.facing[1]);
+        break;
+    case OP_EMIT:
+        fprintf(f, "emit %s %.17g %.17g %.17g strength=%.17g", sim_sense_names[c->stimulus.sense],
+                c->stimulus.x, c->stimulus.y, c->stimulus.z, c->stimulus.strength);
+        if (c->stimulus.has_source)
+            fprintf(f, " source=%u tags=%lu", id, (unsigned long)c->stimulus.tags);
+        fputc('\n', f);
         break;
     case OP_REMOVE:
         fprintf(f, "remove %u\n", id);
@@ -291,14 +323,11 @@ static int by_count(const void *pa, const void *pb)
     return a->sense - b->sense;
 }
 
-/* The library calls the scene counts, as the summary names them. */
-static const char *const op_name[OP_COUNT] = {"add", "move", "remove", "set_range", "set_hidden"};
-
 /* The deterministic part of the summary: everything but timings and file locations. */
 static void write_summary(FILE *o, const sim_scene *s, const tally *t)
 {
     static const char *const verb[SIM_SENSES] = {"saw", "heard", "smelled"};
-    unsigned long long total[3] = {0, 0, 0};
+    unsigned long long total[4] = {0, 0, 0, 0};
     percept_memory m;
 
     fprintf(o, PROGRAM ": %zu creatures, %d ticks, seed %llu\n", s->count, s->ticks,
@@ -315,16 +344,19 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
     cli_print_backend_paths(o, s->world);
     fputs("\n  calls     ", o);
     for (int op = 0; op < OP_COUNT; op++)
-        fprintf(o, "%s %llu %s", op ? "," : "", s->op_calls[op], op_name[op]);
-    fprintf(o, "\n  events     %12s %12s %12s\n", "enter", "leave", "move");
-    for (int k = 0; k < SIM_SENSES; k++) {
-        fprintf(o, "    %-8s %12llu %12llu %12llu\n", sim_sense_names[k], t->events[0][k],
-                t->events[1][k], t->events[2][k]);
-        for (int e = 0; e < 3; e++)
-            total[e] += t->events[e][k];
+        fprintf(o, "%s %llu %s", op ? "," : "", s->op_calls[op], sim_op_names[op]);
+    fputs("\n  events    ", o);
+    for (int e = 0; e < 4; e++)
+        fprintf(o, " %12s", event_name[e]);
+    for (int k = 0; k <= SIM_SENSES; k++) {
+        fprintf(o, "\n    %-8s", k < SIM_SENSES ? sim_sense_names[k] : "all");
+        for (int e = 0; e < 4; e++) {
+            unsigned long long n = k < SIM_SENSES ? t->events[e][k] : total[e];
+            fprintf(o, " %12llu", n);
+            total[e] += k < SIM_SENSES ? n : 0;
+        }
     }
-    fprintf(o, "    %-8s %12llu %12llu %12llu\n", "all", total[0], total[1], total[2]);
-    fputs("  at the end", o);
+    fputs("\n  at the end", o);
     for (int k = 0; k < SIM_SENSES; k++) {
         unsigned long long pairs = 0;
         for (size_t i = 0; i < s->count; i++) {
@@ -358,6 +390,11 @@ static void write_summary(FILE *o, const sim_scene *s, const tally *t)
                  verb[top[i].sense], sim_profiles[top[i].target].plural);
         fprintf(o, "    %-30s %10llu\n", line, top[i].count);
     }
+    size_t bells = 0;
+    for (size_t i = 0; i < s->noise_count; i++)
+        bells += (size_t)s->noises[i].bell;
+    fprintf(o, "  stimuli    %zu wolf howls heard %llu times, %zu church bells heard %llu times\n",
+            s->noise_count - bells, t->heard[0], bells, t->heard[1]);
     /* The pairs a game would care about, even when they are rare. */
     fprintf(o,
             "  guards saw wolves %llu times, heard thieves %llu times; wolves smelled "
@@ -374,7 +411,7 @@ static void write_timing(FILE *o, const sim_scene *s, double run_seconds)
     for (int op = 0; op < OP_COUNT; op++) {
         in_calls += s->op_seconds[op];
         if (s->op_calls[op] > 0)
-            fprintf(o, "%s %s %.2f us", op ? "," : "", op_name[op],
+            fprintf(o, "%s %s %.2f us", op ? "," : "", sim_op_names[op],
                     s->op_seconds[op] * 1e6 / (double)s->op_calls[op]);
     }
     fprintf(o, "\n  time total     %.2f s in percept calls, %.2f s for the whole run\n", in_calls,

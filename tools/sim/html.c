@@ -1,7 +1,8 @@
 /*
  * html.c - the animated page of a run. The page is one file: markup, style,
  * the run as a JavaScript object literal (frames of positions, hidden flags,
- * ranges and perception links of the highlighted creatures), and a script
+ * ranges, facings and perception links of the highlighted creatures, and
+ * the noises since the frame before), and a script
  * that plays the frames on a canvas with a slider, a play button and a chart
  * of the changes per tick. It loads nothing from anywhere.
  */
@@ -60,9 +61,11 @@ static const char page_side[] =
     "<div id=\"kinds\"></div>\n"
     "<h2>senses</h2>\n"
     "<div id=\"senses\"></div>\n"
-    "<p>Circles: the sense ranges of one creature of each kind. Lines: what it\n"
-    "perceives now, coloured by sense. Rings are thieves hidden from sight.\n"
-    "At dusk, late in the flight, sight shrinks for all but the owls.</p>\n"
+    "<p>Circles and cones: how far one creature of each kind reaches on the\n"
+    "ground. Lines: what it perceives now, coloured by sense. Guards overlook\n"
+    "guards, wolves their own scent. Rings are thieves hidden from sight; waves\n"
+    "are a wolf's howl and the church bell. At dusk, late in the flight, sight\n"
+    "shrinks for all but the owls.</p>\n"
     "</div>\n"
     "</div>\n"
     "<h2>summary</h2>\n"
@@ -92,6 +95,10 @@ static const char page_script[] =
     "    g.fillStyle = \"#ecd9ad\"; g.fillRect(X(m[0]), X(m[1]), X(m[2] - m[0]), X(m[3] - m[1]));\n"
     "    g.strokeStyle = \"#b59a5a\"; g.lineWidth = 1; g.setLineDash([5, 3]);\n"
     "    g.strokeRect(X(m[0]), X(m[1]), X(m[2] - m[0]), X(m[3] - m[1])); g.setLineDash([]);\n"
+    "    var c = S.church;\n"
+    "    g.strokeStyle = \"#6b4f2a\"; g.lineWidth = 2.5; g.beginPath();\n"
+    "    g.moveTo(X(c[0]), X(c[1]) - 8); g.lineTo(X(c[0]), X(c[1]) + 8);\n"
+    "    g.moveTo(X(c[0]) - 5.5, X(c[1]) - 3); g.lineTo(X(c[0]) + 5.5, X(c[1]) - 3); g.stroke();\n"
     "  }\n"
     "  function label(s, x, y, color) {\n"
     "    g.lineWidth = 3; g.strokeStyle = \"#f3efe2\"; g.strokeText(s, x, y);\n"
@@ -103,6 +110,7 @@ static const char page_script[] =
     "    label(\"forest\", X(f[0]), X(f[1] - f[2]) + 16, \"#4f7a3a\");\n"
     "    label(\"market\", X((m[0] + m[2]) / 2), X(m[3]) + 15, \"#8a6d2a\");\n"
     "    g.textAlign = \"start\";\n"
+    "    label(\"church\", X(S.church[0]) + 9, X(S.church[1]) + 5, \"#6b4f2a\");\n"
     "  }\n"
     "  function draw(n) {\n"
     "    var fr = S.frames[n], p = fr.p, hidden = {}, i, j, k;\n"
@@ -131,15 +139,25 @@ static const char page_script[] =
     "      g.fill(fill); g.stroke(fill); g.stroke(ring);\n"
     "    }\n"
     "    drawLabels();\n"
+    "    g.strokeStyle = S.senses[1][1]; g.lineWidth = 1.5;\n"
+    "    fr.s.forEach(function (n) {\n"
+    "      for (k = 1; k <= 3; k++) {\n"
+    "        g.beginPath(); g.arc(X(n[0]), X(n[1]), (n[2] ? 14 : 8) * k, 0, TAU); g.stroke();\n"
+    "      }\n"
+    "    });\n"
     "    for (j = 0; j < S.hl.length; j++) {\n"
     "      i = S.hl[j];\n"
     "      if (p[2 * i] < 0) continue;\n"
     "      var x = X(p[2 * i]), y = X(p[2 * i + 1]);\n"
     "      for (k = 0; k < 3; k++) {\n"
-    "        var rr = fr.r[j][k];\n"
+    "        var rr = X(fr.r[j][k]), a = fr.r[j][3], h = S.kinds[S.kind[i]][7][k] * Math.PI / "
+    "360;\n"
     "        if (rr <= 0) continue;\n"
-    "        g.beginPath(); g.arc(x, y, X(rr), 0, TAU);\n"
-    "        g.globalAlpha = 0.06; g.fillStyle = S.senses[k][1]; g.fill(); g.globalAlpha = 1;\n"
+    "        g.beginPath();\n"
+    "        if (h > 0) { g.moveTo(x, y); g.arc(x, y, rr, a - h, a + h); g.closePath(); }\n"
+    "        else g.arc(x, y, rr, 0, TAU);\n"
+    "        g.globalAlpha = h > 0 ? 0.16 : 0.06; g.fillStyle = S.senses[k][1]; g.fill();\n"
+    "        g.globalAlpha = 1;\n"
     "        g.setLineDash(DASH[k]); g.lineWidth = 1.6; g.strokeStyle = S.senses[k][1]; "
     "g.stroke();\n"
     "        g.setLineDash([]);\n"
@@ -195,8 +213,7 @@ static const char page_script[] =
     "    d.appendChild(document.createTextNode(k[4] + \" \" + k[1] +\n"
     "        (k[5] ? \" (hidden from sight)\" : \"\")));\n"
     "    var rg = el(\"div\", \"ranges\", \"\");\n"
-    "    rg.textContent = \"sight \" + k[6][0] + \", hearing \" + k[6][1] + \", smell \" + "
-    "k[6][2];\n"
+    "    rg.textContent = k[6];\n"
     "    d.appendChild(rg);\n"
     "    document.getElementById(\"kinds\").appendChild(d);\n"
     "  });\n"
@@ -258,6 +275,7 @@ void sim_html_start(sim_html *h, FILE *out, const sim_scene *s)
     fprintf(o, "\"market\": [%.0f, %.0f, %.0f, %.0f], \"forest\": [%.0f, %.0f, %.0f],\n",
             s->market_x0, s->market_y0, s->market_x1, s->market_y1, s->forest_x, s->forest_y,
             s->forest_r);
+    fprintf(o, "\"church\": [%.0f, %.0f],\n", s->church_x, s->church_y);
     fprintf(o, "\"phase_end\": [%d, %d, %d],\n", sim_phase_end(s->ticks, PHASE_WANDER),
             sim_phase_end(s->ticks, PHASE_MARKET), s->ticks);
     fputs("\"phases\": [", o);
@@ -265,13 +283,17 @@ void sim_html_start(sim_html *h, FILE *out, const sim_scene *s)
         put_string(o, sim_phase_text((sim_phase)p));
         fputs(p + 1 < PHASE_COUNT ? ", " : "],\n", o);
     }
-    /* [name, plural, colour, radius, count, hidden from sight, [ranges]] */
+    /* [name, plural, colour, radius, count, hidden from sight, senses, [cones]] */
     fputs("\"kinds\": [\n", o);
     for (int k = 0; k < KIND_COUNT; k++) {
         const sim_profile *p = &sim_profiles[k];
-        fprintf(o, "  [\"%s\", \"%s\", \"%s\", %.1f, %zu, %d, [%g, %g, %g]]%s\n", p->name,
-                p->plural, p->color, p->dot, s->kind_count[k], p->hidden != 0, p->range[0],
-                p->range[1], p->range[2], k + 1 < KIND_COUNT ? "," : "");
+        char senses[96];
+        sim_profile_text(p, senses, sizeof senses);
+        fprintf(o, "  [\"%s\", \"%s\", \"%s\", %.1f, %zu, %d, ", p->name, p->plural, p->color,
+                p->dot, s->kind_count[k], p->hidden != 0);
+        put_string(o, senses);
+        fprintf(o, ", [%g, %g, %g]]%s\n", p->fov[0], p->fov[1], p->fov[2],
+                k + 1 < KIND_COUNT ? "," : "");
     }
     fputs("],\n\"senses\": [", o);
     for (int k = 0; k < SIM_SENSES; k++)
@@ -290,7 +312,8 @@ int sim_html_frame(sim_html *h, const sim_scene *s)
 {
     FILE *o = h->out;
 
-    /* p: positions (-1 while logged out); h: hidden from sight; r: ranges; l: links. */
+    /* p: positions (-1 while logged out); h: hidden from sight; r: reach per sense and
+     * facing; l: links; s: noises. */
     fprintf(o, "%s{\"t\": %d, \"ph\": %d, \"p\": [", h->frames ? ",\n" : "", s->tick,
             (int)s->phase);
     for (size_t i = 0; i < s->count; i++) {
@@ -311,9 +334,12 @@ int sim_html_frame(sim_html *h, const sim_scene *s)
     }
     fputs("], \"r\": [", o);
     for (size_t j = 0; j < s->highlight_count; j++) {
-        size_t i = s->highlights[j];
-        fprintf(o, "%s[%.0f, %.0f, %.0f]", j ? ", " : "", sim_range(s, i, PERCEPT_SIGHT),
-                sim_range(s, i, PERCEPT_HEARING), sim_range(s, i, PERCEPT_SMELL));
+        double r[SIM_SENSES], angle = 0, a, half;
+        for (int k = 0; k < SIM_SENSES; k++) {
+            r[k] = sim_reach(s, s->highlights[j], (percept_sense)k, &a, &half);
+            angle = half > 0 ? a : angle;
+        }
+        fprintf(o, "%s[%.0f, %.0f, %.0f, %.3f]", j ? ", " : "", r[0], r[1], r[2], angle);
     }
     fputs("],\n\"l\": [", o);
     first = 1;
@@ -333,6 +359,11 @@ int sim_html_frame(sim_html *h, const sim_scene *s)
             fputc(']', o);
             first = 0;
         }
+    }
+    fputs("],\n\"s\": [", o);
+    for (first = 1; h->noises < s->noise_count; h->noises++, first = 0) {
+        const sim_noise *n = &s->noises[h->noises];
+        fprintf(o, "%s[%.0f,%.0f,%d]", first ? "" : ",", n->x, n->y, n->bell);
     }
     fputs("]}", o);
     h->frames++;

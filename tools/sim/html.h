@@ -13,6 +13,7 @@
 typedef struct sim_html {
     FILE *out;       /* opened, checked for write errors and closed by the caller */
     size_t frames;   /* written so far */
+    size_t noises;   /* the scene's noises written so far */
     percept_id *ids; /* scratch for reading perceived sets */
     size_t cap;
 } sim_html;

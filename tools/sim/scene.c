@@ -1,12 +1,13 @@
 /*
  * scene.c - the story percept-sim plays: a town with a market square and a
- * forest. Villagers and thieves wander, guards patrol, wolves roam the
- * forest, owls glide over everything, players explore; then market day
- * draws the crowd into the square; then the wolves charge and everyone
- * flees, while dusk shortens everyone's sight but the owls'.
+ * forest. Villagers and thieves wander, guards patrol looking ahead, wolves
+ * roam the forest and howl, owls glide over everything, players explore, and
+ * the church bell rings the hours; then market day draws the crowd into the
+ * square; then the wolves charge and everyone flees, while dusk shortens
+ * everyone's sight but the owls'.
  *
- * Only arithmetic and sqrt (both exactly rounded) decide positions, so a
- * seed gives the same run, byte for byte, on every machine.
+ * Only arithmetic and sqrt (both exactly rounded) decide positions and
+ * facings, so a seed gives the same run, byte for byte, on every machine.
  */
 #include "scene.h"
 
@@ -18,17 +19,21 @@
 #include "../cli.h"
 #include "../splitmix.h"
 
-/* Ranges differ the way a game's do: the profiles are the point of the demo. */
+/* Senses differ the way a game's do: the profiles are the point of the demo.
+ * Guards look ahead in a cone and overlook each other; wolves ignore their
+ * own scent; owls see all round from the air. */
 const sim_profile sim_profiles[KIND_COUNT] = {
-    [KIND_VILLAGER] = {"villager", "villagers", "#a39e93", 2.1, {35, 25, 0}, 0, 1.6},
-    [KIND_GUARD] = {"guard", "guards", "#1d3557", 2.6, {80, 18, 0}, 0, 2.0},
-    [KIND_WOLF] = {"wolf", "wolves", "#8d5524", 2.6, {35, 55, 120}, 0, 2.6},
-    [KIND_OWL] = {"owl", "owls", "#7b2cbf", 2.6, {180, 60, 0}, 0, 4.0},
-    [KIND_THIEF] =
-        {"thief", "thieves", "#111111", 2.1, {55, 45, 0}, PERCEPT_SENSE_BIT(PERCEPT_SIGHT), 2.2},
-    [KIND_PLAYER] = {"player", "players", "#e63946", 4.5, {220, 140, 40}, 0, 4.0},
+    /* name, plural, colour, dot, range, margin, fov, ignore, hidden, speed, height */
+    {"villager", "villagers", "#a39e93", 2.1, {35, 25, 0}, {0}, {0}, {0}, 0, 1.6, 0},
+    {"guard", "guards", "#1d3557", 2.6, {80, 18, 0}, {15}, {120}, {1u << KIND_GUARD}, 0, 2, 0},
+    {"wolf", "wolves", "#8d5524", 2.6, {35, 55, 120}, {0}, {0}, {0, 0, 1u << KIND_WOLF}, 0, 2.6, 0},
+    {"owl", "owls", "#7b2cbf", 2.6, {180, 60, 0}, {0}, {0}, {0}, 0, 4, 40},
+    {"thief", "thieves", "#111111", 2.1, {55, 45, 0}, {0}, {0}, {0}, 1u << PERCEPT_SIGHT, 2.2, 0},
+    {"player", "players", "#e63946", 4.5, {220, 140, 40}, {0}, {0}, {0}, 0, 4, 0},
 };
 
+const char *const sim_op_names[OP_COUNT] = {"add",       "move",       "turn", "remove",
+                                            "set_range", "set_hidden", "emit"};
 const char *const sim_sense_names[SIM_SENSES] = {"sight", "hearing", "smell"};
 const char *const sim_sense_colors[SIM_SENSES] = {"#f4a300", "#0096c7", "#2a9d3f"};
 
@@ -51,9 +56,18 @@ const char *sim_phase_text(sim_phase phase)
 #define FOREST_X 230.0
 #define FOREST_Y 230.0
 #define FOREST_R 150.0
+#define CHURCH_X 560.0
+#define CHURCH_Y 405.0
 
 /* Sight at dusk, as a share of the day's; owls keep theirs. */
 #define DUSK_SIGHT 0.6
+
+/* Stimuli reach their strength times a hearer's range: a howl carries
+ * far, the bell across the town. A wolf howls one tick in HOWL_ODDS. */
+#define HOWL_STRENGTH 4.0
+#define HOWL_ODDS 6
+#define BELL_STRENGTH 10.0
+#define BELLS 8 /* in a run: every eighth of it */
 
 /* ------------------------------------------------------------------------ */
 /* Random numbers: splitmix64, so the run depends on the seed alone          */
@@ -96,43 +110,49 @@ static void patrol_corner(unsigned k, double *x, double *y)
 /* ------------------------------------------------------------------------ */
 /* Calls of the library, counted and timed                                   */
 
-/* Books a finished call; on failure keeps the first message for the tool. */
-static int account(sim_scene *s, const sim_call *c, double start, int status, const char *call)
+/* Makes call c of the library, counted, timed and passed to after_call; on
+ * failure keeps the first message for the tool. */
+static int call(sim_scene *s, const sim_call *c)
 {
+    const percept_entity_desc *d = &c->desc;
+    percept_world *w = s->world;
+    double start = s->timing ? cli_now_seconds() : 0.0;
+    int st = c->op == OP_ADD      ? percept_add(w, c->id, d)
+             : c->op == OP_MOVE   ? percept_move3(w, c->id, d->x, d->y, d->z)
+             : c->op == OP_TURN   ? percept_turn(w, c->id, d->facing[0], d->facing[1], 0)
+             : c->op == OP_REMOVE ? percept_remove(w, c->id)
+             : c->op == OP_RANGE  ? percept_set_range(w, c->id, c->sense, c->range)
+             : c->op == OP_HIDE   ? percept_set_hidden(w, c->id, c->sense, c->hidden)
+                                  : percept_emit(w, &c->stimulus);
     s->op_calls[c->op]++;
     if (s->timing)
         s->op_seconds[c->op] += cli_now_seconds() - start;
-    if (status < 0) {
-        if (s->error[0] == '\0')
-            snprintf(s->error, sizeof s->error, "%s(%u) failed: %s", call, (unsigned)c->id,
-                     percept_errmsg(s->world));
-        return -1;
-    }
-    if (s->after_call != NULL)
+    if (st < 0 && s->error[0] == '\0')
+        snprintf(s->error, sizeof s->error, "%s(%u) failed: %s", sim_op_names[c->op],
+                 (unsigned)c->id, percept_errmsg(w));
+    if (st >= 0 && s->after_call != NULL)
         s->after_call(s->after_call_user, c);
-    return 0;
-}
-
-static double start_clock(const sim_scene *s)
-{
-    return s->timing ? cli_now_seconds() : 0.0;
+    return st < 0 ? -1 : 0;
 }
 
 static int do_add(sim_scene *s, size_t i)
 {
     sim_entity *e = &s->entities[i];
-    percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
-    d.x = e->x;
-    d.y = e->y;
+    const sim_profile *p = &sim_profiles[e->kind];
+    sim_call c = {.op = OP_ADD, .id = sim_id(i), .desc = PERCEPT_ENTITY_DESC_INIT};
+    percept_entity_desc *d = &c.desc;
+    d->x = e->x;
+    d->y = e->y;
+    d->z = e->z;
+    d->facing[0] = e->fx;
+    d->facing[1] = e->fy;
+    d->tags = 1u << e->kind;
+    d->hidden = e->hidden;
     for (int k = 0; k < SIM_SENSES; k++)
-        d.sense[k].range = sim_profiles[e->kind].range[k];
+        d->sense[k] = (percept_sense_params){p->range[k], p->margin[k], p->fov[k], p->ignore[k]};
     if (s->dusk && e->kind != KIND_OWL)
-        d.sense[PERCEPT_SIGHT].range *= DUSK_SIGHT;
-    d.hidden = e->hidden;
-    sim_call c = {.op = OP_ADD, .id = sim_id(i), .desc = d};
-    double t = start_clock(s);
-    int st = percept_add(s->world, c.id, &d);
-    if (account(s, &c, t, st, "percept_add") < 0)
+        d->sense[PERCEPT_SIGHT].range *= DUSK_SIGHT;
+    if (call(s, &c) < 0)
         return -1;
     e->present = 1;
     return 0;
@@ -141,45 +161,84 @@ static int do_add(sim_scene *s, size_t i)
 static int do_remove(sim_scene *s, size_t i)
 {
     sim_call c = {.op = OP_REMOVE, .id = sim_id(i)};
-    double t = start_clock(s);
-    int st = percept_remove(s->world, c.id);
-    if (account(s, &c, t, st, "percept_remove") < 0)
+    if (call(s, &c) < 0)
         return -1;
     s->entities[i].present = 0;
     return 0;
 }
 
-static int do_move(sim_scene *s, size_t i, double x, double y)
+static int do_move(sim_scene *s, size_t i, double x, double y, double z)
 {
-    sim_call c = {.op = OP_MOVE, .id = sim_id(i), .desc = {.x = x, .y = y}};
-    double t = start_clock(s);
-    int st = percept_move(s->world, c.id, x, y);
-    if (account(s, &c, t, st, "percept_move") < 0)
+    sim_entity *e = &s->entities[i];
+    sim_call c = {.op = OP_MOVE, .id = sim_id(i), .desc = {.x = x, .y = y, .z = z}};
+    if (call(s, &c) < 0)
         return -1;
-    s->entities[i].x = x;
-    s->entities[i].y = y;
+    e->x = x;
+    e->y = y;
+    e->z = z;
+    return 0;
+}
+
+/* Turns entity i to face (fx, fy), made one long: a zero facing keeps the old one. */
+static int do_turn(sim_scene *s, size_t i, double fx, double fy)
+{
+    sim_entity *e = &s->entities[i];
+    double d = sqrt(fx * fx + fy * fy);
+    if (d == 0)
+        return 0;
+    sim_call c = {.op = OP_TURN, .id = sim_id(i), .desc = {.facing = {fx / d, fy / d}}};
+    if (call(s, &c) < 0)
+        return -1;
+    e->fx = c.desc.facing[0];
+    e->fy = c.desc.facing[1];
+    return 0;
+}
+
+/* A noise at (x, y, z) heard out to `strength` times each hearer's range,
+ * from entity `source` (SIZE_MAX: none), tagged as its kind. */
+static int do_emit(sim_scene *s, double x, double y, double z, double strength, size_t source)
+{
+    sim_call c = {.op = OP_EMIT, .stimulus = PERCEPT_STIMULUS_INIT};
+    percept_stimulus *st = &c.stimulus;
+    st->sense = PERCEPT_HEARING;
+    st->x = x;
+    st->y = y;
+    st->z = z;
+    st->strength = strength;
+    if (source != SIZE_MAX) {
+        c.id = st->source = sim_id(source);
+        st->has_source = 1;
+        st->tags = 1u << s->entities[source].kind;
+    }
+    if (s->noise_count == s->noise_cap) {
+        size_t cap = s->noise_cap ? 2 * s->noise_cap : 64;
+        sim_noise *grown = realloc(s->noises, cap * sizeof *grown);
+        if (grown == NULL) {
+            snprintf(s->error, sizeof s->error, "out of memory for the noises");
+            return -1;
+        }
+        s->noises = grown;
+        s->noise_cap = cap;
+    }
+    if (call(s, &c) < 0)
+        return -1;
+    s->noises[s->noise_count++] = (sim_noise){x, y, s->tick, source == SIZE_MAX};
     return 0;
 }
 
 static int do_range(sim_scene *s, size_t i, percept_sense sense, double r)
 {
     sim_call c = {.op = OP_RANGE, .id = sim_id(i), .sense = sense, .range = r};
-    double t = start_clock(s);
-    int st = percept_set_range(s->world, c.id, sense, r);
-    return account(s, &c, t, st, "percept_set_range");
+    return call(s, &c);
 }
 
-static int do_hidden(sim_scene *s, size_t i, percept_sense sense, int hidden)
+/* Makes entity i perceptible to `sense` again. */
+static int do_show(sim_scene *s, size_t i, percept_sense sense)
 {
-    sim_call c = {.op = OP_HIDE, .id = sim_id(i), .sense = sense, .hidden = hidden};
-    double t = start_clock(s);
-    int st = percept_set_hidden(s->world, c.id, sense, hidden);
-    if (account(s, &c, t, st, "percept_set_hidden") < 0)
+    sim_call c = {.op = OP_HIDE, .id = sim_id(i), .sense = sense, .hidden = 0};
+    if (call(s, &c) < 0)
         return -1;
-    if (hidden)
-        s->entities[i].hidden |= (uint8_t)PERCEPT_SENSE_BIT(sense);
-    else
-        s->entities[i].hidden &= (uint8_t)~PERCEPT_SENSE_BIT(sense);
+    s->entities[i].hidden &= (uint8_t)~PERCEPT_SENSE_BIT(sense);
     return 0;
 }
 
@@ -290,6 +349,7 @@ static void choose_target(sim_scene *s, sim_entity *e)
         break;
     case KIND_OWL:
         in_disc(s, s->size / 2, s->size / 2, s->size / 2, &e->tx, &e->ty);
+        e->tz = splitmix_between(&s->rng, 0.6, 1.4) * sim_profiles[KIND_OWL].height;
         idle = below(s, 2) ? 10 + below(s, 20) : 0; /* perched */
         break;
     case KIND_PLAYER:
@@ -301,28 +361,39 @@ static void choose_target(sim_scene *s, sim_entity *e)
     e->idle = (uint16_t)(idle / pace(s) + 0.5);
 }
 
+/* A guard faces where it walks to. */
+static int face_target(sim_scene *s, size_t i)
+{
+    const sim_entity *e = &s->entities[i];
+    return e->kind == KIND_GUARD ? do_turn(s, i, e->tx - e->x, e->ty - e->y) : 0;
+}
+
 /* One step of e towards its destination; a new destination on arrival. */
 static int walk(sim_scene *s, size_t i)
 {
     sim_entity *e = &s->entities[i];
     if (e->idle > 0) { /* stays where it is, then walks on to the destination it has */
         e->idle--;
-        return 0;
+        /* A guard at its post glances 45 degrees aside and back, every four ticks. */
+        if (e->kind != KIND_GUARD || e->idle % 4 != 0)
+            return 0;
+        return e->idle % 8 ? do_turn(s, i, e->fx - e->fy, e->fx + e->fy)
+                           : do_turn(s, i, e->fx + e->fy, e->fy - e->fx);
     }
-    double dx = e->tx - e->x, dy = e->ty - e->y;
-    double d = sqrt(dx * dx + dy * dy);
-    double x, y;
-    if (d <= e->speed) {
-        x = e->tx;
-        y = e->ty;
+    double dx = e->tx - e->x, dy = e->ty - e->y, dz = e->tz - e->z;
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    double x = e->tx, y = e->ty, z = e->tz;
+    int arrived = d <= e->speed;
+    if (arrived) {
         choose_target(s, e);
     } else {
         x = e->x + dx / d * e->speed;
         y = e->y + dy / d * e->speed;
+        z = e->z + dz / d * e->speed;
     }
-    if (x == e->x && y == e->y)
-        return 0;
-    return do_move(s, i, x, y);
+    if ((x != e->x || y != e->y || z != e->z) && do_move(s, i, x, y, z) < 0)
+        return -1;
+    return arrived ? face_target(s, i) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -359,8 +430,10 @@ static int enter_phase(sim_scene *s, sim_phase phase)
             continue;
         choose_target(s, e);
         e->idle = 0; /* news travels fast: everyone sets off at once */
+        if (e->present && face_target(s, i) < 0)
+            return -1;
         if (phase == PHASE_FLEE && e->kind == KIND_THIEF && e->present &&
-            (e->hidden & PERCEPT_SENSE_BIT(PERCEPT_SIGHT)) && do_hidden(s, i, PERCEPT_SIGHT, 0) < 0)
+            (e->hidden & PERCEPT_SENSE_BIT(PERCEPT_SIGHT)) && do_show(s, i, PERCEPT_SIGHT) < 0)
             return -1;
     }
     return 0;
@@ -409,6 +482,22 @@ static int player_churn(sim_scene *s)
     return 0;
 }
 
+/* The bell rings every eighth of the run; a wolf howls now and then. */
+static int make_noises(sim_scene *s)
+{
+    if (s->tick * BELLS / s->ticks != (s->tick - 1) * BELLS / s->ticks &&
+        do_emit(s, CHURCH_X, CHURCH_Y, 0, BELL_STRENGTH, SIZE_MAX) < 0)
+        return -1;
+    size_t wolves = s->kind_count[KIND_WOLF];
+    if (wolves == 0 || below(s, HOWL_ODDS) != 0)
+        return 0;
+    /* The creatures are laid out kind by kind: the wolves after the guards. */
+    size_t i =
+        s->kind_count[KIND_VILLAGER] + s->kind_count[KIND_GUARD] + below(s, (unsigned)wolves);
+    const sim_entity *e = &s->entities[i];
+    return do_emit(s, e->x, e->y, e->z, HOWL_STRENGTH, i);
+}
+
 int sim_scene_step(sim_scene *s)
 {
     s->tick++;
@@ -422,7 +511,7 @@ int sim_scene_step(sim_scene *s)
     for (size_t i = 0; i < s->count; i++)
         if (s->entities[i].present && walk(s, i) < 0)
             return -1;
-    return 0;
+    return make_noises(s);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -478,6 +567,7 @@ static void place(sim_scene *s, sim_entity *e, size_t nth)
         in_disc(s, MARKET_X, MARKET_Y, TOWN_RADIUS, &e->x, &e->y);
         break;
     }
+    e->z = sim_profiles[e->kind].height; /* owls in the air, the others on the ground */
 }
 
 int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, uint64_t seed,
@@ -499,6 +589,8 @@ int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, 
     s->forest_x = FOREST_X;
     s->forest_y = FOREST_Y;
     s->forest_r = FOREST_R;
+    s->church_x = CHURCH_X;
+    s->church_y = CHURCH_Y;
     s->phase = PHASE_WANDER;
     s->entities = calloc(count > 0 ? count : 1, sizeof *s->entities);
     if (s->entities == NULL) {
@@ -519,6 +611,11 @@ int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, 
             e->market = (uint8_t)(below(s, 100) < 30); /* goes to market on market day */
             place(s, e, nth);
             choose_target(s, e);
+            if (k == KIND_GUARD) { /* faces where it walks, or east */
+                double dx = e->tx - e->x, dy = e->ty - e->y, d = sqrt(dx * dx + dy * dy);
+                e->fx = d > 0 ? dx / d : 1;
+                e->fy = d > 0 ? dy / d : 0;
+            }
         }
     }
     for (i = 0; i < count; i++)
@@ -530,19 +627,42 @@ int sim_scene_init(sim_scene *s, percept_world *world, size_t count, int ticks, 
 void sim_scene_free(sim_scene *s)
 {
     free(s->entities);
+    free(s->noises);
     s->entities = NULL;
-    s->count = 0;
+    s->noises = NULL;
+    s->count = s->noise_count = s->noise_cap = 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Reading the world back                                                    */
 
-double sim_range(const sim_scene *s, size_t index, percept_sense sense)
+double sim_reach(const sim_scene *s, size_t index, percept_sense sense, double *angle, double *half)
 {
     percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+    *angle = *half = 0;
     if (percept_get_entity(s->world, sim_id(index), &d) != PERCEPT_OK)
         return 0;
-    return d.sense[sense].range;
+    const percept_sense_params *p = &d.sense[sense];
+    if (p->fov < 360) {
+        *angle = atan2(d.facing[1], d.facing[0]);
+        *half = p->fov * (3.14159265358979323846 / 360);
+    }
+    return p->range > d.z ? sqrt(p->range * p->range - d.z * d.z) : 0;
+}
+
+void sim_profile_text(const sim_profile *p, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < SIM_SENSES && n < size; k++) {
+        if (p->range[k] > 0)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s %g", n ? ", " : "", sim_sense_names[k],
+                                  p->range[k]);
+        if (p->fov[k] > 0 && n < size)
+            n += (size_t)snprintf(buf + n, size - n, " in a %g\u00b0 cone", p->fov[k]);
+    }
+    if (p->height > 0 && n < size)
+        snprintf(buf + n, size - n, "; flies %g up", p->height);
 }
 
 size_t sim_perceived(const sim_scene *s, size_t index, percept_sense sense, percept_id **buf,

@@ -33,20 +33,24 @@ extern const char *const sim_sense_names[SIM_SENSES];
 /* The pictures draw the town this many pixels square. */
 #define SIM_MAP_PX 760
 
-/* A kind's sense profile and look, shared by the writers of the pictures. */
+/* A kind's senses and look, shared by the writers of the pictures. */
 typedef struct sim_profile {
     const char *name;   /* singular: "guard" */
     const char *plural; /* "guards" */
     const char *color;  /* fill colour in the pictures */
     double dot;         /* radius it is drawn with in the pictures, in pixels */
     double range[SIM_SENSES];
-    unsigned hidden; /* PERCEPT_SENSE_BIT()s it is hidden from at the start */
-    double speed;    /* world units per tick when walking */
+    double margin[SIM_SENSES];   /* keeps what it perceives this much beyond the range */
+    double fov[SIM_SENSES];      /* the full angle of a cone, in degrees; 0: all round */
+    uint32_t ignore[SIM_SENSES]; /* the tags it ignores by the sense; a creature's: 1 << kind */
+    unsigned hidden;             /* PERCEPT_SENSE_BIT()s it is hidden from at the start */
+    double speed;                /* world units per tick when walking */
+    double height;               /* how high it flies; 0: it walks on the ground */
 } sim_profile;
 
 extern const sim_profile sim_profiles[KIND_COUNT];
 
-/* The colour of a sense's range circles and perception links. */
+/* The colour of a sense's ranges and perception links in the pictures. */
 extern const char *const sim_sense_colors[SIM_SENSES];
 
 /* The phases of a run, in order. */
@@ -60,8 +64,9 @@ int sim_phase_end(int ticks, sim_phase phase);
 
 /* One creature. Its percept ID is its index + 1. */
 typedef struct sim_entity {
-    double x, y;   /* where it is (also while logged out, for players) */
-    double tx, ty; /* where it is walking to */
+    double x, y, z;    /* where it is (also while logged out, for players) */
+    double tx, ty, tz; /* where it is walking (or flying) to */
+    double fx, fy;     /* the way it faces: guards, whose sight is a cone */
     double speed;
     uint16_t kind; /* sim_kind */
     uint16_t idle; /* ticks left standing still */
@@ -71,28 +76,49 @@ typedef struct sim_entity {
     uint8_t market; /* villagers: goes to the market on market day */
 } sim_entity;
 
-/* The few entities the pictures single out, with their range circles and links. */
+/* The few entities the pictures single out, with their ranges and links. */
 #define SIM_MAX_HIGHLIGHTS 5
 
 /* What a call of the library cost; the tool accumulates these. */
-typedef enum sim_op { OP_ADD, OP_MOVE, OP_REMOVE, OP_RANGE, OP_HIDE, OP_COUNT } sim_op;
+typedef enum sim_op {
+    OP_ADD,
+    OP_MOVE,
+    OP_TURN,
+    OP_REMOVE,
+    OP_RANGE,
+    OP_HIDE,
+    OP_EMIT,
+    OP_COUNT
+} sim_op;
+
+/* The calls as the summary names them: "add", "move", ... */
+extern const char *const sim_op_names[OP_COUNT];
 
 /* One call of the library the scene made, with its arguments: what a tool
  * needs to write the run as a trace. Only the fields of its op are set. */
 typedef struct sim_call {
     sim_op op;
     percept_id id;
-    percept_entity_desc desc; /* OP_ADD: all of it; OP_MOVE: x and y */
-    percept_sense sense;      /* OP_RANGE, OP_HIDE */
-    double range;             /* OP_RANGE */
-    int hidden;               /* OP_HIDE: 1 hides, 0 shows */
+    percept_entity_desc desc;  /* OP_ADD: all of it; OP_MOVE: x, y, z; OP_TURN: facing */
+    percept_sense sense;       /* OP_RANGE, OP_HIDE */
+    double range;              /* OP_RANGE */
+    int hidden;                /* OP_HIDE: 1 hides, 0 shows */
+    percept_stimulus stimulus; /* OP_EMIT (id: its source, if it has one) */
 } sim_call;
+
+/* A stimulus the town made: a wolf's howl, or the church bell. */
+typedef struct sim_noise {
+    double x, y;
+    int tick;
+    int bell; /* 1: the bell; 0: a howl */
+} sim_noise;
 
 typedef struct sim_scene {
     percept_world *world;
     double size; /* the world is [0, size] x [0, size] */
     double market_x0, market_y0, market_x1, market_y1;
     double forest_x, forest_y, forest_r;
+    double church_x, church_y;
     sim_entity *entities;
     size_t count;
     size_t kind_count[KIND_COUNT];
@@ -101,7 +127,9 @@ typedef struct sim_scene {
     int ticks; /* the length of the run, which sets the phases */
     int tick;  /* the tick being played, 1 .. ticks; 0 before the first */
     sim_phase phase;
-    int dusk; /* 1 once dusk has shortened sight */
+    int dusk;          /* 1 once dusk has shortened sight */
+    sim_noise *noises; /* every stimulus of the run, in order */
+    size_t noise_count, noise_cap;
     uint64_t seed;
     uint64_t rng;
     /* Calls made and the time they took, per operation. */
@@ -125,7 +153,7 @@ typedef struct sim_scene {
 int sim_scene_init(sim_scene *scene, percept_world *world, size_t count, int ticks, uint64_t seed,
                    int timing, void (*after_call)(void *user, const sim_call *call), void *user);
 
-/* Plays one tick: phase changes, then everyone moves. 0, or -1 with scene->error. */
+/* Plays one tick: phase changes, everyone moves, then the noises. 0, or -1 with scene->error. */
 int sim_scene_step(sim_scene *scene);
 
 void sim_scene_free(sim_scene *scene);
@@ -141,8 +169,17 @@ static inline size_t sim_index(const sim_scene *scene, percept_id id)
     return id >= 1 && (size_t)id <= scene->count ? (size_t)id - 1 : SIZE_MAX;
 }
 
-/* A highlighted entity's current range for a sense (0 when it lacks it). */
-double sim_range(const sim_scene *scene, size_t index, percept_sense sense);
+/*
+ * How far entity `index` reaches by `sense` on the ground, as the world
+ * holds it now: the radius of its range's sphere where it meets the ground
+ * (0 when it lacks the sense). For a cone, *angle is the facing's angle
+ * and *half half the cone's, in radians; else *half is 0.
+ */
+double sim_reach(const sim_scene *scene, size_t index, percept_sense sense, double *angle,
+                 double *half);
+
+/* A kind's senses in words, for the legends: "sight 80 in a 120° cone, hearing 18". */
+void sim_profile_text(const sim_profile *profile, char *buf, size_t size);
 
 /*
  * The IDs that entity `index` perceives by `sense`, in ascending order, read

@@ -6,6 +6,7 @@
  */
 #include "svg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,7 @@
 #define WIDTH (LEGEND_X + 236.0)
 #define HEIGHT (MAP_PX + 2 * MARGIN)
 
-/* Range circles differ by dash as well as colour, for readers who cannot tell the colours apart. */
+/* Ranges differ by dash as well as colour, for readers who cannot tell the colours apart. */
 static const char *const sense_dash[SIM_SENSES] = {"", "6 4", "2 3"};
 
 typedef struct svg {
@@ -51,24 +52,30 @@ static void draw_map(svg *g)
             "stroke=\"#b59a5a\" stroke-dasharray=\"5 3\"/>\n",
             px(g, s->market_x0), px(g, s->market_y0), len(g, s->market_x1 - s->market_x0),
             len(g, s->market_y1 - s->market_y0));
+    /* The church: a cross. */
+    fprintf(o, "<path stroke=\"#6b4f2a\" stroke-width=\"2.5\" d=\"M%.1f %.1fv16M%.1f %.1fh11\"/>\n",
+            px(g, s->church_x), px(g, s->church_y) - 8, px(g, s->church_x) - 5.5,
+            px(g, s->church_y) - 3);
 }
 
-/* Place names, drawn over the crowd with a light halo so they stay readable. */
+/* A place name, drawn over the crowd with a light halo so that it stays readable. */
+static void label(svg *g, const char *name, const char *color, double x, double y,
+                  const char *anchor)
+{
+    fprintf(g->out,
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"%s\" stroke=\"#f3efe2\" "
+            "stroke-width=\"3\" paint-order=\"stroke\" text-anchor=\"%s\">%s</text>\n",
+            x, y, color, anchor, name);
+}
+
 static void draw_labels(svg *g)
 {
     const sim_scene *s = g->scene;
-    FILE *o = g->out;
-
-    fprintf(o,
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#4f7a3a\" stroke=\"#f3efe2\" "
-            "stroke-width=\"3\" paint-order=\"stroke\" "
-            "text-anchor=\"middle\">forest</text>\n",
-            px(g, s->forest_x), px(g, s->forest_y - s->forest_r) + 16);
-    fprintf(o,
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#8a6d2a\" stroke=\"#f3efe2\" "
-            "stroke-width=\"3\" paint-order=\"stroke\" "
-            "text-anchor=\"middle\">market</text>\n",
-            px(g, (s->market_x0 + s->market_x1) / 2), px(g, s->market_y1) + 15);
+    label(g, "forest", "#4f7a3a", px(g, s->forest_x), px(g, s->forest_y - s->forest_r) + 16,
+          "middle");
+    label(g, "market", "#8a6d2a", px(g, (s->market_x0 + s->market_x1) / 2),
+          px(g, s->market_y1) + 15, "middle");
+    label(g, "church", "#6b4f2a", px(g, s->church_x) + 9, px(g, s->church_y) + 5, "start");
 }
 
 /* Lines from each highlighted observer to what it perceives, one path per sense. */
@@ -150,7 +157,7 @@ static void draw_entities(svg *g)
     }
 }
 
-/* The highlighted few: their range circles, a ring, and a label. */
+/* The highlighted few: their ranges (a sector for a cone), a ring, and a label. */
 static void draw_highlights(svg *g)
 {
     const sim_scene *s = g->scene;
@@ -161,13 +168,19 @@ static void draw_highlights(svg *g)
         if (!e->present)
             continue;
         for (int k = 0; k < SIM_SENSES; k++) {
-            double r = sim_range(s, i, (percept_sense)k);
+            double a, half, r = len(g, sim_reach(s, i, (percept_sense)k, &a, &half));
+            double x = px(g, e->x), y = px(g, e->y);
             if (r <= 0)
                 continue;
+            if (half > 0)
+                fprintf(g->out, "<path d=\"M%.1f %.1fL%.1f %.1fA%.1f %.1f 0 %d 1 %.1f %.1fZ\"", x,
+                        y, x + r * cos(a - half), y + r * sin(a - half), r, r, cos(half) < 0,
+                        x + r * cos(a + half), y + r * sin(a + half));
+            else
+                fprintf(g->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r);
             fprintf(g->out,
-                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"0.06\" "
-                    "stroke=\"%s\" stroke-width=\"1.6\"%s%s%s/>\n",
-                    px(g, e->x), px(g, e->y), len(g, r), sim_sense_colors[k], sim_sense_colors[k],
+                    " fill=\"%s\" fill-opacity=\"%s\" stroke=\"%s\" stroke-width=\"1.6\"%s%s%s/>\n",
+                    sim_sense_colors[k], half > 0 ? "0.16" : "0.06", sim_sense_colors[k],
                     sense_dash[k][0] ? " stroke-dasharray=\"" : "", sense_dash[k],
                     sense_dash[k][0] ? "\"" : "");
         }
@@ -204,6 +217,8 @@ static void draw_legend(svg *g)
     y += 6;
     for (int k = 0; k < KIND_COUNT; k++) {
         const sim_profile *p = &sim_profiles[k];
+        char senses[96];
+        sim_profile_text(p, senses, sizeof senses);
         y += 20;
         int hidden = p->hidden != 0;
         fprintf(o,
@@ -213,10 +228,8 @@ static void draw_legend(svg *g)
         fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%zu %s%s</text>\n", x + 18, y,
                 s->kind_count[k], p->plural, hidden ? " (hidden from sight)" : "");
         y += 14;
-        fprintf(o,
-                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#666\">sight %g, hearing %g, "
-                "smell %g</text>\n",
-                x + 18, y, p->range[0], p->range[1], p->range[2]);
+        fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#666\">%s</text>\n", x + 18,
+                y, senses);
     }
     y += 30;
     fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">senses</text>\n",
@@ -235,9 +248,13 @@ static void draw_legend(svg *g)
     }
     y += 30;
     static const char *const note[] = {
-        "Circles: the sense ranges of one",         "creature of each kind. Lines: what",
-        "it perceives now, coloured by sense.",     "Rings are thieves hidden from sight;",
-        "at dusk all sight but the owls' shrinks.",
+        "Circles and cones: how far one creature",
+        "of each kind reaches on the ground.",
+        "Lines: what it perceives now, coloured",
+        "by sense. Guards overlook guards, wolves",
+        "their own scent. Rings are thieves",
+        "hidden from sight; at dusk all sight",
+        "but the owls' shrinks.",
     };
     for (size_t i = 0; i < sizeof note / sizeof note[0]; i++, y += 15)
         fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#444\">%s</text>\n", x, y,
