@@ -128,11 +128,12 @@ typedef struct percept_event {
     percept_event_kind kind;
     percept_sense sense;
     percept_id observer;
-    percept_id target; /* STIMULUS: the stimulus' source, if has_source */
+    percept_id target; /* STIMULUS: the stimulus' source, or 0 without one */
     double x, y, z;    /* the target's position after the call (in a percept_move_many()
                           batch, after the move delivering it; its last position on
                           removal); STIMULUS: the stimulus' point */
-    int has_source;    /* STIMULUS: whether the stimulus has a source; else 1 */
+    int has_source;    /* STIMULUS: whether it has a source; 1 for every other kind,
+                          whose target is always an entity */
 } percept_event;
 
 /*
@@ -306,7 +307,9 @@ typedef struct percept_sense_params {
 typedef struct percept_entity_desc {
     size_t size; /* sizeof(percept_entity_desc), set by PERCEPT_ENTITY_DESC_INIT */
     double x, y, z;
-    double facing[3]; /* any length, not 0 when a sense has a cone (fov < 360) */
+    double facing[3]; /* any length, not 0 when a sense has a cone (fov < 360, even with
+                         a range of 0); each component finite, at most
+                         PERCEPT_COORD_LIMIT in magnitude */
     uint32_t tags;    /* what the entity is, for the other entities' ignore masks */
     unsigned hidden;  /* PERCEPT_SENSE_BIT()s of the senses it is hidden from */
     percept_sense_params sense[PERCEPT_MAX_SENSES];
@@ -488,7 +491,9 @@ PERCEPT_API int percept_get_bounds(const percept_world *world, percept_bounds *o
 PERCEPT_API int percept_contains(const percept_world *world, percept_id id);
 
 /* Copy out entity `id`'s description, as percept_update() takes it (a fov
- * of 0 reads back as 360); `out->size` must be set (PERCEPT_ENTITY_DESC_INIT). */
+ * of 0 reads back as 360). `out->size` must be at least this header's
+ * (PERCEPT_ENTITY_DESC_INIT); the fields this library knows are written,
+ * `size` set to their size. */
 PERCEPT_API int percept_get_entity(const percept_world *world, percept_id id,
                                    percept_entity_desc *out);
 
@@ -518,8 +523,10 @@ PERCEPT_API int percept_perceived_by(const percept_world *world, percept_id targ
  * three dimensions), in ascending ID order, like percept_perceived().
  * PERCEPT_EINVAL for a point or radius that is not finite, beyond
  * PERCEPT_COORD_LIMIT or, for the radius, negative; PERCEPT_ENOMEM when
- * its working room cannot be allocated. Costs a query of the first sense's
- * backend and a sort of what it finds.
+ * its working room cannot be allocated. The one reading call that
+ * allocates: threads that read a world at once and query it need an
+ * allocator they may call at once (the C library's is one). Costs a query
+ * of the first sense's backend and a sort of what it finds.
  */
 PERCEPT_API int percept_query(const percept_world *world, double x, double y, double z,
                               double radius, percept_id *ids, size_t capacity, size_t *count);
