@@ -826,7 +826,7 @@ static int read_desc(percept_world *w, const char *fn, percept_id id, const perc
         sh->sense[s] = (sense_shape){
             .margin = p->margin > 0 ? p->margin : 0,
             .fov = fov,
-            .c = cone_c(fov),
+            .c = fov < 360 ? cone_c(fov) : -1, /* no cone: never read */
             .ignore = p->ignore,
         };
         shaped |= p->margin > 0 || fov < 360 || p->ignore != 0;
