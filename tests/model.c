@@ -130,7 +130,8 @@ static int check_desc(const model *m, const percept_entity_desc *d)
         return PERCEPT_EINVAL;
     if (!valid_coord(d->x) || !valid_coord(d->y) || !valid_coord(d->z))
         return PERCEPT_EINVAL;
-    if (!isfinite(d->facing[0]) || !isfinite(d->facing[1]) || !isfinite(d->facing[2]))
+    /* A facing is held to the limit of coordinates, as every number of a trace. */
+    if (!valid_coord(d->facing[0]) || !valid_coord(d->facing[1]) || !valid_coord(d->facing[2]))
         return PERCEPT_EINVAL;
     if (d->hidden & ~all_senses(m))
         return PERCEPT_EINVAL;
@@ -487,7 +488,7 @@ int model_turn(model *m, percept_id id, double fx, double fy, double fz)
         return PERCEPT_ENOENT;
     model_entity *e = &m->ent[k];
     const double f[3] = {fx, fy, fz};
-    if (!isfinite(fx) || !isfinite(fy) || !isfinite(fz) ||
+    if (!valid_coord(fx) || !valid_coord(fy) || !valid_coord(fz) ||
         (zero_facing(f) && has_cone(m, e->sense)))
         return PERCEPT_EINVAL;
     memcpy(e->facing, f, sizeof f);

@@ -412,8 +412,9 @@ static const char *const close_kind_name[CLOSE_KINDS] = {
 /*
  * Four entities in range of each other (facing along x, smell in a 270
  * degree cone, so that entity 4 smells no one behind it until it turns),
- * then one call of `kind` with the callback closing at event `close_at`. Returns the events
- * delivered; the world is closed and checked for leaks before returning.
+ * then one call of `kind` with the callback closing at event `close_at`.
+ * Returns the events delivered; the world is closed and checked for leaks
+ * before returning.
  */
 static size_t run_close(const char *backend, int kind, size_t close_at)
 {

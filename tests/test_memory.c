@@ -17,6 +17,7 @@
 
 #define S PERCEPT_SIGHT
 #define H PERCEPT_HEARING
+#define M PERCEPT_SMELL
 
 static size_t parts_sum(const percept_memory *m)
 {
@@ -183,6 +184,35 @@ static void exact_through_a_life(const char *backend)
     TU_OK(w, percept_set_range(w, 7, H, 150));
     TU_OK(w, percept_set_hidden(w, 8, S, 1));
     expect_exact(w, &fa, "after a range and a hide");
+
+    /* Version 2: cones, margins and heights by updates, moves in height,
+     * turns; a stimulus the whole world perceives, whose room is kept; a
+     * query of the whole world, whose room is given back. */
+    for (uint32_t i = 2; i <= 600; i += 5) {
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+        TU_OK(w, percept_get_entity(w, i, &d));
+        d.z = 2;
+        d.facing[0] = 1;
+        d.sense[S].fov = 90;
+        d.sense[H].margin = 4;
+        TU_OK(w, percept_update(w, i, &d));
+        TU_OK(w, percept_move3(w, i + 1, d.x, d.y, 1));
+        TU_OK(w, percept_turn(w, i, 0, 1, 0));
+    }
+    expect_exact(w, &fa, "after updates, moves in height and turns");
+    for (uint32_t i = 1; i <= 600; i++)
+        TU_OK(w, percept_set_range(w, i, M, i % 2 ? 1 : 0));
+    percept_stimulus scent = PERCEPT_STIMULUS_INIT;
+    scent.sense = M;
+    scent.x = scent.y = 100;
+    scent.strength = 1000;
+    TU_OK(w, percept_emit(w, &scent));
+    expect_exact(w, &fa, "after a stimulus 300 perceive");
+    static percept_id ids[600];
+    size_t found = 0;
+    TU_OK(w, percept_query(w, 100, 100, 0, 300, ids, 600, &found));
+    assert_int_equal(found, 600);
+    expect_exact(w, &fa, "after a query of the whole world");
 
     for (uint32_t i = 1; i <= 600; i += 2)
         TU_OK(w, percept_remove(w, i));

@@ -3,9 +3,10 @@
  * model of what a query must name: the observers (far ones only, once near
  * observers are left to a backend) whose largest range among the grid's
  * senses reaches the point in the plane (the core then judges each by the
- * whole relation) and that stand beyond the radius the caller has covered. Ranges
- * run from a fraction of a cell to beyond the world, so that observers
- * stand on every level; each query must name each of them exactly once.
+ * whole relation) and that stand beyond the radius the caller has covered.
+ * Ranges run from a fraction of a cell to beyond the world, so that
+ * observers stand on every level; each query must name each of them
+ * exactly once.
  * Also: how many reach entries an observer may cost, that og_bytes() is the
  * allocator's count, and that a failed og_stage() leaves every answer as it
  * was.

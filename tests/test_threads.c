@@ -3,7 +3,9 @@
  * thread: each must deliver exactly the events a single-threaded run of the
  * same calls delivers (compared by a hash over every event), whatever the
  * backend and whatever the other threads do, including opening and closing
- * worlds and loading plugins at the same time.
+ * worlds and loading plugins at the same time. And several threads reading
+ * one world at once, every read call of it, must each find what one thread
+ * alone finds.
  *
  * CMocka's assertions jump out of the test with longjmp and are not thread
  * safe, so the threads only record what they found; the main thread asserts.
@@ -51,6 +53,10 @@ static void make_sequence(void)
                 tu_desc(splitmix_between(&rnd, 0, 512), splitmix_between(&rnd, 0, 512),
                         splitmix_between(&rnd, 0, 50), splitmix_between(&rnd, 0, 30),
                         splitmix_next(&rnd) % 3 ? 0 : 20, (unsigned)(splitmix_next(&rnd) % 8 == 0));
+            o->desc.z = splitmix_between(&rnd, -5, 5);
+            o->desc.facing[0] = 1;
+            o->desc.sense[PERCEPT_SIGHT].fov = splitmix_next(&rnd) % 2 ? 120 : 0;
+            o->desc.sense[PERCEPT_HEARING].margin = splitmix_between(&rnd, 0, 5);
             alive[e] = 1;
             pos[e][0] = o->desc.x;
             pos[e][1] = o->desc.y;
@@ -61,10 +67,22 @@ static void make_sequence(void)
         } else if (c < 76) {
             o->kind = TU_REMOVE;
             alive[e] = 0;
-        } else if (c < 90) {
+        } else if (c < 84) {
             o->kind = TU_RANGE;
             o->sense = (percept_sense)(splitmix_next(&rnd) % 3);
             o->value = splitmix_between(&rnd, 0, 60);
+        } else if (c < 88) { /* every entity faces somewhere: a turn is never refused */
+            o->kind = TU_TURN;
+            o->x = splitmix_between(&rnd, -1, 1);
+            o->y = splitmix_between(&rnd, -1, 1);
+            o->z = 0.5;
+        } else if (c < 90) {
+            o->kind = TU_EMIT;
+            o->stimulus = (percept_stimulus)PERCEPT_STIMULUS_INIT;
+            o->stimulus.sense = (percept_sense)(splitmix_next(&rnd) % 3);
+            o->stimulus.x = pos[e][0];
+            o->stimulus.y = pos[e][1];
+            o->stimulus.strength = splitmix_between(&rnd, 0.5, 2);
         } else {
             o->kind = TU_HIDE;
             o->sense = (percept_sense)(splitmix_next(&rnd) % 3);
@@ -100,6 +118,8 @@ static void hash_event(void *user, const percept_event *e)
     hash_bytes(&r->hash, fields, sizeof fields);
     hash_bytes(&r->hash, &e->x, sizeof e->x);
     hash_bytes(&r->hash, &e->y, sizeof e->y);
+    hash_bytes(&r->hash, &e->z, sizeof e->z);
+    hash_bytes(&r->hash, &e->has_source, sizeof e->has_source);
     r->events++;
 }
 
@@ -283,12 +303,103 @@ static void test_open_close_while_running(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* One world, several readers                                                 */
+
+typedef struct reader {
+    const percept_world *w;
+    uint64_t hash; /* FNV-1a over every answer, in the order asked */
+    int status;    /* PERCEPT_OK, or the first status no read should give */
+} reader;
+
+#define READ_ROOM 4096
+
+/* The world's IDs, ascending: written before the readers start, then only read. */
+static percept_id read_ids[READ_ROOM];
+static size_t read_count;
+
+/* Every read of every entity: its description, its lists by each sense,
+ * whether it perceives the next in ID order, and a query around it. */
+static void *read_main(void *arg)
+{
+    reader *rd = arg;
+    const percept_world *w = rd->w;
+    percept_id *ids = malloc(READ_ROOM * sizeof *ids);
+    rd->hash = 0xCBF29CE484222325ULL;
+    rd->status = ids != NULL ? PERCEPT_OK : PERCEPT_ENOMEM;
+    for (size_t i = 0; i < read_count && rd->status == PERCEPT_OK; i++) {
+        percept_id id = read_ids[i], next = read_ids[(i + 1) % read_count];
+        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+        size_t n = 0;
+        int rc = percept_get_entity(w, id, &d);
+        const double numbers[6] = {d.x, d.y, d.z, d.facing[0], d.facing[1], d.facing[2]};
+        hash_bytes(&rd->hash, numbers, sizeof numbers);
+        hash_bytes(&rd->hash, &d.tags, sizeof d.tags);
+        hash_bytes(&rd->hash, &d.hidden, sizeof d.hidden);
+        for (int s = 0; s < PERCEPT_MAX_SENSES; s++) {
+            const double sense[3] = {d.sense[s].range, d.sense[s].margin, d.sense[s].fov};
+            hash_bytes(&rd->hash, sense, sizeof sense);
+            hash_bytes(&rd->hash, &d.sense[s].ignore, sizeof d.sense[s].ignore);
+        }
+        for (int s = 0; s < percept_sense_count(w) && rc == PERCEPT_OK; s++) {
+            rc = percept_perceived(w, id, s, ids, READ_ROOM, &n);
+            hash_bytes(&rd->hash, ids, n * sizeof *ids);
+            if (rc == PERCEPT_OK)
+                rc = percept_perceived_by(w, id, s, ids, READ_ROOM, &n);
+            hash_bytes(&rd->hash, ids, n * sizeof *ids);
+            int p = percept_perceives(w, id, next, s);
+            hash_bytes(&rd->hash, &p, sizeof p);
+        }
+        if (rc == PERCEPT_OK)
+            rc = percept_query(w, d.x, d.y, d.z, 30, ids, READ_ROOM, &n);
+        hash_bytes(&rd->hash, ids, n * sizeof *ids);
+        rd->status = rc;
+    }
+    free(ids);
+    return NULL;
+}
+
+/* The sequence's first half on one world of `backend`; then THREADS threads
+ * read it at once, each finding what one reader alone finds. */
+static void check_concurrent_reads(const char *backend)
+{
+    percept_world *w = tu_open(backend, "[world]\nmax_x = 512\nmax_y = 512\n", NULL);
+    for (size_t i = 0; i < SEQ_CALLS / 2; i++)
+        if (sequence[i].id < UNKNOWN_ID)
+            TU_OK(w, tu_apply(w, &sequence[i]));
+    TU_OK(w, percept_entities(w, read_ids, READ_ROOM, &read_count));
+    assert_true(read_count > 0 && read_count <= READ_ROOM);
+    reader alone = {w, 0, 0}, readers[THREADS];
+    pthread_t threads[THREADS];
+    read_main(&alone);
+    assert_int_equal(alone.status, PERCEPT_OK);
+    for (size_t i = 0; i < THREADS; i++) {
+        readers[i] = (reader){w, 0, 0};
+        assert_int_equal(pthread_create(&threads[i], NULL, read_main, &readers[i]), 0);
+    }
+    for (size_t i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    for (size_t i = 0; i < THREADS; i++) {
+        assert_int_equal(readers[i].status, PERCEPT_OK);
+        if (readers[i].hash != alone.hash)
+            fail_msg("%s: reader %zu found otherwise than a reader alone", backend, i);
+    }
+    percept_world_close(w);
+}
+
+static void test_concurrent_reads(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_concurrent_reads);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         tu_backend_test(test_parallel_worlds_same_backend),
         cmocka_unit_test(test_parallel_worlds_all_backends),
         cmocka_unit_test(test_open_close_while_running),
+        tu_backend_test(test_concurrent_reads),
     };
     make_sequence();
     return cmocka_run_group_tests(tests, NULL, NULL);
