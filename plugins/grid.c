@@ -112,9 +112,9 @@ static void grid_destroy(percept_backend *b)
  * is there already. Each step either succeeds or changes only capacity.
  */
 static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                        double y, double range)
+                        double y, double z, double range)
 {
-    (void)range;
+    (void)z, (void)range;
     if (slot >= slot_count)
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
     if (entry_refs_reserve(b->host, &b->slots, &b->slot_cap, slot_count) != 0)
@@ -125,9 +125,10 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, &b->cell_bytes);
 }
 
-static void grid_put(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void grid_put(percept_backend *b, percept_slot slot, double x, double y, double z,
+                     double range)
 {
-    (void)range;
+    (void)z, (void)range;
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
     const entry_ref *s = &b->slots[slot];
@@ -161,9 +162,10 @@ static void grid_remove(percept_backend *b, percept_slot slot)
     b->count--;
 }
 
-static void grid_query(const percept_backend *b, double x, double y, double r,
+static void grid_query(const percept_backend *b, double x, double y, double z, double r,
                        percept_backend_visit visit, void *ctx)
 {
+    (void)z; /* the planar query is a superset of the one in three dimensions */
     if (x != x || y != y || r != r || b->count == 0)
         return; /* NaN: no distance compares <= with it */
     if (r < 0)

@@ -219,9 +219,9 @@ static int can_enter(const percept_backend *b, percept_slot slot, uint32_t c)
  * fails keeps the old block), so a failure part-way changes only capacity.
  */
 static int hashgrid_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                            double y, double range)
+                            double y, double z, double range)
 {
-    (void)range;
+    (void)z, (void)range;
     if (entry_refs_reserve(b->host, &b->slots, &b->slot_cap, slot_count) != 0)
         return -1;
 
@@ -347,9 +347,10 @@ static void unlink_slot(percept_backend *b, percept_slot slot)
         release_cell(b, c);
 }
 
-static void hashgrid_put(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void hashgrid_put(percept_backend *b, percept_slot slot, double x, double y, double z,
+                         double range)
 {
-    (void)range;
+    (void)z, (void)range;
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
     const entry_ref *s = &b->slots[slot];
@@ -391,9 +392,10 @@ static void gather_cells(const percept_backend *b, const hg_cell *const *cells, 
                            query_offset_in(b, y, cells[i]->cy), limit, hits);
 }
 
-static void hashgrid_query(const percept_backend *b, double x, double y, double r,
+static void hashgrid_query(const percept_backend *b, double x, double y, double z, double r,
                            percept_backend_visit visit, void *ctx)
 {
+    (void)z;
     if (x != x || y != y || r != r || b->ncells == 0)
         return; /* NaN: no distance compares <= with it */
     if (r < 0)
