@@ -46,45 +46,59 @@ int backend_grow(const percept_backend_host *host, void **array, size_t elem, ui
     return 0;
 }
 
-int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
-                       double min, const char *min_reason, double *value, int *index,
-                       percept_backend_error *error)
+/* Why value v (or a value that is no number) does not fit `size`. */
+static void size_refused(const backend_size *size, int number, double v, char *text, size_t n)
 {
-    *index = -1;
+    if (!number)
+        snprintf(text, n, "must be a plain decimal number, at most 1e15");
+    else if (v > BACKEND_SIZE_MAX)
+        snprintf(text, n,
+                 "must be at most 1e15, the limit of coordinates (a larger size indexes "
+                 "nothing otherwise)");
+    else if (size->min_reason != NULL)
+        snprintf(text, n, "%s", size->min_reason);
+    else if (!(v > 0))
+        snprintf(text, n, "must be a number greater than 0");
+    else
+        snprintf(text, n,
+                 "%s must be at least " BACKEND_SIZE_MIN_TEXT
+                 ", the smallest normal double (cells are found by multiplying by 1 / %s)",
+                 size->key, size->key);
+}
+
+int backend_sizes(const percept_backend_setup *setup, const char *backend, backend_size *sizes,
+                  size_t count, percept_backend_error *error)
+{
+    for (size_t k = 0; k < count; k++)
+        sizes[k].index = -1;
     for (size_t i = 0; i < setup->param_count; i++) {
         const percept_backend_param *p = &setup->params[i];
         char text[256];
-        if (p->key == NULL || strcmp(p->key, key) != 0) {
-            snprintf(text, sizeof text, "unknown parameter (%s takes: %s)", backend, key);
+        backend_size *size = NULL;
+        for (size_t k = 0; k < count && size == NULL; k++)
+            if (p->key != NULL && strcmp(p->key, sizes[k].key) == 0)
+                size = &sizes[k];
+        if (size == NULL) {
+            char keys[128] = "";
+            for (size_t k = 0, used = 0; k < count && used < sizeof keys; k++)
+                used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", k > 0 ? ", " : "",
+                                         sizes[k].key);
+            snprintf(text, sizeof text, "unknown parameter (%s takes: %s)", backend, keys);
             backend_set_error(error, (int)i, text);
             return -1;
         }
-        if (*index >= 0) {
+        if (size->index >= 0) {
             backend_set_error(error, (int)i, "given more than once");
             return -1;
         }
-        double v;
+        double v = 0;
         int number = p->value != NULL && decimal_parse(p->value, &v) == 0;
-        if (number && v >= min && v <= BACKEND_SIZE_MAX) {
-            *value = v;
-            *index = (int)i;
+        if (number && ((v >= size->min && v <= BACKEND_SIZE_MAX) || (size->zero && v == 0))) {
+            size->value = v;
+            size->index = (int)i;
             continue;
         }
-        if (!number)
-            snprintf(text, sizeof text, "must be a plain decimal number, at most 1e15");
-        else if (v > BACKEND_SIZE_MAX)
-            snprintf(text, sizeof text,
-                     "must be at most 1e15, the limit of coordinates (a larger size indexes "
-                     "nothing otherwise)");
-        else if (min_reason != NULL)
-            snprintf(text, sizeof text, "%s", min_reason);
-        else if (!(v > 0))
-            snprintf(text, sizeof text, "must be a number greater than 0");
-        else
-            snprintf(text, sizeof text,
-                     "%s must be at least " BACKEND_SIZE_MIN_TEXT
-                     ", the smallest normal double (cells are found by multiplying by 1 / %s)",
-                     key, key);
+        size_refused(size, number, v, text, sizeof text);
         backend_set_error(error, (int)i, text);
         return -1;
     }

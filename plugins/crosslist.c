@@ -427,7 +427,7 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
      * grid's cells (backend_util.h); without a window, the lists are walked
      * whole. The finds are filtered by the host's own exact test.
      */
-    backend_window w = {INFINITY, INFINITY};
+    backend_window w = {INFINITY, INFINITY, INFINITY};
     backend_query_window(x, y, r, &w);
     double hi[2] = {x + w.pad_x, y + w.pad_y};
     uint32_t preds[2][MAX_LEVEL];

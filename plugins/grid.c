@@ -66,18 +66,15 @@ static double grid_span(const percept_backend_setup *setup, double size)
 static percept_backend *grid_create(const percept_backend_setup *setup,
                                     percept_backend_error *error)
 {
-    double cell_size = DEFAULT_CELL_SIZE;
-    int cell_param;
-    backend_layout grid;
-
     /*
      * Above BACKEND_SIZE_MIN a tiny size needs no limit of its own: the
      * layout refuses more than MAX_CELLS cells, and over bounds of no area
      * any size makes one cell (whose edges take everyone).
      */
-    if (backend_size_param(setup, GRID_NAME, GRID_SIZE_KEY, BACKEND_SIZE_MIN, NULL, &cell_size,
-                           &cell_param, error) != 0 ||
-        backend_layout_init(&grid, setup, cell_size, cell_param, GRID_SIZE_KEY, GRID_UNIT,
+    backend_size size = {.key = GRID_SIZE_KEY, .min = BACKEND_SIZE_MIN, .value = DEFAULT_CELL_SIZE};
+    backend_layout grid;
+    if (backend_sizes(setup, GRID_NAME, &size, 1, error) != 0 ||
+        backend_layout_init(&grid, setup, size.value, size.index, GRID_SIZE_KEY, GRID_UNIT,
                             MAX_CELLS, error) != 0)
         return NULL;
 
@@ -122,7 +119,8 @@ static int grid_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     uint32_t cell = backend_cell_index(&b->grid, x, y);
     if (slot < b->slot_cap && b->slots[slot].block == cell)
         return 0; /* a move within the cell rewrites the entry in place */
-    return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, &b->cell_bytes);
+    return entry_block_reserve(b->host, &b->cells[cell], FIRST_CELL_CAP, sizeof(block_entry),
+                               &b->cell_bytes);
 }
 
 static void grid_put(percept_backend *b, percept_slot slot, double x, double y, double z,
@@ -143,7 +141,8 @@ static void grid_put(percept_backend *b, percept_slot slot, double x, double y, 
     uint32_t from = s->block;
     if (from != NONE) {
         entry_ref_unlink(b->slots, slot, b->cells[from]);
-        entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
+        entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, sizeof(block_entry),
+                           &b->cell_bytes);
     } else {
         b->count++;
         if (slot >= b->slot_limit)
@@ -158,7 +157,8 @@ static void grid_remove(percept_backend *b, percept_slot slot)
         return;
     uint32_t from = b->slots[slot].block;
     entry_ref_unlink(b->slots, slot, b->cells[from]);
-    entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, &b->cell_bytes);
+    entry_block_shrink(b->host, &b->cells[from], FIRST_CELL_CAP, sizeof(block_entry),
+                       &b->cell_bytes);
     b->count--;
 }
 
