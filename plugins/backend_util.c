@@ -117,9 +117,10 @@ static double cells_along(double len, double size)
     return n < 1 ? 1 : n;
 }
 
-int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
-                        int size_param, const char *key, const char *unit, double max_cells,
-                        percept_backend_error *error)
+int backend_cells_over(const percept_backend_setup *setup, double step_x, double step_y,
+                       uint32_t extra, double size, int size_param, const char *key,
+                       const char *unit, double max_cells, uint32_t *nx, uint32_t *ny,
+                       percept_backend_error *error)
 {
     double w = setup->max_x - setup->min_x;
     double h = setup->max_y - setup->min_y;
@@ -128,23 +129,33 @@ int backend_layout_init(backend_layout *layout, const percept_backend_setup *set
         backend_set_error(error, -1, "world bounds must be finite with min <= max");
         return -1;
     }
-    double nx = cells_along(w, size), ny = cells_along(h, size);
-    if (!(nx * ny <= max_cells)) {
+    double cx = cells_along(w, step_x) + extra, cy = cells_along(h, step_y) + extra;
+    if (!(cx * cy <= max_cells)) {
         char text[256];
         decimal_snprintf(text, sizeof text,
                          "%s %.17g%s is too small for the world bounds: %.3g x %.3g %s (at most "
                          "%.0f); set a larger %s, or use hashgrid, whose cells only exist where "
                          "entities are",
-                         key, size, size_param >= 0 ? "" : " (the default)", nx, ny, unit,
+                         key, size, size_param >= 0 ? "" : " (the default)", cx, cy, unit,
                          max_cells, key);
         backend_set_error(error, size_param, text);
         return -1;
     }
+    *nx = (uint32_t)cx;
+    *ny = (uint32_t)cy;
+    return 0;
+}
+
+int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
+                        int size_param, const char *key, const char *unit, double max_cells,
+                        percept_backend_error *error)
+{
+    if (backend_cells_over(setup, size, size, 0, size, size_param, key, unit, max_cells,
+                           &layout->nx, &layout->ny, error) != 0)
+        return -1;
     layout->min_x = setup->min_x;
     layout->min_y = setup->min_y;
     layout->size = size;
     layout->inv = 1.0 / size;
-    layout->nx = (uint32_t)nx;
-    layout->ny = (uint32_t)ny;
     return 0;
 }

@@ -129,11 +129,19 @@ typedef struct backend_layout {
 } backend_layout;
 
 /*
- * Lays cells of side `size` over setup's world bounds, at most `max_cells`
- * of them. `key` and `unit` name the size parameter and the cells in the
- * error ("cell_size", "cells"); `size_param` is the parameter's index, or
- * -1 when `size` is the default. Returns 0, or -1 with *error filled.
+ * How many cells, `step_x` apart along x and `step_y` along y, cover
+ * setup's world bounds, plus `extra` along each: *nx and *ny, at most
+ * `max_cells` in all. `size` is the size parameter, `key` and `unit` name
+ * it and the cells in the error ("cell_size", "cells"); `size_param` is the
+ * parameter's index, or -1 when `size` is the default. Returns 0, or -1
+ * with *error filled.
  */
+int backend_cells_over(const percept_backend_setup *setup, double step_x, double step_y,
+                       uint32_t extra, double size, int size_param, const char *key,
+                       const char *unit, double max_cells, uint32_t *nx, uint32_t *ny,
+                       percept_backend_error *error);
+
+/* Lays cells of side `size` over setup's world bounds, as backend_cells_over() counts them. */
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
                         int size_param, const char *key, const char *unit, double max_cells,
                         percept_backend_error *error);

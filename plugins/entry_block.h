@@ -1,9 +1,9 @@
 /*
  * entry_block.h - the entities of one cell (or tower) as one block: what a
  * query reads of each entity, in a single array, so a cell's candidates are
- * one sequential read rather than a chain of misses. grid, hashgrid and tower
- * keep one block per occupied cell and, per slot, where its entry is
- * (entry_ref). Also the batch in which queries hand their finds to the host.
+ * one sequential read rather than a chain of misses. grid, hashgrid, hexgrid
+ * and tower keep one block per occupied cell and, per slot, where its entry
+ * is (entry_ref). Also the batch in which queries hand their finds to the host.
  */
 #ifndef PERCEPT_ENTRY_BLOCK_H
 #define PERCEPT_ENTRY_BLOCK_H
