@@ -327,7 +327,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
         const backend_group *bg = &w->backends[g];
         double r = query_radius(&p, g);
         if (r > 0) {
-            bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_candidate, &p);
+            bg->plugin.ops.query(bg->backend, me->x, me->y, me->z, r, visit_candidate, &p);
             if (r * r > covered2)
                 covered2 = r * r; /* the backend's own test: dx*dx + dy*dy <= r*r */
         }
@@ -442,7 +442,7 @@ static int apply_change(percept_world *w, const change *ch)
         touched[g] = backend_touched(w, ch, bg, reach[g]);
         if (!ch->removing && touched[g] &&
             bg->plugin.ops.reserve(bg->backend, slot_count, slot, ch->next.x, ch->next.y,
-                                   reach[g])) {
+                                   ch->next.z, reach[g])) {
             w->refused_by = bg;
             return PERCEPT_ENOMEM;
         }
@@ -506,11 +506,11 @@ static int apply_change(percept_world *w, const change *ch)
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
         if (ch->adding)
-            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
+            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y, ch->next.z, reach[g]);
         else if (ch->removing)
             bg->plugin.ops.remove(bg->backend, slot);
         else if (touched[g])
-            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
+            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y, ch->next.z, reach[g]);
     }
     if (ch->adding) {
         id_map_insert(&w->ids, ch->next.id, slot);
@@ -1287,7 +1287,8 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
     w->changes.failed = 0;
     em.epoch = next_epoch(w);
     const backend_group *bg = &w->backends[w->backend_of[st->sense]];
-    bg->plugin.ops.query(bg->backend, st->x, st->y, em.strength * bound, visit_listener, &em);
+    bg->plugin.ops.query(bg->backend, st->x, st->y, st->z, em.strength * bound, visit_listener,
+                         &em);
     if (w->changes.failed) {
         w->changes.len = 0;
         return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
