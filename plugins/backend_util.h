@@ -43,19 +43,30 @@ void *backend_new(const percept_backend_setup *setup, size_t size, percept_backe
 #define BACKEND_SIZE_MAX 1e15
 
 /*
- * The parameters of a backend that takes one size, `key` (cell_size,
- * tower_size): a plain decimal number, read as the core reads its numbers
- * (src/decimal.h: no "inf", "nan" or hex forms, '.' whatever the locale),
- * from `min` to BACKEND_SIZE_MAX. With min > BACKEND_SIZE_MIN, `min_reason`
- * is the message for a number below it, naming the key and the limit and
- * saying why (written out: printf's numbers follow the locale); else NULL.
- * Any other key, a repeat or a bad value fills *error and returns -1. On
- * success *value holds the size (the caller's default when the key is
- * absent) and *index the parameter's index or -1.
+ * One size a backend takes (cell_size, tower_size, ...): a plain decimal
+ * number, read as the core reads its numbers (src/decimal.h: no "inf", "nan"
+ * or hex forms, '.' whatever the locale), from `min` to BACKEND_SIZE_MAX, or
+ * 0 too when `zero` (a size that turns a feature off). With min >
+ * BACKEND_SIZE_MIN, `min_reason` is the message for a number below it,
+ * naming the key and the limit and saying why (written out: printf's
+ * numbers follow the locale); else NULL.
  */
-int backend_size_param(const percept_backend_setup *setup, const char *backend, const char *key,
-                       double min, const char *min_reason, double *value, int *index,
-                       percept_backend_error *error);
+typedef struct backend_size {
+    const char *key;
+    double min;
+    const char *min_reason;
+    int zero;
+    double value; /* the default before backend_sizes(), the value after */
+    int index;    /* after backend_sizes(): the parameter's index, or -1 when absent */
+} backend_size;
+
+/*
+ * Reads the parameters of a backend that takes the `count` sizes of
+ * `sizes`, and nothing else. Any other key, a repeat or a bad value fills
+ * *error and returns -1; else 0.
+ */
+int backend_sizes(const percept_backend_setup *setup, const char *backend, backend_size *sizes,
+                  size_t count, percept_backend_error *error);
 
 /*
  * The capacity to grow an array of `cap` elements to so it holds `need`:
@@ -118,11 +129,19 @@ typedef struct backend_layout {
 } backend_layout;
 
 /*
- * Lays cells of side `size` over setup's world bounds, at most `max_cells`
- * of them. `key` and `unit` name the size parameter and the cells in the
- * error ("cell_size", "cells"); `size_param` is the parameter's index, or
- * -1 when `size` is the default. Returns 0, or -1 with *error filled.
+ * How many cells, `step_x` apart along x and `step_y` along y, cover
+ * setup's world bounds, plus `extra` along each: *nx and *ny, at most
+ * `max_cells` in all. `size` is the size parameter, `key` and `unit` name
+ * it and the cells in the error ("cell_size", "cells"); `size_param` is the
+ * parameter's index, or -1 when `size` is the default. Returns 0, or -1
+ * with *error filled.
  */
+int backend_cells_over(const percept_backend_setup *setup, double step_x, double step_y,
+                       uint32_t extra, double size, int size_param, const char *key,
+                       const char *unit, double max_cells, uint32_t *nx, uint32_t *ny,
+                       percept_backend_error *error);
+
+/* Lays cells of side `size` over setup's world bounds, as backend_cells_over() counts them. */
 int backend_layout_init(backend_layout *layout, const percept_backend_setup *setup, double size,
                         int size_param, const char *key, const char *unit, double max_cells,
                         percept_backend_error *error);
@@ -150,39 +169,55 @@ static inline uint32_t backend_cell_index(const backend_layout *l, double x, dou
 
 /*
  * What a query of radius r around (x, y) must read, whatever the index:
- * the host accepts an entity at (px, py) when, rounded, (px - x)^2 +
- * (py - y)^2 <= r*r, and an index that prunes by a window of coordinates
- * computed as x - pad and x + pad (rounded too) must hold every such px in
- * it; a cell or list position monotone in the coordinate then holds the
- * entity too. The margin, with u = 2^-53:
+ * the host accepts an entity at (px, py, pz) when, rounded, (px - x)^2 +
+ * (py - y)^2 + (pz - z)^2 <= r*r, and an index that prunes by a window of
+ * coordinates computed as x - pad and x + pad (rounded too) must hold every
+ * such px in it; a cell or list position monotone in the coordinate then
+ * holds the entity too. The margin, with u = 2^-53:
  *  - the accepted |px - x| is at most r (1 + 2u) beyond its rounding, as
  *    the squares, r*r and the difference each round by u at most (the
- *    other axis only adds a term that is not negative);
+ *    other axes only add terms that are not negative);
  *  - x + pad rounds by u (|x| + pad), and pad by a few u of itself;
  *  - below about 1e-154 the squares underflow, and any difference whose
  *    square is below 2^-1074 passes: a few 1e-162 in all;
  * so pad = r + (|x| + r) * 4e-15 + 1e-150 (4e-15 is about 36u) covers all
  * with room, for any |x| and r whose square is finite. It serves every
  * index that compares coordinates with the window's ends (grid, tower and
- * hashgrid through their cells, crosslist directly).
+ * hashgrid through their cells, crosslist directly), on any axis.
  */
 typedef struct backend_window {
-    double pad_x, pad_y; /* half-widths about x and y */
+    double pad_x, pad_y, pad_z; /* half-widths about x, y and z */
 } backend_window;
 
+/* The half-width about coordinate v of the window of radius r. */
+static inline double backend_pad(double v, double r)
+{
+    double a = v < 0 ? -v : v;
+    return r + (a + r) * 4e-15 + 1e-150;
+}
+
 /*
- * Fills *w for a query with r >= 0 (not NaN) and returns 1. Returns 0 when
- * x or y is beyond +-1e300 or r*r beyond 1e300, near where it overflows:
- * once it does, the host accepts any entity whose squared distance
- * overflows too, however far, so the query must report every entity.
+ * Fills w->pad_x and w->pad_y for a query with r >= 0 (not NaN) and returns
+ * 1. Returns 0 when x or y is beyond +-1e300 or r*r beyond 1e300, near
+ * where it overflows: once it does, the host accepts any entity whose
+ * squared distance overflows too, however far, so the query must report
+ * every entity.
  */
 static inline int backend_query_window(double x, double y, double r, backend_window *w)
 {
     if (!(x > -1e300 && x < 1e300 && y > -1e300 && y < 1e300 && r * r <= 1e300))
         return 0;
-    double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
-    w->pad_x = r + (ax + r) * 4e-15 + 1e-150;
-    w->pad_y = r + (ay + r) * 4e-15 + 1e-150;
+    w->pad_x = backend_pad(x, r);
+    w->pad_y = backend_pad(y, r);
+    return 1;
+}
+
+/* The same over z as well, with w->pad_z. */
+static inline int backend_query_box(double x, double y, double z, double r, backend_window *w)
+{
+    if (!(z > -1e300 && z < 1e300) || !backend_query_window(x, y, r, w))
+        return 0;
+    w->pad_z = backend_pad(z, r);
     return 1;
 }
 

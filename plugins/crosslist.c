@@ -2,7 +2,7 @@
  * crosslist.c - the "crosslist" backend (cross-linked lists, sweep and
  * prune): every entity sits on an X-sorted and a Y-sorted list; a query
  * walks the axis window [q-r, q+r] of whichever axis holds fewer entities
- * and filters by exact distance.
+ * and filters by exact planar distance.
  *
  * Each sorted list is the bottom level of a skip list. A slot's height
  * (1..MAX_LEVEL, P(h > k) = 4^-k) is drawn once, from a seeded generator,
@@ -246,11 +246,9 @@ static void crosslist_destroy(percept_backend *b)
  * memory_usage() counts: each array keeps its own capacity).
  */
 static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                             double y, double range)
+                             double y, double z, double range)
 {
-    (void)x;
-    (void)y;
-    (void)range;
+    (void)x, (void)y, (void)z, (void)range;
     if (slot >= slot_count)
         slot_count = slot == UINT32_MAX ? UINT32_MAX : slot + 1;
     if (slot_count <= b->slot_cap)
@@ -287,9 +285,10 @@ static int crosslist_reserve(percept_backend *b, uint32_t slot_count, percept_sl
     return 0;
 }
 
-static void crosslist_put(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void crosslist_put(percept_backend *b, percept_slot slot, double x, double y, double z,
+                          double range)
 {
-    (void)range;
+    (void)z, (void)range;
     if (slot >= b->slot_cap)
         return; /* the host skipped reserve(); refuse rather than corrupt */
     cl_slot *s = &b->slots[slot];
@@ -414,9 +413,10 @@ static void walk_segments(const cl_node *nodes, int axis, uint32_t first, const 
     hits->count = found;
 }
 
-static void crosslist_query(const percept_backend *b, double x, double y, double r,
+static void crosslist_query(const percept_backend *b, double x, double y, double z, double r,
                             percept_backend_visit visit, void *ctx)
 {
+    (void)z; /* the planar test is a superset of the one in three dimensions */
     if (!(r >= 0) || x != x || y != y || b->count == 0)
         return; /* NaN compares false with everything: nothing is within it */
     const cl_node *nodes = b->nodes;
@@ -427,7 +427,7 @@ static void crosslist_query(const percept_backend *b, double x, double y, double
      * grid's cells (backend_util.h); without a window, the lists are walked
      * whole. The finds are filtered by the host's own exact test.
      */
-    backend_window w = {INFINITY, INFINITY};
+    backend_window w = {INFINITY, INFINITY, INFINITY};
     backend_query_window(x, y, r, &w);
     double hi[2] = {x + w.pad_x, y + w.pad_y};
     uint32_t preds[2][MAX_LEVEL];

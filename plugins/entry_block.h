@@ -1,9 +1,9 @@
 /*
  * entry_block.h - the entities of one cell (or tower) as one block: what a
  * query reads of each entity, in a single array, so a cell's candidates are
- * one sequential read rather than a chain of misses. grid, hashgrid and tower
- * keep one block per occupied cell and, per slot, where its entry is
- * (entry_ref). Also the batch in which queries hand their finds to the host.
+ * one sequential read rather than a chain of misses. grid, hashgrid, hexgrid
+ * and tower keep one block per occupied cell and, per slot, where its entry
+ * is (entry_ref). Also the batch in which queries hand their finds to the host.
  */
 #ifndef PERCEPT_ENTRY_BLOCK_H
 #define PERCEPT_ENTRY_BLOCK_H
@@ -30,6 +30,13 @@ typedef struct block_entry {
     float dx, dy; /* from the anchor, or NaN */
     uint32_t slot;
 } block_entry;
+
+/* An entry of a block over heights too (hashgrid's boxes): 16 bytes. Such
+ * a block holds these in place of block_entry (entry_items3()). */
+typedef struct block_entry3 {
+    float dx, dy, dz;
+    uint32_t slot;
+} block_entry3;
 
 /* How far from its anchor an entry's offset may be, in cells: a margin of
  * some ten millionths of a cell (entry_gather_limit()). */
@@ -75,9 +82,9 @@ static inline float entry_query_offset(double v, double anchor)
  *    2^-23 + 1e-44: the offset, the query's offset and their difference
  *    each round to 24 bits (of at most span, span + rho and the result),
  *    and float subnormals add an absolute 1.4e-45 each;
- *  - so the float distance is at most rho + 2 err, and its square, summed
- *    in floats, is within 2^-22 of the exact one; 2^-18 covers that and
- *    the rounding of the bound to a float.
+ *  - so the float distance, over two axes or three, is at most rho + 2 err,
+ *    and its square, summed in floats, is within 2^-22 of the exact one;
+ *    2^-18 covers that and the rounding of the bound to a float.
  * Beyond a float's range the bound is infinite: every entry passes. Below
  * 1e-30 it is 1e-30, since float squares that small underflow anyway.
  */
@@ -98,16 +105,23 @@ typedef struct entry_block {
     block_entry items[];
 } entry_block;
 
+/* The entries of a block that holds block_entry3. */
+static inline block_entry3 *entry_items3(entry_block *block)
+{
+    return (block_entry3 *)(void *)block->items;
+}
+
 /* No block: a slot not in the index (entry_ref). */
 #define ENTRY_BLOCK_NONE UINT32_MAX
 
 /*
- * Room for one more entry in *block: makes it with `first` entries when it
- * is NULL, doubles it when full. Returns 0, or -1 when out of memory with
- * *block unchanged. *bytes, the caller's total of block bytes, follows.
+ * Room for one more entry, of `entry` bytes (sizeof block_entry or
+ * block_entry3), in *block: makes it with `first` entries when it is NULL,
+ * doubles it when full. Returns 0, or -1 when out of memory with *block
+ * unchanged. *bytes, the caller's total of block bytes, follows.
  */
 int entry_block_reserve(const percept_backend_host *host, entry_block **block, uint32_t first,
-                        size_t *bytes);
+                        size_t entry, size_t *bytes);
 
 /* Blocks of up to this many entries keep their room: a cell's count comes
  * and goes with every crossing, and resizing on each would cost a call. */
@@ -120,13 +134,13 @@ int entry_block_reserve(const percept_backend_host *host, entry_block **block, u
  * host refuses, the block stays as it was. *bytes follows.
  */
 void entry_block_give_back(const percept_backend_host *host, entry_block **block, uint32_t first,
-                           size_t *bytes);
+                           size_t entry, size_t *bytes);
 static inline void entry_block_shrink(const percept_backend_host *host, entry_block **block,
-                                      uint32_t first, size_t *bytes)
+                                      uint32_t first, size_t entry, size_t *bytes)
 {
     const entry_block *b = *block;
     if (b != NULL && b->cap > ENTRY_BLOCK_SHRINK_FROM && b->count <= b->cap / 4)
-        entry_block_give_back(host, block, first, bytes);
+        entry_block_give_back(host, block, first, entry, bytes);
 }
 
 /* Whether `block` (maybe NULL) takes one more entry without allocating. */
@@ -165,6 +179,19 @@ static inline void entry_ref_move(entry_block *block, const entry_ref *ref, floa
     block_entry *e = &block->items[ref->index];
     e->dx = dx;
     e->dy = dy;
+}
+
+/* The same three for a block of block_entry3. */
+void entry_ref_link3(entry_ref *refs, percept_slot slot, entry_block *block, uint32_t where,
+                     float dx, float dy, float dz);
+void entry_ref_unlink3(entry_ref *refs, percept_slot slot, entry_block *block);
+static inline void entry_ref_move3(entry_block *block, const entry_ref *ref, float dx, float dy,
+                                   float dz)
+{
+    block_entry3 *e = &entry_items3(block)[ref->index];
+    e->dx = dx;
+    e->dy = dy;
+    e->dz = dz;
 }
 
 /*
@@ -232,6 +259,28 @@ static inline void entry_block_gather(const entry_block *block, float qx, float 
             float dx = e[i].dx - qx, dy = e[i].dy - qy;
             hits->slot[n] = e[i].slot; /* n < BLOCK_HITS: at most i hits so far */
             n += !(dx * dx + dy * dy > limit);
+        }
+        hits->count = n;
+        e += take;
+        left -= take;
+        if (n == BLOCK_HITS)
+            block_hits_flush(hits);
+    }
+}
+
+/* entry_block_gather() for a block of block_entry3, by the distance in space. */
+static inline void entry_block_gather3(entry_block *block, float qx, float qy, float qz,
+                                       float limit, block_hits *hits)
+{
+    const block_entry3 *e = entry_items3(block);
+    uint32_t left = block->count;
+    while (left > 0) {
+        uint32_t n = hits->count, room = BLOCK_HITS - n;
+        uint32_t take = left < room ? left : room;
+        for (uint32_t i = 0; i < take; i++) {
+            float dx = e[i].dx - qx, dy = e[i].dy - qy, dz = e[i].dz - qz;
+            hits->slot[n] = e[i].slot;
+            n += !(dx * dx + dy * dy + dz * dz > limit);
         }
         hits->count = n;
         e += take;

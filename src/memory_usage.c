@@ -14,8 +14,8 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
     percept_memory m = {0};
 
     if (w->slot_cap) /* a whole struct and a line more than the records: see grow_slots() */
-        m.entities =
-            (w->slot_cap << w->ent_shift) + sizeof(entity) + 64 + w->slot_cap * sizeof *w->free_slots;
+        m.entities = (w->slot_cap << w->ent_shift) + sizeof(entity) + 64 +
+                     w->slot_cap * sizeof *w->free_slots;
     if (w->shapes)
         m.entities += w->slot_cap * w->shape_bytes + sizeof(shape);
     m.entities += id_map_bytes(&w->ids);

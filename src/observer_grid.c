@@ -321,7 +321,7 @@ static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t sl
 }
 
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
-               const og_registration *next, double x, double y, const double *range)
+               const og_registration *next, double x, double y, double z, const double *range)
 {
     og_slot *s = &g->slots[slot];
     if (!og_same(&s->reg, next)) {
@@ -356,6 +356,7 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
         og_observer *o = &home->obs[s->index];
         o->x = x;
         o->y = y;
+        o->z = z;
         double r = og_range(g, range);
         o->r2 = r > 0 ? r * r : -1;
         bound_add(&home->bound, o);
@@ -371,8 +372,8 @@ double og_near_radius(const observer_grid *g)
     return (g->near_top + 1) * (g->near_limit / OG_NEAR_CLASSES) * (1 + 1e-9);
 }
 
-void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
-              og_visit visit, void *ctx)
+void og_query(const observer_grid *g, double x, double y, double z, unsigned senses,
+              double covered2, og_visit visit, void *ctx)
 {
     (void)senses; /* an observer's test covers all its senses: a superset */
     uint32_t hit[OG_HITS];
@@ -391,11 +392,11 @@ void og_query(const observer_grid *g, double x, double y, unsigned senses, doubl
                 continue;
             for (uint32_t k = 0; k < source->obs_len; k++) {
                 const og_observer *o = &source->obs[k];
-                double dx = x - o->x, dy = y - o->y, d2 = dx * dx + dy * dy;
+                double dx = x - o->x, dy = y - o->y, dz = z - o->z, d2 = dx * dx + dy * dy;
                 /* Gathered without a branch: in a crowd, whether an observer
                  * reaches the point is a coin toss to the branch predictor. */
                 hit[nhit] = o->slot;
-                nhit += (unsigned)((d2 <= o->r2) & (d2 > covered2));
+                nhit += (unsigned)((d2 <= o->r2) & (d2 + dz * dz > covered2));
                 if (nhit == OG_HITS) {
                     for (unsigned h = 0; h < nhit; h++)
                         visit(ctx, hit[h]);

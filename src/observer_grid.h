@@ -60,7 +60,7 @@ typedef struct og_reach {
 
 /* An observer standing in a cell: what the exact test needs, together. */
 typedef struct og_observer {
-    double x, y;
+    double x, y, z;
     /* The largest of its ranges in the grid's senses, squared as the core's
      * test squares it; -1 (never reached) when it has none. */
     double r2;
@@ -165,16 +165,17 @@ void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
  * record the observer's position and ranges. Never fails: the arrays it
  * leaves may give room back (OG_SHRINK_FROM), keeping it if that fails. */
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
-               const og_registration *next, double x, double y, const double *range);
+               const og_registration *next, double x, double y, double z, const double *range);
 
 /* Call visit(ctx, observer) for the far observers whose largest range
- * reaches (x, y) in the plane (dx*dx + dy*dy <= R*R: a superset of those
+ * reaches (x, y, z) in the plane (dx*dx + dy*dy <= R*R: a superset of those
  * that perceive a target there, in any of `senses`), and that stand beyond
- * what the caller has met already: dx*dx + dy*dy > covered2 (a backend
- * query of radius r covers r*r; -1 covers nothing). */
+ * what the caller has met already: dx*dx + dy*dy + dz*dz > covered2. A
+ * backend query of radius r covers r*r, whether its index is planar or not
+ * (-1 covers nothing). */
 typedef void (*og_visit)(void *ctx, uint32_t observer);
-void og_query(const observer_grid *g, double x, double y, unsigned senses, double covered2,
-              og_visit visit, void *ctx);
+void og_query(const observer_grid *g, double x, double y, double z, unsigned senses,
+              double covered2, og_visit visit, void *ctx);
 
 /* A radius within which every near observer's ranges lie (0 when there is none). */
 double og_near_radius(const observer_grid *g);

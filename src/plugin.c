@@ -107,9 +107,9 @@ static int check_ops(const percept_backend_ops *ops, const char *name, const cha
     unsigned major = ops->abi_version >> 16, minor = ops->abi_version & 0xffffu;
     if (major != PERCEPT_BACKEND_ABI_MAJOR)
         return refuse(why, size,
-                      "%s: built for backend ABI %u.%u, this percept needs %d.x: rebuild it "
-                      "against this percept's <percept/backend.h>",
-                      path, major, minor, PERCEPT_BACKEND_ABI_MAJOR);
+                      "%s: built for backend ABI %u.%u, but this percept has ABI %d.%d: rebuild "
+                      "it against this percept's <percept/backend.h>",
+                      path, major, minor, PERCEPT_BACKEND_ABI_MAJOR, PERCEPT_BACKEND_ABI_MINOR);
     if (ops->struct_size < PERCEPT_BACKEND_OPS_MIN_SIZE)
         return refuse(why, size, "%s: the ops table is %u bytes, ABI %d needs at least %zu", path,
                       ops->struct_size, PERCEPT_BACKEND_ABI_MAJOR, PERCEPT_BACKEND_OPS_MIN_SIZE);

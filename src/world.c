@@ -327,9 +327,9 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
         const backend_group *bg = &w->backends[g];
         double r = query_radius(&p, g);
         if (r > 0) {
-            bg->plugin.ops.query(bg->backend, me->x, me->y, r, visit_candidate, &p);
+            bg->plugin.ops.query(bg->backend, me->x, me->y, me->z, r, visit_candidate, &p);
             if (r * r > covered2)
-                covered2 = r * r; /* the backend's own test: dx*dx + dy*dy <= r*r */
+                covered2 = r * r; /* the backend's contract: dx*dx + dy*dy + dz*dz <= r*r */
         }
     }
     for (int g = 0; visible && g < w->grid_count; g++) {
@@ -343,7 +343,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
             if (covered2 >= near * near)
                 continue;
         }
-        og_query(grid, me->x, me->y, grid->senses & visible, covered2, visit_candidate, &p);
+        og_query(grid, me->x, me->y, me->z, grid->senses & visible, covered2, visit_candidate, &p);
     }
     return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
@@ -357,7 +357,8 @@ static int backend_touched(const percept_world *w, const change *ch, const backe
     if (ch->adding || ch->removing)
         return 1;
     const entity *old = ent(w, ch->slot);
-    return old->x != ch->next.x || old->y != ch->next.y || reach_of(old, bg->senses) != reach;
+    return old->x != ch->next.x || old->y != ch->next.y || old->z != ch->next.z ||
+           reach_of(old, bg->senses) != reach;
 }
 
 /* Asks for the entry of each partner's list that applying the changes
@@ -442,7 +443,7 @@ static int apply_change(percept_world *w, const change *ch)
         touched[g] = backend_touched(w, ch, bg, reach[g]);
         if (!ch->removing && touched[g] &&
             bg->plugin.ops.reserve(bg->backend, slot_count, slot, ch->next.x, ch->next.y,
-                                   reach[g])) {
+                                   ch->next.z, reach[g])) {
             w->refused_by = bg;
             return PERCEPT_ENOMEM;
         }
@@ -502,15 +503,15 @@ static int apply_change(percept_world *w, const change *ch)
     }
     pair_list_shrink(a, own);
     for (int g = 0; g < w->grid_count; g++)
-        og_commit(a, &w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ranges);
+        og_commit(a, &w->grids[g], slot, &reg[g], ch->next.x, ch->next.y, ch->next.z, ranges);
     for (int g = 0; g < w->backend_count; g++) {
         backend_group *bg = &w->backends[g];
         if (ch->adding)
-            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
+            bg->plugin.ops.insert(bg->backend, slot, ch->next.x, ch->next.y, ch->next.z, reach[g]);
         else if (ch->removing)
             bg->plugin.ops.remove(bg->backend, slot);
         else if (touched[g])
-            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y, reach[g]);
+            bg->plugin.ops.update(bg->backend, slot, ch->next.x, ch->next.y, ch->next.z, reach[g]);
     }
     if (ch->adding) {
         id_map_insert(&w->ids, ch->next.id, slot);
@@ -1287,7 +1288,8 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
     w->changes.failed = 0;
     em.epoch = next_epoch(w);
     const backend_group *bg = &w->backends[w->backend_of[st->sense]];
-    bg->plugin.ops.query(bg->backend, st->x, st->y, em.strength * bound, visit_listener, &em);
+    bg->plugin.ops.query(bg->backend, st->x, st->y, st->z, em.strength * bound, visit_listener,
+                         &em);
     if (w->changes.failed) {
         w->changes.len = 0;
         return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);

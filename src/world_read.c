@@ -234,7 +234,7 @@ int percept_query(const percept_world *w, double x, double y, double z, double r
         return PERCEPT_EINVAL;
     query_finds q = {.w = w, .x = x, .y = y, .z = z, .r = radius};
     const backend_group *bg = &w->backends[w->backend_of[0]];
-    bg->plugin.ops.query(bg->backend, x, y, radius, visit_found, &q);
+    bg->plugin.ops.query(bg->backend, x, y, z, radius, visit_found, &q);
     if (q.failed) {
         pc_free(&w->alloc, q.slots);
         return PERCEPT_ENOMEM;

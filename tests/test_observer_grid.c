@@ -105,7 +105,7 @@ static int place(fixture *f, uint32_t i, double x, double y, const double range[
     og_registration next = og_registration_for(&f->grid, x, y, range);
     if (og_stage(&f->alloc, &f->grid, i, &next))
         return -1;
-    og_commit(&f->alloc, &f->grid, i, &next, x, y, range);
+    og_commit(&f->alloc, &f->grid, i, &next, x, y, 0, range);
     model_observer *m = &f->obs[i];
     m->live = 0;
     for (int s = 0; s < SENSES; s++)
@@ -188,7 +188,7 @@ static void check_queries(const fixture *f, int queries)
             covered2 = dx * dx + dy * dy;
         }
         seen s = {{0}, 0};
-        og_query(&f->grid, x, y, senses, covered2, count_visit, &s);
+        og_query(&f->grid, x, y, 0, senses, covered2, count_visit, &s);
         assert_false(s.bad);
         for (uint32_t i = 0; i < OBSERVERS; i++) {
             int want = expected(f, i, x, y, covered2);

@@ -145,7 +145,7 @@ typedef struct inst {
     percept_backend *be;
     uint32_t slot_count; /* 1 + the highest slot used, as the host would say */
     unsigned live;       /* slots in the index */
-    double x[MAX_SLOTS], y[MAX_SLOTS];
+    double x[MAX_SLOTS], y[MAX_SLOTS], z[MAX_SLOTS];
     unsigned char in[MAX_SLOTS]; /* the slot is in the index */
     uint32_t hits[MAX_SLOTS];    /* the last query's visits per slot */
     size_t stray;                /* visits of slots >= MAX_SLOTS */
@@ -188,16 +188,16 @@ static percept_backend *create(inst *t, const double *w, const percept_backend_p
     return t->be;
 }
 
-/* An instance with no parameters over bounds w (NULL: 0 0 1000 1000), or
- * NULL after reporting that create() refused. */
+/* An instance with the plugin's parameters over bounds w (NULL: 0 0 1000
+ * 1000), or NULL after reporting that create() refused. */
 static inst *inst_open(const pc_plugin *b, const double *w)
 {
     percept_backend_error err;
     inst *t = inst_new(b);
     w = w != NULL ? w : default_bounds;
-    if (create(t, w, NULL, 0, &err) == NULL) {
-        fail("create() with no parameters over bounds %.17g %.17g %.17g %.17g failed: %s", w[0],
-             w[1], w[2], w[3], err.text);
+    if (create(t, w, b->params, b->param_count, &err) == NULL) {
+        fail("create() with %zu parameter(s) over bounds %.17g %.17g %.17g %.17g failed: %s",
+             b->param_count, w[0], w[1], w[2], w[3], err.text);
         free(t);
         return NULL;
     }
@@ -221,9 +221,10 @@ static int inst_close(inst *t)
 }
 
 /* reserve(): 0, -1 when out of memory, or -2 after reporting another value. */
-static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, double y, double r)
+static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, double y, double z,
+                   double r)
 {
-    int rc = t->b->ops->reserve(t->be, slot_count, slot, x, y, r);
+    int rc = t->b->ops->reserve(t->be, slot_count, slot, x, y, z, r);
     if (rc != 0 && rc != -1)
         return fail("reserve() returned %d, not 0 or -1", rc) - 1;
     return rc;
@@ -231,31 +232,32 @@ static int reserve(inst *t, uint32_t slot_count, percept_slot slot, double x, do
 
 /* insert() (or update(), for a slot in the index) after a reserve() that
  * succeeded: it must not ask the host for memory, or it could fail half made. */
-static int apply(inst *t, percept_slot slot, double x, double y, double r)
+static int apply(inst *t, percept_slot slot, double x, double y, double z, double r)
 {
     const char *op = t->in[slot] ? "update" : "insert";
     size_t grows = t->host.grows;
-    (t->in[slot] ? t->b->ops->update : t->b->ops->insert)(t->be, slot, x, y, r);
+    (t->in[slot] ? t->b->ops->update : t->b->ops->insert)(t->be, slot, x, y, z, r);
     CHECK(t->host.grows == grows,
-          "%s(slot %u, %.17g, %.17g, %.17g) asked host->alloc for memory: reserve() must prepare "
-          "all it needs",
-          op, (unsigned)slot, x, y, r);
+          "%s(slot %u, %.17g, %.17g, %.17g, %.17g) asked host->alloc for memory: reserve() must "
+          "prepare all it needs",
+          op, (unsigned)slot, x, y, z, r);
     t->slot_count = slot + 1 > t->slot_count ? slot + 1 : t->slot_count;
     t->live += !t->in[slot];
     t->in[slot] = 1;
-    t->x[slot] = x, t->y[slot] = y;
+    t->x[slot] = x, t->y[slot] = y, t->z[slot] = z;
     return 0;
 }
 
 /* Inserts or updates `slot` with a working allocator. */
-static int put(inst *t, percept_slot slot, double x, double y, double r)
+static int put(inst *t, percept_slot slot, double x, double y, double z, double r)
 {
     uint32_t count = slot + 1 > t->slot_count ? slot + 1 : t->slot_count;
-    int rc = reserve(t, count, slot, x, y, r);
+    int rc = reserve(t, count, slot, x, y, z, r);
     TRY(rc == -2);
-    CHECK(rc == 0, "reserve(%u, slot %u, %.17g, %.17g, %.17g) failed with a working allocator",
-          (unsigned)count, (unsigned)slot, x, y, r);
-    return apply(t, slot, x, y, r);
+    CHECK(rc == 0,
+          "reserve(%u, slot %u, %.17g, %.17g, %.17g, %.17g) failed with a working allocator",
+          (unsigned)count, (unsigned)slot, x, y, z, r);
+    return apply(t, slot, x, y, z, r);
 }
 
 static void do_remove(inst *t, percept_slot slot)
@@ -288,47 +290,52 @@ static int memory_exact(inst *t, const char *when)
     return 0;
 }
 
-/* query(x, y, r) against the model: every slot within r visited, none
+/* query(x, y, z, r) against the model: every slot within r visited, none
  * outside the index, no call of the host allocator. */
-static int query_check(inst *t, double x, double y, double r)
+static int query_check(inst *t, double x, double y, double z, double r)
 {
     memset(t->hits, 0, sizeof t->hits);
     t->stray = 0;
     size_t calls = t->host.calls;
-    t->b->ops->query(t->be, x, y, r, visit, t);
-    CHECK(t->host.calls == calls, "query(%.17g, %.17g, %.17g) called the host allocator", x, y, r);
-    CHECK(t->stray == 0, "query(%.17g, %.17g, %.17g) visited slot %u, which was never inserted", x,
-          y, r, (unsigned)t->stray_slot);
+    t->b->ops->query(t->be, x, y, z, r, visit, t);
+    CHECK(t->host.calls == calls, "query(%.17g, %.17g, %.17g, %.17g) called the host allocator", x,
+          y, z, r);
+    CHECK(t->stray == 0,
+          "query(%.17g, %.17g, %.17g, %.17g) visited slot %u, which was never inserted", x, y, z, r,
+          (unsigned)t->stray_slot);
     for (uint32_t s = 0; s < MAX_SLOTS; s++) {
-        double dx = t->x[s] - x, dy = t->y[s] - y; /* the relation's test, as the host's */
-        CHECK(!t->in[s] || t->hits[s] > 0 || !(dx * dx + dy * dy <= r * r),
-              "query(%.17g, %.17g, %.17g) missed slot %u at (%.17g, %.17g), within the distance", x,
-              y, r, (unsigned)s, t->x[s], t->y[s]);
+        /* the relation's test, as the host's */
+        double dx = t->x[s] - x, dy = t->y[s] - y, dz = t->z[s] - z;
+        CHECK(!t->in[s] || t->hits[s] > 0 || !(dx * dx + dy * dy + dz * dz <= r * r),
+              "query(%.17g, %.17g, %.17g, %.17g) missed slot %u at (%.17g, %.17g, %.17g), within "
+              "the distance",
+              x, y, z, r, (unsigned)s, t->x[s], t->y[s], t->z[s]);
         CHECK(t->in[s] || t->hits[s] == 0,
-              "query(%.17g, %.17g, %.17g) visited slot %u, which is not in the index", x, y, r,
-              (unsigned)s);
+              "query(%.17g, %.17g, %.17g, %.17g) visited slot %u, which is not in the index", x, y,
+              z, r, (unsigned)s);
     }
     return 0;
 }
 
 /* A query that must visit `slot` (also where the exact test is a rounding away). */
-static int query_must_see(inst *t, double x, double y, double r, percept_slot slot)
+static int query_must_see(inst *t, double x, double y, double z, double r, percept_slot slot)
 {
-    TRY(query_check(t, x, y, r));
-    CHECK(t->hits[slot] > 0, "query(%.17g, %.17g, %.17g) did not visit slot %u at (%.17g, %.17g)",
-          x, y, r, (unsigned)slot, t->x[slot], t->y[slot]);
+    TRY(query_check(t, x, y, z, r));
+    CHECK(t->hits[slot] > 0,
+          "query(%.17g, %.17g, %.17g, %.17g) did not visit slot %u at (%.17g, %.17g, %.17g)", x, y,
+          z, r, (unsigned)slot, t->x[slot], t->y[slot], t->z[slot]);
     return 0;
 }
 
 /* A query that must visit exactly n distinct slots. */
-static int query_count(inst *t, double x, double y, double r, unsigned n)
+static int query_count(inst *t, double x, double y, double z, double r, unsigned n)
 {
     unsigned seen = 0;
-    TRY(query_check(t, x, y, r));
+    TRY(query_check(t, x, y, z, r));
     for (uint32_t s = 0; s < MAX_SLOTS; s++)
         seen += t->hits[s] > 0;
-    CHECK(seen == n, "query(%.17g, %.17g, %.17g) visited %u distinct slots, expected %u", x, y, r,
-          seen, n);
+    CHECK(seen == n, "query(%.17g, %.17g, %.17g, %.17g) visited %u distinct slots, expected %u", x,
+          y, z, r, seen, n);
     return 0;
 }
 
@@ -337,7 +344,7 @@ static int all_found(inst *t)
 {
     for (percept_slot s = 0; s < MAX_SLOTS; s++)
         if (t->in[s])
-            TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+            TRY(query_must_see(t, t->x[s], t->y[s], t->z[s], 0, s));
     return 0;
 }
 
@@ -347,10 +354,15 @@ static uint64_t rnd_below(uint64_t *rng, uint64_t n)
 }
 
 /* A position around the bounds [0, w]: mostly uniform over twice the world,
- * sometimes on half units (shared edges), sometimes far away. */
-static void random_position(uint64_t *rng, double w, double *x, double *y)
+ * sometimes on half units (shared edges), sometimes far away; at height 0
+ * a third of the time, else at heights drawn alike. */
+static void random_position(uint64_t *rng, double w, double *x, double *y, double *z)
 {
-    uint64_t k = rnd_below(rng, 100);
+    uint64_t k = rnd_below(rng, 100), h = rnd_below(rng, 90);
+    *z = h < 30   ? 0
+         : h < 70 ? -w + 2 * w * splitmix_unit(rng)
+         : h < 85 ? (double)rnd_below(rng, (uint64_t)(4 * w) + 1) / 2 - w
+                  : (splitmix_unit(rng) - 0.5) * 2e6;
     if (k < 60) {
         *x = -w / 2 + 2 * w * splitmix_unit(rng);
         *y = -w / 2 + 2 * w * splitmix_unit(rng);
@@ -381,15 +393,23 @@ static const double tri[][3] = {{3, 4, 5},     {5, 12, 13},    {8, 15, 17},    {
                                 {0, 128, 128}, {96, 128, 160}, {120, 160, 200}};
 #define TRI_COUNT (sizeof tri / sizeof tri[0])
 
+/* The same in three dimensions: dx, dy, dz and their exact distance. */
+static const double quad[][4] = {{1, 2, 2, 3},     {2, 3, 6, 7},       {1, 4, 8, 9},
+                                 {4, 4, 7, 9},     {2, 6, 9, 11},      {0, 0, 5, 5},
+                                 {3, 0, 4, 5},     {0, 48, 64, 80},    {16, 32, 32, 48},
+                                 {32, 64, 64, 96}, {64, 128, 128, 192}};
+#define QUAD_COUNT (sizeof quad / sizeof quad[0])
+
 /* The ops table is well formed and names the file it came from. */
 static int table(const pc_plugin *b)
 {
     const percept_backend_ops *o = b->ops;
     CHECK(o != NULL, "cannot be loaded: %s", b->load_error);
     CHECK(o->abi_version >> 16 == PERCEPT_BACKEND_ABI_MAJOR,
-          "abi_version %u.%u: this percept takes major version %u",
+          "built for backend ABI %u.%u, but this percept has ABI %u.%u: rebuild it against this "
+          "percept's <percept/backend.h>",
           (unsigned)(o->abi_version >> 16), (unsigned)(o->abi_version & 0xffff),
-          (unsigned)PERCEPT_BACKEND_ABI_MAJOR);
+          (unsigned)PERCEPT_BACKEND_ABI_MAJOR, (unsigned)PERCEPT_BACKEND_ABI_MINOR);
     CHECK(o->struct_size >= PERCEPT_BACKEND_OPS_MIN_SIZE,
           "struct_size %u is smaller than the mandatory operations (%zu bytes)",
           (unsigned)o->struct_size, (size_t)PERCEPT_BACKEND_OPS_MIN_SIZE);
@@ -420,12 +440,12 @@ static int create_check(const pc_plugin *b)
         const double *w = bounds[i];
         OPEN(t, w);
         /* Corners, the centre and a point outside. */
-        TRY(put(t, 0, w[0], w[1], 0));
-        TRY(put(t, 1, w[2], w[3], 1));
-        TRY(put(t, 2, (w[0] + w[2]) / 2, (w[1] + w[3]) / 2, 2));
-        TRY(put(t, 3, w[2] + 50, w[1] - 50, 3));
+        TRY(put(t, 0, w[0], w[1], 0, 0));
+        TRY(put(t, 1, w[2], w[3], 0, 1));
+        TRY(put(t, 2, (w[0] + w[2]) / 2, (w[1] + w[3]) / 2, 0, 2));
+        TRY(put(t, 3, w[2] + 50, w[1] - 50, 0, 3));
         TRY(all_found(t));
-        TRY(query_count(t, w[0], w[1], 1e9, 4));
+        TRY(query_count(t, w[0], w[1], 0, 1e9, 4));
         TRY(memory_exact(t, "after four inserts"));
         TRY(inst_close(t));
     }
@@ -453,60 +473,60 @@ static int small_cases(const pc_plugin *b)
     static const double empty_q[][3] = {{0, 0, 0}, {500, 500, 1e9}, {-1e6, 1e6, 10}};
     OPEN(t, NULL);
     for (size_t i = 0; i < 3; i++)
-        TRY(query_count(t, empty_q[i][0], empty_q[i][1], empty_q[i][2], 0));
-    TRY(put(t, 0, 100, 100, 10));
-    TRY(query_must_see(t, 110, 100, 10, 0));
-    TRY(query_must_see(t, 100, 90, 10, 0));
-    TRY(query_count(t, 1000, 1000, 1e9, 1));
-    TRY(put(t, 0, 900, 50, 10));
-    TRY(query_must_see(t, 906, 58, 10, 0));
-    TRY(query_check(t, 100, 100, 5)); /* the old place */
-    TRY(put(t, 0, 900, 50, 400));     /* a range change alone */
-    TRY(query_must_see(t, 905, 50, 5, 0));
+        TRY(query_count(t, empty_q[i][0], empty_q[i][1], 0, empty_q[i][2], 0));
+    TRY(put(t, 0, 100, 100, 0, 10));
+    TRY(query_must_see(t, 110, 100, 0, 10, 0));
+    TRY(query_must_see(t, 100, 90, 0, 10, 0));
+    TRY(query_count(t, 1000, 1000, 0, 1e9, 1));
+    TRY(put(t, 0, 900, 50, 0, 10));
+    TRY(query_must_see(t, 906, 58, 0, 10, 0));
+    TRY(query_check(t, 100, 100, 0, 5)); /* the old place */
+    TRY(put(t, 0, 900, 50, 0, 400));     /* a range change alone */
+    TRY(query_must_see(t, 905, 50, 0, 5, 0));
     do_remove(t, 0);
-    TRY(query_count(t, 900, 50, 1e9, 0));
+    TRY(query_count(t, 900, 50, 0, 1e9, 0));
 
     /* 40 on one point, then half of them on another. */
     for (percept_slot s = 0; s < 40; s++)
-        TRY(put(t, s, 250.5, 250.5, s % 3 == 0 ? 0 : 20));
-    TRY(query_count(t, 250.5, 250.5, 0, 40));
-    TRY(query_count(t, 253.5, 254.5, 5, 40));
-    TRY(query_count(t, 250.5 + 64, 250.5, 64, 40));
+        TRY(put(t, s, 250.5, 250.5, 0, s % 3 == 0 ? 0 : 20));
+    TRY(query_count(t, 250.5, 250.5, 0, 0, 40));
+    TRY(query_count(t, 253.5, 254.5, 0, 5, 40));
+    TRY(query_count(t, 250.5 + 64, 250.5, 0, 64, 40));
     for (percept_slot s = 0; s < 40; s += 2)
-        TRY(put(t, s, 0, 0, 5));
+        TRY(put(t, s, 0, 0, 0, 5));
     TRY(all_found(t));
     for (percept_slot s = 0; s < 40; s++)
         do_remove(t, (s * 7) % 40);
-    TRY(query_count(t, 0, 0, 1e9, 0));
+    TRY(query_count(t, 0, 0, 0, 1e9, 0));
 
     /* Radius 0 at odd places; radius 1e9 over a scattered crowd. */
     uint64_t rng = 77;
     for (percept_slot s = 0; s < 300; s++) {
         double x = (double)rnd_below(&rng, 4000) - 1500, y = (double)rnd_below(&rng, 4000) - 1500;
-        TRY(put(t, s, s % 25 == 0 ? x * 500 : x, y, (double)(s % 7) * 10));
+        TRY(put(t, s, s % 25 == 0 ? x * 500 : x, y, 0, (double)(s % 7) * 10));
     }
-    TRY(put(t, 1, 10.5, 10, 0));
-    TRY(put(t, 2, 64, 64, 0));
-    TRY(put(t, 3, 333.25, 0.125, 0));
+    TRY(put(t, 1, 10.5, 10, 0, 0));
+    TRY(put(t, 2, 64, 64, 0, 0));
+    TRY(put(t, 3, 333.25, 0.125, 0, 0));
     TRY(all_found(t));
-    TRY(query_count(t, 500, 500, 1e9, 300));
-    TRY(query_count(t, -1e5, 3e5, 1e9, 300));
+    TRY(query_count(t, 500, 500, 0, 1e9, 300));
+    TRY(query_count(t, -1e5, 3e5, 0, 1e9, 300));
 
     /* Removed slots are never reported; a slot inserted again is found anew. */
     do_remove(t, 3);
     do_remove(t, 7);
-    TRY(query_check(t, 333.25, 0.125, 0));
-    TRY(put(t, 3, 900, 100, 20));
-    TRY(put(t, 300, 333.25, 0.125, 0)); /* a new slot where the old one stood */
-    TRY(query_must_see(t, 333.25, 0.125, 0, 300));
-    TRY(query_count(t, 500, 500, 1e9, 300));
+    TRY(query_check(t, 333.25, 0.125, 0, 0));
+    TRY(put(t, 3, 900, 100, 0, 20));
+    TRY(put(t, 300, 333.25, 0.125, 0, 0)); /* a new slot where the old one stood */
+    TRY(query_must_see(t, 333.25, 0.125, 0, 0, 300));
+    TRY(query_count(t, 500, 500, 0, 1e9, 300));
     TRY(memory_exact(t, "after slots were reused"));
     for (percept_slot s = 0; s <= 300; s++)
         if (t->in[s])
             do_remove(t, s);
-    TRY(query_count(t, 500, 500, 1e9, 0));
-    TRY(put(t, 7, 1, 1, 1));
-    TRY(query_count(t, 500, 500, 1e9, 1));
+    TRY(query_count(t, 500, 500, 0, 1e9, 0));
+    TRY(put(t, 7, 1, 1, 0, 1));
+    TRY(query_count(t, 500, 500, 0, 1e9, 1));
     return inst_close(t);
 }
 
@@ -524,15 +544,15 @@ static int exact_boundary(const pc_plugin *b)
         for (size_t k = 0; k < TRI_COUNT; k++)
             for (int sx = -1; sx <= 1; sx += 2)
                 for (int sy = -1; sy <= 1; sy += 2)
-                    TRY(put(t, next++, cx + sx * tri[k][0], cy + sy * tri[k][1], 1));
+                    TRY(put(t, next++, cx + sx * tri[k][0], cy + sy * tri[k][1], 0, 1));
         for (size_t k = 0; k < TRI_COUNT; k++) {
             double r = tri[k][2];
-            TRY(query_check(t, cx, cy, r));
-            TRY(query_check(t, cx, cy, nextafter(r, 0)));
-            TRY(query_check(t, nextafter(cx, INFINITY), nextafter(cy, -INFINITY), r));
+            TRY(query_check(t, cx, cy, 0, r));
+            TRY(query_check(t, cx, cy, 0, nextafter(r, 0)));
+            TRY(query_check(t, nextafter(cx, INFINITY), nextafter(cy, -INFINITY), 0, r));
             /* And from each entity at that distance, the centre. */
-            TRY(put(t, next, cx, cy, 0));
-            TRY(query_must_see(t, t->x[k * 4], t->y[k * 4], r, next));
+            TRY(put(t, next, cx, cy, 0, 0));
+            TRY(query_must_see(t, t->x[k * 4], t->y[k * 4], 0, r, next));
             do_remove(t, next);
         }
         TRY(inst_close(t));
@@ -555,13 +575,13 @@ static int window_rounding(const pc_plugin *b)
     uint64_t rng = 77;
     OPEN(t, bounds);
     for (percept_slot s = 0; s < LINES; s++)
-        TRY(put(t, s, lines[s], lines[(s + 5) % LINES], 0));
+        TRY(put(t, s, lines[s], lines[(s + 5) % LINES], 0, 0));
     /* Company around each, so that a tree splits down to small nodes there. */
     percept_slot next = LINES;
     for (percept_slot s = 0; s < LINES; s++)
         for (int k = 0; k < 40; k++)
             TRY(put(t, next++, t->x[s] + (splitmix_unit(&rng) - 0.5) * 60,
-                    t->y[s] + (splitmix_unit(&rng) - 0.5) * 60, 0));
+                    t->y[s] + (splitmix_unit(&rng) - 0.5) * 60, 0, 0));
     unsigned made = 0;
     for (percept_slot s = 0; s < LINES; s++) {
         for (int axis = 0; axis < 2; axis++) {
@@ -571,7 +591,7 @@ static int window_rounding(const pc_plugin *b)
                 double r = fabs(p - q); /* the exact test holds */
                 if (p > 0 ? q + r >= p : q - r <= p)
                     continue; /* the window reaches p: try another centre */
-                TRY(query_must_see(t, axis == 0 ? q : t->x[s], axis == 0 ? t->y[s] : q, r, s));
+                TRY(query_must_see(t, axis == 0 ? q : t->x[s], axis == 0 ? t->y[s] : q, 0, r, s));
                 made++;
                 break;
             }
@@ -592,16 +612,16 @@ static int far_away(const pc_plugin *b)
     uint64_t rng = 0xfa12;
     OPEN(t, NULL);
     for (percept_slot s = 0; s < n; s++)
-        TRY(put(t, s, pos[s][0], pos[s][1], s == 8 ? 1e15 : 10));
-    TRY(put(t, n, 500, 500, 10));
+        TRY(put(t, s, pos[s][0], pos[s][1], 0, s == 8 ? 1e15 : 10));
+    TRY(put(t, n, 500, 500, 0, 10));
     for (percept_slot s = 0; s < n; s++) {
-        TRY(query_must_see(t, pos[s][0] + 3, pos[s][1] - 4, 5, s));
-        TRY(query_check(t, pos[s][0], pos[s][1], 20));
+        TRY(query_must_see(t, pos[s][0] + 3, pos[s][1] - 4, 0, 5, s));
+        TRY(query_check(t, pos[s][0], pos[s][1], 0, 20));
     }
     TRY(all_found(t));
-    TRY(query_count(t, 500, 500, 1e300, n + 1));
-    TRY(query_count(t, 0, 0, 1e16, n + 1));
-    TRY(query_must_see(t, 1e15, 1e15, 2e15, 8));
+    TRY(query_count(t, 500, 500, 0, 1e300, n + 1));
+    TRY(query_count(t, 0, 0, 0, 1e16, n + 1));
+    TRY(query_must_see(t, 1e15, 1e15, 0, 2e15, 8));
     /*
      * Beyond each edge by 0.3 to 1000 cells of 64, on the edge of queries
      * scaled by factors with many bits: an index keeping positions as
@@ -611,20 +631,90 @@ static int far_away(const pc_plugin *b)
     percept_slot first = n + 1, s = first;
     for (size_t k = 0; k < sizeof beyond / sizeof beyond[0]; k++) {
         double d = beyond[k] * 64 + splitmix_unit(&rng), along = 1000 * splitmix_unit(&rng);
-        TRY(put(t, s++, -d, along, 0));
-        TRY(put(t, s++, 1000 + d, along, 0));
-        TRY(put(t, s++, along, -d, 0));
-        TRY(put(t, s++, along, 1000 + d, 0));
+        TRY(put(t, s++, -d, along, 0, 0));
+        TRY(put(t, s++, 1000 + d, along, 0, 0));
+        TRY(put(t, s++, along, -d, 0, 0));
+        TRY(put(t, s++, along, 1000 + d, 0, 0));
     }
     for (percept_slot k = first; k < s; k++) {
         for (int q = 0; q < 60; q++) {
             const double *p = tri[rnd_below(&rng, TRI_COUNT)];
             double f = 0.01 + 3 * splitmix_unit(&rng), sx = q % 2 ? 1 : -1, sy = q % 4 < 2 ? 1 : -1;
-            TRY(query_check(t, t->x[k] + sx * p[0] * f, t->y[k] + sy * p[1] * f, p[2] * f));
+            TRY(query_check(t, t->x[k] + sx * p[0] * f, t->y[k] + sy * p[1] * f, 0, p[2] * f));
         }
     }
     TRY(all_found(t));
     TRY(memory_exact(t, "with entities far away"));
+    return inst_close(t);
+}
+
+/*
+ * Heights: entities at exact distances in three dimensions around centres
+ * on and off the edges of 64-wide boxes, a column of entities straight above
+ * each other moving up and down, heights up to the host's limit of 1e15. An
+ * index of x and y alone passes as a superset; one of z must find each
+ * entity across its boxes.
+ */
+static int heights(const pc_plugin *b)
+{
+    static const double centres[][3] = {{500, 500, 0},      {0, 0, 64},    {64, 64, -64},
+                                        {128, 192, 31.5},   {-3, -4, 1e6}, {256, 512, -0.5},
+                                        {1000, 1000, -1000}};
+    for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++) {
+        const double *o = centres[c];
+        percept_slot next = 0;
+        OPEN(t, NULL);
+        /* Each offset with every sign, and its axes turned twice. */
+        for (size_t k = 0; k < QUAD_COUNT; k++)
+            for (int turn = 0; turn < 3; turn++)
+                for (int signs = 0; signs < 8; signs++) {
+                    double d[3];
+                    for (int i = 0; i < 3; i++)
+                        d[i] = quad[k][(i + turn) % 3] * (signs >> i & 1 ? -1 : 1);
+                    TRY(put(t, next++, o[0] + d[0], o[1] + d[1], o[2] + d[2], 1));
+                }
+        for (size_t k = 0; k < QUAD_COUNT; k++) {
+            double r = quad[k][3];
+            TRY(query_check(t, o[0], o[1], o[2], r));
+            TRY(query_check(t, o[0], o[1], o[2], nextafter(r, 0)));
+            TRY(query_check(t, o[0], o[1], nextafter(o[2], INFINITY), r));
+            /* And from each entity at that distance, the centre. */
+            TRY(put(t, next, o[0], o[1], o[2], 0));
+            for (percept_slot e = (percept_slot)k * 24; e < (percept_slot)k * 24 + 24; e++)
+                TRY(query_must_see(t, t->x[e], t->y[e], t->z[e], r, next));
+            do_remove(t, next);
+        }
+        TRY(all_found(t));
+        TRY(inst_close(t));
+    }
+
+    /* A column 37.5 apart in height, moved up and down, and far heights. */
+    static const double far[] = {1e15, -1e15, 1e12, -3e9, 65536.5, -4096};
+    uint64_t rng = 0x4e16;
+    OPEN(t, NULL);
+    for (percept_slot s = 0; s < 41; s++)
+        TRY(put(t, s, 100, 100, ((double)s - 20) * 37.5, 0));
+    for (percept_slot s = 0; s < 41; s++) {
+        TRY(query_must_see(t, 100, 100, t->z[s], 0, s));
+        TRY(query_must_see(t, 100, 100, t->z[s] + 37.5, 37.5, s));
+        TRY(query_must_see(t, 100, 100, t->z[s] - 37.5, 37.5, s));
+    }
+    for (int i = 0; i < 400; i++) {
+        percept_slot s = (percept_slot)rnd_below(&rng, 41);
+        double z = t->z[s] + (splitmix_unit(&rng) - 0.5) * (i % 2 ? 20 : 2000);
+        TRY(put(t, s, 100, 100, z, 10));
+        TRY(query_must_see(t, 100, 100, z, 0, s));
+        TRY(query_check(t, 100 + splitmix_unit(&rng), 100, z + 30 * splitmix_unit(&rng), 40));
+    }
+    for (percept_slot k = 0; k < sizeof far / sizeof far[0]; k++) {
+        percept_slot s = 41 + k;
+        TRY(put(t, s, 500, 500, far[k], 10));
+        TRY(query_must_see(t, 503, 500, far[k] - 4, 5, s));
+        TRY(query_check(t, 500, 500, far[k] / 2, far[k] < 0 ? -far[k] / 2 : far[k] / 2));
+    }
+    TRY(all_found(t));
+    TRY(query_count(t, 0, 0, 0, 1e16, 41 + sizeof far / sizeof far[0]));
+    TRY(memory_exact(t, "with entities at many heights"));
     return inst_close(t);
 }
 
@@ -651,8 +741,8 @@ static int random_run(const pc_plugin *b, uint64_t seed, int fail_pct, int ops)
                 free_slots[nfree++] = s; /* the free slots and one new one, like the host */
         }
         uint64_t k = rnd_below(&rng, 100);
-        double x, y, r = rnd_below(&rng, 10) == 0 ? 0 : random_radius(&rng, 1000);
-        random_position(&rng, 1000, &x, &y);
+        double x, y, z, r = rnd_below(&rng, 10) == 0 ? 0 : random_radius(&rng, 1000);
+        random_position(&rng, 1000, &x, &y, &z);
         percept_slot s;
         int adding = (k < 30 && nfree > 0) || live == 0;
         if (adding) {
@@ -662,41 +752,45 @@ static int random_run(const pc_plugin *b, uint64_t seed, int fail_pct, int ops)
             if (k < 85) { /* a step, not a jump */
                 x = t->x[s] + (splitmix_unit(&rng) - 0.5) * 40;
                 y = t->y[s] + (splitmix_unit(&rng) - 0.5) * 40;
+                z = k % 3 == 0 ? t->z[s] : t->z[s] + (splitmix_unit(&rng) - 0.5) * 40;
             }
             if (k >= 80 && k < 85)
-                x = t->x[s], y = t->y[s]; /* only the range changes */
+                x = t->x[s], y = t->y[s], z = t->z[s]; /* only the range changes */
         }
         if (!adding && k < 45) {
             do_remove(t, s);
         } else {
             uint32_t count = adding && s + 1 > t->slot_count ? s + 1 : t->slot_count;
-            int rc = reserve(t, count, s, x, y, r);
+            int rc = reserve(t, count, s, x, y, z, r);
             TRY(rc == -2);
             CHECK(rc == 0 || fail_pct > 0, "reserve() failed with a working allocator");
             if (rc == 0 && rnd_below(&rng, 12) != 0) {
-                TRY(apply(t, s, x, y, r));
+                TRY(apply(t, s, x, y, z, r));
             } else {
                 TRY(memory_exact(t, "after a reserve() that failed or led to no change"));
                 if (!adding)
-                    TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
+                    TRY(query_must_see(t, t->x[s], t->y[s], t->z[s], 0, s));
             }
         }
-        double qx, qy;
-        random_position(&rng, 1000, &qx, &qy);
-        TRY(query_check(t, qx, qy, random_radius(&rng, 1000)));
+        double qx, qy, qz;
+        random_position(&rng, 1000, &qx, &qy, &qz);
+        TRY(query_check(t, qx, qy, qz, random_radius(&rng, 1000)));
         percept_slot e = live > 0 ? live_slots[rnd_below(&rng, live)] : 0;
         if (t->in[e]) {
-            /* At an entity, and at an exact distance from it, also scaled by
-             * a factor with many bits so that the test lands an ulp or two
-             * from the edge. */
+            /* At an entity, and at an exact distance from it, in the plane
+             * and in space, also scaled by a factor with many bits so that
+             * the test lands an ulp or two from the edge. */
             const double *p = tri[rnd_below(&rng, TRI_COUNT)];
-            double f = 0.5 + 50 * splitmix_unit(&rng);
-            TRY(query_must_see(t, t->x[e], t->y[e], 0, e));
-            TRY(query_check(t, t->x[e] + p[0], t->y[e] - p[1], p[2]));
-            TRY(query_check(t, t->x[e] - p[0] * f, t->y[e] + p[1] * f, p[2] * f));
+            const double *q = quad[rnd_below(&rng, QUAD_COUNT)];
+            double f = 0.5 + 50 * splitmix_unit(&rng), ex = t->x[e], ey = t->y[e], ez = t->z[e];
+            TRY(query_must_see(t, ex, ey, ez, 0, e));
+            TRY(query_check(t, ex + p[0], ey - p[1], ez, p[2]));
+            TRY(query_check(t, ex - p[0] * f, ey + p[1] * f, ez, p[2] * f));
+            TRY(query_check(t, ex + q[0], ey - q[1], ez + q[2], q[3]));
+            TRY(query_check(t, ex - q[0] * f, ey + q[1] * f, ez - q[2] * f, q[3] * f));
         }
         if (op % 500 == 0) {
-            TRY(query_count(t, 0, 0, 1e9, t->live));
+            TRY(query_count(t, 0, 0, 0, 1e9, t->live));
             TRY(memory_exact(t, "after a run of operations"));
         }
     }
@@ -705,7 +799,7 @@ static int random_run(const pc_plugin *b, uint64_t seed, int fail_pct, int ops)
     for (percept_slot s = 0; s < SLOTS; s++)
         if (t->in[s])
             do_remove(t, s);
-    TRY(query_count(t, 0, 0, 1e9, 0));
+    TRY(query_count(t, 0, 0, 0, 1e9, 0));
     return inst_close(t);
 }
 
@@ -731,31 +825,32 @@ static int reserve_oom(const pc_plugin *b)
 {
     enum { BIG = 3000, SPOTS = 4 };
     uint64_t rng = 4242;
-    double spot[SPOTS][2];
+    double spot[SPOTS][3];
     uint32_t added = 0;
     OPEN(t, NULL);
     for (int i = 0; i < SPOTS; i++)
-        random_position(&rng, 1000, &spot[i][0], &spot[i][1]);
+        random_position(&rng, 1000, &spot[i][0], &spot[i][1], &spot[i][2]);
     for (int i = 0; i < 3 * BIG; i++) {
         /* Inserts spread out; moves crowd into a few spots, which move on. */
         int adding = added < BIG && (added < 8 || rnd_below(&rng, 3) == 0);
-        double x, y;
+        double x, y, z;
         if (i % 100 == 0) {
             double *c = spot[rnd_below(&rng, SPOTS)];
-            random_position(&rng, 1000, &c[0], &c[1]);
+            random_position(&rng, 1000, &c[0], &c[1], &c[2]);
         }
         if (adding || i % 4 == 0) {
-            random_position(&rng, 1000, &x, &y);
+            random_position(&rng, 1000, &x, &y, &z);
         } else {
             const double *c = spot[rnd_below(&rng, SPOTS)];
             x = c[0] + (splitmix_unit(&rng) - 0.5) * 4;
             y = c[1] + (splitmix_unit(&rng) - 0.5) * 4;
+            z = c[2] + (splitmix_unit(&rng) - 0.5) * 4;
         }
         percept_slot s = adding ? added : (percept_slot)rnd_below(&rng, added);
         uint32_t count = adding ? s + 1 : t->slot_count;
         for (long granted = 0;; granted++) {
             t->host.fail_after = granted;
-            int rc = reserve(t, count, s, x, y, 10);
+            int rc = reserve(t, count, s, x, y, z, 10);
             t->host.fail_after = -1;
             if (rc == 0)
                 break;
@@ -763,15 +858,15 @@ static int reserve_oom(const pc_plugin *b)
             CHECK(granted < 64, "reserve() failed with %ld allocations granted", granted);
             TRY(memory_exact(t, "after a reserve() that failed"));
             if (!adding)
-                TRY(query_must_see(t, t->x[s], t->y[s], 0, s));
-            TRY(query_check(t, x, y, 30));
+                TRY(query_must_see(t, t->x[s], t->y[s], t->z[s], 0, s));
+            TRY(query_check(t, x, y, z, 30));
         }
-        TRY(apply(t, s, x, y, 10));
+        TRY(apply(t, s, x, y, z, 10));
         added += adding;
         if (i % 500 == 0)
             TRY(memory_exact(t, "after a run of inserts and moves"));
     }
-    TRY(query_count(t, 500, 500, 1e9, added));
+    TRY(query_count(t, 500, 500, 0, 1e9, added));
     TRY(all_found(t));
     TRY(memory_exact(t, "at the end"));
     return inst_close(t);
@@ -785,6 +880,7 @@ const pc_check pc_checks[] = {
     {"exact_boundary", exact_boundary},
     {"window_rounding", window_rounding},
     {"far_away", far_away},
+    {"heights", heights},
     {"randomized", randomized},
     {"reserve_oom", reserve_oom},
     {"flaky_alloc", flaky_alloc},

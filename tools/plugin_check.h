@@ -18,6 +18,10 @@ typedef struct pc_plugin {
     const percept_backend_ops *ops;
     char load_error[512];
     int memory_required; /* fail "table" when memory_usage() is missing */
+    /* What every instance is created with (none: its defaults), but in
+     * the check of create()'s refusals. */
+    const percept_backend_param *params;
+    size_t param_count;
 } pc_plugin;
 
 /* Fills in p's path and name (the file must be NAME.so) without loading

@@ -27,8 +27,8 @@
 extern "C" {
 #endif
 
-#define PERCEPT_BACKEND_ABI_MAJOR 1
-#define PERCEPT_BACKEND_ABI_MINOR 1
+#define PERCEPT_BACKEND_ABI_MAJOR 2
+#define PERCEPT_BACKEND_ABI_MINOR 0
 #define PERCEPT_BACKEND_ABI_VERSION                                                                \
     (((uint32_t)PERCEPT_BACKEND_ABI_MAJOR << 16) | (uint32_t)PERCEPT_BACKEND_ABI_MINOR)
 
@@ -113,40 +113,44 @@ typedef struct percept_backend_ops {
     /*
      * Make sure the next insert() or update() cannot fail: grow whatever the
      * host's next change needs, for slots up to slot_count - 1 and for `slot`
-     * placed at (x, y) with `range`. Return 0, or -1 when out of memory, with
+     * placed at (x, y, z) with `range`. Return 0, or -1 when out of memory, with
      * nothing the host can observe changed. The host calls it before every
      * insert and update, so those return nothing. A successful reserve() may
      * be followed by no insert or update at all (another part of the host's
      * call failed): the next operation may be a reserve() for another slot,
      * a remove() or a query, so keep no state that waits for the change.
      * When the change goes ahead, the next call to this instance is the
-     * insert() or update() of `slot` with the same x, y and range: at most
+     * insert() or update() of `slot` with the same x, y, z and range: at most
      * one reserve is outstanding. remove() must not need memory and comes
      * without a reserve(). insert(), update() and remove() may give memory
      * back (a smaller resize, a free), so long as a refused resize changes
      * nothing and what reserve() promised stays available.
      */
     int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
-                   double y, double range);
+                   double y, double z, double range);
 
-    /* Add `slot` at (x, y); range is its largest range among the senses this
-     * instance serves (may be 0; a hint the host's queries do not rely on). */
-    void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double range);
-    /* `slot` is now at (x, y) with `range` (a move, a range change, or both). */
-    void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double range);
+    /* Add `slot` at (x, y, z); range is its largest range among the senses
+     * this instance serves (may be 0; a hint the host's queries do not rely on). */
+    void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double z,
+                   double range);
+    /* `slot` is now at (x, y, z) with `range` (a move, a range change, or both). */
+    void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double z,
+                   double range);
     /* `slot` leaves. */
     void (*remove)(percept_backend *backend, percept_slot slot);
 
     /*
-     * Call visit(ctx, slot) for every entity within distance r of (x, y)
-     * (dx*dx + dy*dy <= r*r). A superset is allowed (the host filters by
-     * exact distance and ignores repeats), a missing entity is not; the
-     * entity standing at (x, y) may be reported. Must not allocate nor
-     * change the index. From the host, x and y are finite, of magnitude at
-     * most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is finite and not
-     * negative, maybe 0 or far larger than the world.
+     * Call visit(ctx, slot) for every entity within distance r of (x, y, z)
+     * in three dimensions (dx*dx + dy*dy + dz*dz <= r*r). A superset is
+     * allowed (the host filters by exact distance and ignores repeats), a
+     * missing entity is not; the entity standing at (x, y, z) may be
+     * reported. So a backend may index x and y alone and ignore z: the
+     * planar distance never exceeds the one in three dimensions. Must not
+     * allocate nor change the index. From the host, x, y and z are finite,
+     * of magnitude at most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is
+     * finite and not negative, maybe 0 or far larger than the world.
      */
-    void (*query)(const percept_backend *backend, double x, double y, double r,
+    void (*query)(const percept_backend *backend, double x, double y, double z, double r,
                   percept_backend_visit visit, void *ctx);
 
     /*
@@ -158,8 +162,8 @@ typedef struct percept_backend_ops {
      */
     size_t (*memory_usage)(const percept_backend *backend);
 
-    /* Optional (ABI 1.1; 0 says nothing): PERCEPT_BACKEND_QUERY_* bits, hints
-     * about what a query costs, by which the host chooses its own work. */
+    /* Optional (0 says nothing): PERCEPT_BACKEND_QUERY_* bits, hints about
+     * what a query costs, by which the host chooses its own work. */
     uint32_t query_hints;
 } percept_backend_ops;
 

@@ -5,7 +5,7 @@
  *
  *   noentry    the entry is exported under another symbol: dlsym must fail
  *   undefsym   it refers to a variable nothing defines: dlopen must fail
- *   badabi     its table claims ABI major 2
+ *   badabi     its table claims the next ABI major version
  *   noquery    its mandatory query operation is NULL
  *   wrongname  its table says "somethingelse"
  *   nullops    its entry returns NULL
@@ -16,17 +16,22 @@
  *              CRASHY_ENTRY=trap|loop|print makes the entry trap, never return
  *              or print, CRASHY_ENTRY=hints gives query_hints no ABI defines
  *
- * and three that work, for what the host must do with them:
+ * and four that work, for what the host must do with them:
  *
  *   badparam   takes `level` (1..3); `misreport` blames a parameter index it
  *              was not given, `mute` its parameter without a reason, `whole`
  *              refuses the setup with a reason, `silent` without one, `hungry`
  *              after asking the host for 2 GiB; `crowded = 1` makes reserve()
  *              refuse room for more than one entity
- *   abi10      a table of ABI 1.0 (it ends before query_hints)
+ *   minimal    a table of this ABI that ends at query: the optional
+ *              operations and hints it lacks must read as absent
  *   liar       each query also names what it must not: each find twice,
  *              every slot up to two past the highest it was told of, and
  *              UINT32_MAX; the host must drop them (liar.test)
+ *
+ * and one built for ABI 1.0, whose operations took no height:
+ *
+ *   abi10      the host must refuse it, naming both versions
  */
 #include <percept/backend.h>
 
@@ -56,6 +61,8 @@
 #define NAME "badparam"
 #elif defined(BROKEN_ABI10)
 #define NAME "abi10"
+#elif defined(BROKEN_MINIMAL)
+#define NAME "minimal"
 #elif defined(BROKEN_LIAR)
 #define NAME "liar"
 #else
@@ -117,7 +124,7 @@ static int refuse_params(const percept_backend_setup *setup, percept_backend_err
         }
         return -1;
     }
-#elif defined(BROKEN_ABI10) || defined(BROKEN_LIAR)
+#elif defined(BROKEN_ABI10) || defined(BROKEN_MINIMAL) || defined(BROKEN_LIAR)
     (void)crowded;
     if (setup->param_count > 0) {
         set_error(error, 0, NAME " takes no parameters");
@@ -168,9 +175,9 @@ static void *grow(const percept_backend_host *host, void *old, uint32_t count, s
 }
 
 static int flat_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                        double y, double range)
+                        double y, double z, double range)
 {
-    (void)x, (void)y, (void)range;
+    (void)x, (void)y, (void)z, (void)range;
     if (b->crowded && slot_count > 1)
         return -1;
     uint32_t need = slot_count > slot ? slot_count : slot + 1;
@@ -196,9 +203,10 @@ static int flat_reserve(percept_backend *b, uint32_t slot_count, percept_slot sl
     return 0;
 }
 
-static void flat_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void flat_insert(percept_backend *b, percept_slot slot, double x, double y, double z,
+                        double range)
 {
-    (void)range;
+    (void)z, (void)range;
     b->x[slot] = x;
     b->y[slot] = y;
     b->present[slot] = 1;
@@ -223,9 +231,10 @@ static void loop_forever(void)
 #endif
 
 #if !defined(BROKEN_NOQUERY)
-static void flat_query(const percept_backend *b, double x, double y, double r,
+static void flat_query(const percept_backend *b, double x, double y, double z, double r,
                        percept_backend_visit visit, void *ctx)
 {
+    (void)z; /* the planar test: a superset */
 #if defined(BROKEN_CRASHY)
     if (getenv("CRASHY_EXIT") != NULL)
         exit(0);
@@ -253,7 +262,7 @@ static void flat_query(const percept_backend *b, double x, double y, double r,
 #endif
 
 #if defined(BROKEN_ABI10)
-/* percept_backend_ops as ABI 1.0 defined it, field for field. */
+/* percept_backend_ops as ABI 1.0 defined it, field for field: no heights. */
 typedef struct ops_1_0 {
     uint32_t abi_version;
     uint32_t struct_size;
@@ -271,35 +280,83 @@ typedef struct ops_1_0 {
     size_t (*memory_usage)(const percept_backend *backend);
 } ops_1_0;
 
-_Static_assert(sizeof(ops_1_0) == offsetof(percept_backend_ops, query_hints),
-               "ops_1_0 must be the prefix of percept_backend_ops before query_hints");
+static int reserve_1_0(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
+                       double y, double range)
+{
+    return flat_reserve(b, slot_count, slot, x, y, 0, range);
+}
 
-static const ops_1_0 ops = {
-    .abi_version = (uint32_t)1 << 16,
-    .struct_size = sizeof(ops_1_0),
+static void insert_1_0(percept_backend *b, percept_slot slot, double x, double y, double range)
+{
+    flat_insert(b, slot, x, y, 0, range);
+}
+
+static void query_1_0(const percept_backend *b, double x, double y, double r,
+                      percept_backend_visit visit, void *ctx)
+{
+    flat_query(b, x, y, 0, r, visit, ctx);
+}
+
+#define OPS_TYPE ops_1_0
+#define RESERVE reserve_1_0
+#define INSERT insert_1_0
+#define QUERY query_1_0
 #else
-static const percept_backend_ops ops = {
-#if defined(BROKEN_BADABI)
-    .abi_version = (uint32_t)2 << 16 | PERCEPT_BACKEND_ABI_MINOR,
+#if defined(BROKEN_MINIMAL)
+/* The mandatory part of percept_backend_ops alone: a read past it is a read
+ * past the object, which AddressSanitizer reports in the sanitizer run. */
+typedef struct ops_minimal {
+    uint32_t abi_version;
+    uint32_t struct_size;
+    const char *name;
+    const char *description;
+    percept_backend *(*create)(const percept_backend_setup *setup, percept_backend_error *error);
+    void (*destroy)(percept_backend *backend);
+    int (*reserve)(percept_backend *backend, uint32_t slot_count, percept_slot slot, double x,
+                   double y, double z, double range);
+    void (*insert)(percept_backend *backend, percept_slot slot, double x, double y, double z,
+                   double range);
+    void (*update)(percept_backend *backend, percept_slot slot, double x, double y, double z,
+                   double range);
+    void (*remove)(percept_backend *backend, percept_slot slot);
+    void (*query)(const percept_backend *backend, double x, double y, double z, double r,
+                  percept_backend_visit visit, void *ctx);
+} ops_minimal;
+
+_Static_assert(sizeof(ops_minimal) == PERCEPT_BACKEND_OPS_MIN_SIZE,
+               "ops_minimal must be the mandatory prefix of percept_backend_ops");
+#define OPS_TYPE ops_minimal
+#else
+#define OPS_TYPE percept_backend_ops
+#endif
+#define RESERVE flat_reserve
+#define INSERT flat_insert
+#define QUERY flat_query
+#endif
+
+static const OPS_TYPE ops = {
+#if defined(BROKEN_ABI10)
+    .abi_version = (uint32_t)1 << 16,
+#elif defined(BROKEN_BADABI)
+    .abi_version = (uint32_t)(PERCEPT_BACKEND_ABI_MAJOR + 1) << 16,
 #else
     .abi_version = PERCEPT_BACKEND_ABI_VERSION,
 #endif
 #if defined(BROKEN_SMALLSIZE)
     .struct_size = 16,
 #else
-    .struct_size = sizeof(percept_backend_ops),
-#endif
+    .struct_size = sizeof(OPS_TYPE),
 #endif
     .name = NAME,
     .description = "a test backend (tests/plugins/broken.c)",
     .create = flat_create,
     .destroy = flat_destroy,
-    .reserve = flat_reserve,
-    .insert = flat_insert,
-    .update = flat_insert,
+    .reserve = RESERVE,
+    .insert = INSERT,
+    .update = INSERT,
     .remove = flat_remove,
 #if !defined(BROKEN_NOQUERY)
-    .query = flat_query,
+    .query = QUERY,
 #endif
 #if defined(BROKEN_LIAR) && defined(PERCEPT_BACKEND_QUERY_LOCAL)
     /* So that the core also takes near observers from its answers. */
@@ -330,7 +387,7 @@ PERCEPT_BACKEND_EXPORT const percept_backend_ops *ENTRY(void)
     if (entry != NULL && strcmp(entry, "hints") == 0) {
         static percept_backend_ops hinted;
         hinted = ops;
-        hinted.query_hints = 0x6; /* bits ABI 1.1 does not define */
+        hinted.query_hints = 0x6; /* bits the ABI does not define */
         return &hinted;
     }
     return &ops;
