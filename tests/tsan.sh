@@ -18,7 +18,7 @@ cc=${CC_TSAN:-clang}
 flags="-std=c11 -fsanitize=thread -g -O1 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc"
 # What every shipped plugin links besides its own source (Makefile.am).
 util="plugins/backend_util.c plugins/entry_block.c src/decimal.c"
-for p in bruteforce grid hashgrid crosslist; do
+for p in bruteforce grid hashgrid hexgrid crosslist; do
     $cc $flags -fPIC -shared -fvisibility=hidden "plugins/$p.c" $util -o "$work/$p.so"
 done
 $cc $flags -fPIC -shared -fvisibility=hidden -DGRID_AS_TOWER plugins/grid.c $util \
@@ -34,6 +34,6 @@ $cc $flags -fPIC -shared -fvisibility=hidden -DGRID_AS_TOWER plugins/grid.c $uti
 $cc $flags -I"$work" src/*.c tests/test_threads.c tests/testutil.c tests/model.c -o "$work/test_threads" \
     -linih -lcmocka -ldl -lpthread -lm
 # halt_on_error: a data race fails the run instead of scrolling past.
-PERCEPT_PLUGIN_PATH=$work PERCEPT_TEST_BACKENDS="bruteforce grid hashgrid tower crosslist" \
+PERCEPT_PLUGIN_PATH=$work PERCEPT_TEST_BACKENDS="bruteforce grid hashgrid tower hexgrid crosslist" \
     TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" "$work/test_threads"
 echo "tsan: test_threads passed with no ThreadSanitizer report"

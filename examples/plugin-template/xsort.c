@@ -94,9 +94,9 @@ static void xs_destroy(percept_backend *b)
  * slot_count elements hold everything the next insert or update needs.
  */
 static int xs_reserve(percept_backend *b, uint32_t slot_count, percept_slot slot, double x,
-                      double y, double range)
+                      double y, double z, double range)
 {
-    (void)slot, (void)x, (void)y, (void)range;
+    (void)slot, (void)x, (void)y, (void)z, (void)range;
     if (slot_count <= b->sorted_cap && slot_count <= b->rank_cap)
         return 0;
     uint32_t cap = b->sorted_cap ? b->sorted_cap : 64;
@@ -141,8 +141,10 @@ static void resort(percept_backend *b, uint32_t i)
     }
 }
 
-static void xs_insert(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void xs_insert(percept_backend *b, percept_slot slot, double x, double y, double z,
+                      double range)
 {
+    (void)z;     /* an index of the plane: a superset in three dimensions (backend.h) */
     (void)range; /* a backend may use the range (towers do); this one has no need */
     uint32_t i = b->count++;
     b->sorted[i] = (entry){x, y, slot};
@@ -150,9 +152,10 @@ static void xs_insert(percept_backend *b, percept_slot slot, double x, double y,
     resort(b, i);
 }
 
-static void xs_update(percept_backend *b, percept_slot slot, double x, double y, double range)
+static void xs_update(percept_backend *b, percept_slot slot, double x, double y, double z,
+                      double range)
 {
-    (void)range;
+    (void)z, (void)range;
     uint32_t i = b->rank[slot];
     b->sorted[i].x = x;
     b->sorted[i].y = y;
@@ -178,9 +181,10 @@ static void xs_remove(percept_backend *b, percept_slot slot)
  * relation. Testing e.x < x - r instead would round differently and could
  * drop an entity standing exactly on the boundary.
  */
-static void xs_query(const percept_backend *b, double x, double y, double r,
+static void xs_query(const percept_backend *b, double x, double y, double z, double r,
                      percept_backend_visit visit, void *ctx)
 {
+    (void)z;
     double r2 = r * r;
     uint32_t lo = 0, hi = b->count;
 
