@@ -253,13 +253,13 @@ static int handle_percept(parse_state *st, const char *key, const char *value)
 
 static const char *const bound_keys[4] = {"min_x", "min_y", "max_x", "max_y"};
 
-/* Whether `name` can name a sense: a letter, then letters, digits, '_' or
- * '-', at most 31 bytes, and not a section of its own. */
 static int ascii_letter(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* Whether `name` can name a sense: a letter, then letters, digits, '_' or
+ * '-', at most 31 bytes, and not a section of its own. */
 static int sense_name_ok(const char *name, size_t len)
 {
     if (len == 0 || len > 31 || !ascii_letter(name[0]))
@@ -271,25 +271,12 @@ static int sense_name_ok(const char *name, size_t len)
     return !(len == 7 && !memcmp(name, "percept", 7)) && !(len == 5 && !memcmp(name, "world", 5));
 }
 
-/* Split `value` into the config's sense names, up to PERCEPT_MAX_SENSES
- * (the first pass: checked by check_senses() on the second). */
-static void split_senses(pc_config *cfg, const char *value)
+/* [world] senses: 1 to PERCEPT_MAX_SENSES distinct names, which become the
+ * config's senses only when all are good. Read by both passes: the first
+ * learns the names, the second reports what is wrong with them. */
+static int read_senses(parse_state *st, const char *value)
 {
-    cfg->sense_count = 0;
-    for (const char *p = value + strspn(value, " \t"); *p && cfg->sense_count < PERCEPT_MAX_SENSES;
-         p += strspn(p, " \t")) {
-        size_t len = strcspn(p, " \t");
-        snprintf(cfg->sense_names[cfg->sense_count++], sizeof cfg->sense_names[0], "%.*s", (int)len,
-                 p);
-        p += len;
-    }
-}
-
-/* [world] senses: 1 to PERCEPT_MAX_SENSES distinct names. */
-static int check_senses(parse_state *st, const char *value)
-{
-    const char *names[PERCEPT_MAX_SENSES + 1];
-    size_t lens[PERCEPT_MAX_SENSES + 1];
+    char names[PERCEPT_MAX_SENSES][32];
     int n = 0;
     for (const char *p = value + strspn(value, " \t"); *p; p += strspn(p, " \t")) {
         size_t len = strcspn(p, " \t");
@@ -302,17 +289,19 @@ static int check_senses(parse_state *st, const char *value)
                         "'%.*s' is not a sense name: a letter, then letters, digits, '_' or "
                         "'-', at most 31 bytes, not percept or world",
                         (int)(len < 40 ? len : 40), p);
+        snprintf(names[n], sizeof names[n], "%.*s", (int)len, p);
         for (int i = 0; i < n; i++)
-            if (lens[i] == len && !memcmp(names[i], p, len))
-                return fail(st, PERCEPT_ECONFIG, "world", "senses", "'%.*s' is named twice",
-                            (int)len, p);
-        names[n] = p;
-        lens[n++] = len;
+            if (!strcmp(names[i], names[n]))
+                return fail(st, PERCEPT_ECONFIG, "world", "senses", "'%s' is named twice",
+                            names[n]);
+        n++;
         p += len;
     }
     if (n == 0)
         return fail(st, PERCEPT_ECONFIG, "world", "senses", "names no sense (1 to %d)",
                     PERCEPT_MAX_SENSES);
+    memcpy(st->cfg->sense_names, names, sizeof names);
+    st->cfg->sense_count = n;
     return 1;
 }
 
@@ -333,7 +322,7 @@ static int handle_world(parse_state *st, const char *key, const char *value)
         return 1;
     }
     if (!strcmp(key, "senses"))
-        return once(st, "world", key, &cfg->senses_line) && check_senses(st, value);
+        return once(st, "world", key, &cfg->senses_line) && read_senses(st, value);
     if (!strcmp(key, "reserve")) {
         double n;
         if (!once(st, "world", key, &cfg->reserve_line))
@@ -391,7 +380,7 @@ static int handle(void *user, const char *section, const char *key, const char *
     if (st->prepass) {
         if (!strcmp(section, "world") && !strcmp(key, "senses") && !st->cfg->senses_line) {
             st->cfg->senses_line = st->line;
-            split_senses(st->cfg, value);
+            read_senses(st, value);
         }
         return 1;
     }
