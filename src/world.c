@@ -732,16 +732,13 @@ static int check_sense(percept_world *w, const char *fn, percept_id id, percept_
     return PERCEPT_OK;
 }
 
-/* A struct of the size protocol (percept_options): `size` at least what this
- * library knows of it, and the bytes beyond zero. */
+/* A struct of the size protocol (unknown_bytes_zero()) whose `size` is at
+ * least what this library knows of it: no older version of it exists. */
 static int check_size(percept_world *w, const char *fn, const char *type, const void *p,
                       size_t known)
 {
     size_t size = *(const size_t *)p;
-    int ok = size >= known && size <= 4096;
-    for (size_t i = known; ok && i < size; i++)
-        ok = ((const unsigned char *)p)[i] == 0;
-    if (ok)
+    if (size >= known && size <= 4096 && unknown_bytes_zero(p, known, size))
         return PERCEPT_OK;
     return set_error(w, PERCEPT_EINVAL,
                      "%s: %s.size is %zu: initialise it with its _INIT macro (this percept "

@@ -150,6 +150,18 @@ static inline int valid_sense(const percept_world *w, percept_sense sense)
     return (unsigned)sense < (unsigned)w->sense_count;
 }
 
+/* The size protocol of the structs that carry their size (percept_options,
+ * percept_entity_desc, percept_stimulus): the bytes of a newer header's
+ * fields, beyond the `known` this library reads, must be zero, so that no
+ * setting is ignored silently. */
+static inline int unknown_bytes_zero(const void *p, size_t known, size_t size)
+{
+    for (size_t i = known; i < size; i++)
+        if (((const unsigned char *)p)[i])
+            return 0;
+    return 1;
+}
+
 /* The record of the entity in `slot`. */
 static inline entity *ent(const percept_world *w, uint32_t slot)
 {

@@ -256,13 +256,11 @@ static int read_options(const percept_options *opt, percept_options *out, percep
         return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
                     "percept_options.size is %zu: initialise the options with PERCEPT_OPTIONS_INIT",
                     opt->size);
-    const unsigned char *bytes = (const unsigned char *)opt;
-    for (size_t i = sizeof(percept_options); i < opt->size; i++)
-        if (bytes[i])
-            return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
-                        "percept_options.size is %zu: this percept (%s) knows only %zu "
-                        "bytes of options, and the program sets later ones",
-                        opt->size, PERCEPT_VERSION, sizeof(percept_options));
+    if (!unknown_bytes_zero(opt, sizeof(percept_options), opt->size))
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.size is %zu: this percept (%s) knows only %zu "
+                    "bytes of options, and the program sets later ones",
+                    opt->size, PERCEPT_VERSION, sizeof(percept_options));
     memcpy(out, opt, opt->size < sizeof *out ? opt->size : sizeof *out);
     if (out->allocator && !out->allocator->alloc)
         return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
