@@ -28,8 +28,7 @@
  * Every call that changes the world either completes and then reports each
  * change of that relation to the world's event callback before it returns,
  * or fails with a negative status, sets a message (percept_errmsg()) and
- * leaves the world exactly as it was; only percept_move_many(), a batch of
- * moves, can stop part-way, when memory runs out (see there). Events reach
+ * leaves the world exactly as it was. Events reach
  * the callback set at the time: with none set, a change is reported to no
  * one, nor kept for later. A callback that closes the world ends the call's
  * delivery there.
@@ -55,8 +54,8 @@ extern "C" {
 #endif
 
 /* The library's version, as text and as a number (major*10000 + minor*100 + patch). */
-#define PERCEPT_VERSION "0.3.0"
-#define PERCEPT_VERSION_NUMBER 300
+#define PERCEPT_VERSION "0.4.0"
+#define PERCEPT_VERSION_NUMBER 400
 
 /* An entity's identifier, chosen by the caller: any 32-bit value. */
 typedef uint32_t percept_id;
@@ -85,7 +84,7 @@ typedef enum percept_status {
     PERCEPT_OK = 0,
     PERCEPT_EINVAL = -1,  /* an argument is invalid (NULL, NaN, negative range, ...) */
     PERCEPT_ENOMEM = -2,  /* out of memory, or an add to a world of 2^24 - 1 entities (its
-                             limit); nothing was changed (percept_move_many: see there) */
+                             limit); nothing was changed */
     PERCEPT_EEXIST = -3,  /* an entity with that ID is already in the world */
     PERCEPT_ENOENT = -4,  /* no entity with that ID is in the world */
     PERCEPT_EBUSY = -5,   /* a change was requested from inside the event callback */
@@ -129,8 +128,7 @@ typedef struct percept_event {
     percept_sense sense;
     percept_id observer;
     percept_id target; /* STIMULUS: the stimulus' source, or 0 without one */
-    double x, y, z;    /* the target's position after the call (in a percept_move_many()
-                          batch, after the move delivering it; its last position on
+    double x, y, z;    /* the target's position after the call (its last position on
                           removal); STIMULUS: the stimulus' point */
     int has_source;    /* STIMULUS: whether it has a source; 1 for every other kind,
                           whose target is always an entity */
@@ -143,9 +141,6 @@ typedef struct percept_event {
  * (observer, target, sense); over time ENTER and LEAVE strictly alternate,
  * starting with ENTER (for a callback set before the world's first change;
  * one set later may see a LEAVE first).
- * percept_move_many() is a sequence of moves, each delivering its events so
- * before the next is made: one batch may bring a pair's ENTER and then its
- * LEAVE, and the callback sees the moves made so far.
  *
  * Inside the callback the world may be read (percept_perceives(),
  * percept_perceived(), ...) but not changed: every call of "Changing the
@@ -211,11 +206,13 @@ typedef struct percept_options {
     const percept_allocator *allocator; /* if set: all memory comes from it */
     size_t reserve;                     /* if above 0: replaces the config's [world] reserve,
                                            room for that many entities made at creation */
+    size_t threads;                     /* if above 0: replaces the config's [world] threads,
+                                           how many threads a tick runs on (at most 64) */
 } percept_options;
 
 #define PERCEPT_OPTIONS_INIT                                                                       \
     {                                                                                              \
-        sizeof(percept_options), NULL, NULL, NULL, NULL, 0                                         \
+        sizeof(percept_options), NULL, NULL, NULL, NULL, 0, 0                                      \
     }
 
 /*
@@ -255,8 +252,7 @@ PERCEPT_API int percept_world_open_string(percept_world **out, const char *ini_t
 /*
  * Destroy a world and everything in it. No events are delivered. NULL is a
  * no-op. From inside the world's event callback it is deferred: the call
- * delivering the event delivers no more, makes no further moves (of a
- * percept_move_many() batch), closes the world and returns PERCEPT_OK (its
+ * delivering the event delivers no more, closes the world and returns PERCEPT_OK (its
  * change was made). The world may still be read until the callback returns,
  * and not at all after.
  */
@@ -278,9 +274,9 @@ PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_f
 PERCEPT_API const char *percept_errmsg(const percept_world *world);
 
 /*
- * The index of the percept_move_many() entry the world's last failed call
- * was refused for (the entry percept_errmsg() names: an unknown ID, a bad
- * position, an entity named twice), so that a program can drop or mend it;
+ * The index of the percept_tick() entry the world's last failed call was
+ * refused for (the entry percept_errmsg() names: an unknown ID, a bad
+ * value, an entity named twice), so that a program can drop or mend it;
  * SIZE_MAX when that call named no entry, or no call has failed. Read it,
  * like the message, right after the call that failed.
  */
@@ -355,7 +351,7 @@ PERCEPT_API int percept_update(percept_world *world, percept_id id,
 /* Move entity `id` to (x, y), its height unchanged. Any distance: a teleport
  * is a move. A move to where the entity already is changes nothing and
  * delivers nothing. The only calls that deliver MOVE events are a target's
- * own moves (percept_move(), percept_move3(), percept_move_many(), and
+ * own moves (percept_move(), percept_move3(), percept_tick(), and
  * percept_update() with a new position): an observer's move or turn
  * delivers ENTER and LEAVE only. */
 PERCEPT_API int percept_move(percept_world *world, percept_id id, double x, double y);
@@ -367,40 +363,48 @@ PERCEPT_API int percept_move3(percept_world *world, percept_id id, double x, dou
  * the entity has a cone (PERCEPT_EINVAL). */
 PERCEPT_API int percept_turn(percept_world *world, percept_id id, double fx, double fy, double fz);
 
-/* One entry of percept_move_many(): an entity and where it goes. */
-typedef struct percept_position {
+/* What one entry of a tick changes. */
+typedef enum percept_change_kind {
+    PERCEPT_CHANGE_MOVE = 0,  /* the entity goes to (x, y, z), as percept_move3() */
+    PERCEPT_CHANGE_TURN = 1,  /* it faces (x, y, z), as percept_turn() */
+    PERCEPT_CHANGE_UPDATE = 2 /* every field becomes *desc's, as percept_update() */
+} percept_change_kind;
+
+/* One entry of percept_tick(): an entity and its change. */
+typedef struct percept_change {
     percept_id id;
-    double x, y;
-} percept_position;
+    percept_change_kind kind;
+    double x, y, z;                  /* MOVE: the new position; TURN: the new facing */
+    const percept_entity_desc *desc; /* UPDATE: the new description; else unread */
+} percept_change;
 
 /*
- * Move many entities, each as percept_move() would, with its events
- * delivered before the next move (see percept_event_fn): a tick's moves in
- * one call. The library makes the moves in an order of its choosing,
- * entities near each other one after the other (along a curve over the
- * batch's extent within the world bounds; moves to places outside the
- * bounds are ordered as if at their edge), so that the neighbourhood one
- * move reads is still in the cache for the next. The order depends only on
- * the batch, never on the backend, so every backend delivers the same
- * events; who perceives whom after the call is the same in any order.
+ * A tick: every change of `changes` made at once, each entity named at most
+ * once. The relation after the call is judged on the state after all of
+ * them, with rule 5's "before" meaning before the call; the events are the
+ * difference between the relation before the call and after it, sorted as
+ * a single change's are, delivered once every change is made. A pair that
+ * would enter and leave in the course of the tick (seen after one move,
+ * gone after another) gives no event; a MOVE goes to each observer that
+ * perceives a moved target by a sense before and after the tick.
  *
- * The whole batch is checked before any move: an unknown ID (PERCEPT_ENOENT),
- * a position percept_move() would refuse or an entity named twice
- * (PERCEPT_EINVAL) move nothing, percept_errmsg() names the first bad entry
- * by its index and percept_errindex() gives that index. More than
- * UINT32_MAX entries, or `moves` NULL with a `count` above 0, are refused
- * as a whole (PERCEPT_EINVAL, no entry named: percept_errindex() is
- * SIZE_MAX). `moves` may be NULL when `count` is 0.
+ * Every entry is checked before anything changes, by the checks of the call
+ * its kind names: an unknown ID (PERCEPT_ENOENT), a bad value, an entity
+ * named twice or an unknown kind (PERCEPT_EINVAL) change nothing;
+ * percept_errmsg() names the first bad entry by its index and
+ * percept_errindex() gives that index. More than UINT32_MAX entries, or
+ * `changes` NULL with a `count` above 0, are refused as a whole
+ * (PERCEPT_EINVAL; percept_errindex() is SIZE_MAX). Out of memory
+ * (PERCEPT_ENOMEM): the world is as it was before the call.
  *
- * Out of memory (PERCEPT_ENOMEM) is the one failure that can stop a batch
- * part-way. The moves already made stay made, with their events delivered;
- * the rest are not made; each move is whole, so every entity is at its old
- * or its new position. percept_errmsg() says how many were made. Calling
- * again with the same batch finishes it: a move to where an entity already
- * is changes nothing and delivers nothing.
+ * Cost: in proportion to the entities the tick changes and their
+ * neighbours, however many stand still. The entries are split among the
+ * world's threads ([world] threads, percept_options.threads), which find
+ * their pairs' changes at once: the events are the same, in the same order,
+ * for any number of threads. The backends' queries then run on several
+ * threads at once (docs/plugins.md).
  */
-PERCEPT_API int percept_move_many(percept_world *world, const percept_position *moves,
-                                  size_t count);
+PERCEPT_API int percept_tick(percept_world *world, const percept_change *changes, size_t count);
 
 /* Remove entity `id`; every pair it was part of leaves, in both directions. */
 PERCEPT_API int percept_remove(percept_world *world, percept_id id);
