@@ -109,6 +109,9 @@ PERCEPT_API const char *percept_status_name(int status);
 PERCEPT_API const char *percept_version(void);
 PERCEPT_API int percept_version_number(void);
 
+/* The most threads a world's ticks run on ([world] threads, percept_options.threads). */
+#define PERCEPT_MAX_THREADS 64
+
 /* Limits: coordinates and ranges must be finite, and at most this in magnitude. */
 #define PERCEPT_COORD_LIMIT 1e15
 
@@ -207,7 +210,8 @@ typedef struct percept_options {
     size_t reserve;                     /* if above 0: replaces the config's [world] reserve,
                                            room for that many entities made at creation */
     size_t threads;                     /* if above 0: replaces the config's [world] threads,
-                                           how many threads a tick runs on (at most 64) */
+                                           how many threads a tick runs on, at most
+                                           PERCEPT_MAX_THREADS */
 } percept_options;
 
 #define PERCEPT_OPTIONS_INIT                                                                       \

@@ -334,8 +334,19 @@ static int handle_world(parse_state *st, const char *key, const char *value)
         cfg->reserve = (size_t)n;
         return 1;
     }
+    if (!strcmp(key, "threads")) {
+        double n;
+        if (!once(st, "world", key, &cfg->threads_line))
+            return 0;
+        if (decimal_parse(value, &n) || n < 1 || n > PERCEPT_MAX_THREADS || n != floor(n))
+            return fail(st, PERCEPT_ECONFIG, "world", key,
+                        "must be a whole number from 1 to %d (read '%.40s')", PERCEPT_MAX_THREADS,
+                        value);
+        cfg->threads = (unsigned)n;
+        return 1;
+    }
     return fail(st, PERCEPT_ECONFIG, "world", key,
-                "unknown key (expected min_x, min_y, max_x, max_y, reserve, senses)");
+                "unknown key (expected min_x, min_y, max_x, max_y, reserve, senses, threads)");
 }
 
 static int handle_sense(parse_state *st, int s, const char *key, const char *value)
@@ -501,6 +512,7 @@ int pc_config_parse(const percept_allocator *a, pc_config *cfg, const char *path
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->move_events = 1;
+    cfg->threads = 1;
     static const char *const default_senses[] = {"sight", "hearing", "smell"};
     for (int s = 0; s < 3; s++)
         snprintf(cfg->sense_names[s], sizeof cfg->sense_names[s], "%s", default_senses[s]);

@@ -36,6 +36,8 @@ typedef struct pc_config {
     int bound_lines[4]; /* min_x, min_y, max_x, max_y */
     size_t reserve;     /* [world] reserve: entities to make room for at creation */
     int reserve_line;
+    unsigned threads; /* [world] threads: how many threads a tick runs on */
+    int threads_line;
     int sense_count; /* [world] senses, or sight, hearing and smell */
     char sense_names[PERCEPT_MAX_SENSES][32];
     int senses_line;

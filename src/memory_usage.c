@@ -36,8 +36,7 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
             m.world += strlen(bg->plugin.path) + 1;
     }
 
-    m.scratch = change_buffer_bytes(&w->changes) +
-                w->batch_cap * (sizeof *w->batch + 2 * sizeof *w->batch_keys);
+    m.scratch = change_buffer_bytes(&w->changes) + tick_bytes(w);
 
     m.total = m.entities + m.pairs + m.observer_grids + m.backends + m.scratch + m.world;
     *out = m;

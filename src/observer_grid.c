@@ -279,9 +279,11 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
     if (next->cell != g->slots[slot].reg.cell) {
         /* Room for the observer in its new cell; spare capacity is invisible. */
         void *obs = home->obs;
-        if (make_room(a, g, &obs, sizeof(og_observer), home->obs_len, &home->obs_cap))
+        if (make_room(a, g, &obs, sizeof(og_observer), home->obs_len + home->arriving,
+                      &home->obs_cap))
             return -1;
         home->obs = obs;
+        home->arriving++;
     }
     for (int32_t y = next->y0; y <= next->y1; y++) {
         for (int32_t x = next->x0; x <= next->x1; x++) {
@@ -290,6 +292,8 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 for (int32_t uy = next->y0; uy <= y; uy++)
                     for (int32_t ux = next->x0; ux <= next->x1 && (uy < y || ux < x); ux++)
                         reach_drop(a, g, reached(g, next, ux, uy), next->cell);
+                if (next->cell != g->slots[slot].reg.cell)
+                    home->arriving--;
                 return -1;
             }
         }
@@ -300,8 +304,11 @@ int og_stage(const percept_allocator *a, observer_grid *g, uint32_t slot,
 void og_unstage(const percept_allocator *a, observer_grid *g, uint32_t slot,
                 const og_registration *next)
 {
-    if (!og_same(&g->slots[slot].reg, next))
-        drop_all(a, g, next);
+    if (og_same(&g->slots[slot].reg, next))
+        return;
+    drop_all(a, g, next);
+    if (has_home(next) && next->cell != g->slots[slot].reg.cell)
+        g->cells[next->cell].arriving--;
 }
 
 static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t slot)
@@ -317,7 +324,7 @@ static void leave_cell(const percept_allocator *a, observer_grid *g, uint32_t sl
         bound_add(&c->bound, &c->obs[k]);
     /* The observer's new home is another cell (or list), whose room
      * og_stage() made: this one's may go. */
-    c->obs = give_back(a, g, c->obs, sizeof(og_observer), c->obs_len, &c->obs_cap);
+    c->obs = give_back(a, g, c->obs, sizeof(og_observer), c->obs_len + c->arriving, &c->obs_cap);
 }
 
 void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
@@ -333,6 +340,7 @@ void og_commit(const percept_allocator *a, observer_grid *g, uint32_t slot,
             }
             if (has_home(next)) {
                 og_cell *c = &g->cells[next->cell]; /* og_stage() made the room */
+                c->arriving--;
                 s->index = c->obs_len;
                 c->obs[c->obs_len++].slot = slot;
                 g->levels[next->level].observers++;

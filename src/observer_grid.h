@@ -27,7 +27,7 @@
  *
  * Changes are staged so a world call can stay atomic: og_stage() makes all
  * the allocations a new registration needs and can fail; og_commit() and
- * og_unstage() cannot.
+ * og_unstage() cannot. A tick stages many observers before it commits any.
  */
 #ifndef PERCEPT_OBSERVER_GRID_H
 #define PERCEPT_OBSERVER_GRID_H
@@ -79,6 +79,7 @@ typedef struct og_bound {
 typedef struct og_cell {
     og_observer *obs; /* the observers standing in the cell */
     uint32_t obs_len, obs_cap;
+    uint32_t arriving; /* observers staged into the cell: obs keeps room for them */
     uint32_t reach_len, reach_cap;
     og_reach *reach;
     og_bound bound;

@@ -8,27 +8,21 @@
 #include "world.h"
 
 #include <inttypes.h>
-#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
-#include <emmintrin.h>
-#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "ieee_double.h"
-#include "key_sort.h"
-#include "prefetch.h"
 #include "message.h"
+#include "prefetch.h"
+#include "relation.h"
 
 /* How much wider than its own reach a mover's query may grow to find the
  * near observers too, on a backend whose queries are not local. */
 #define NEAR_WIDENING 1.25
 
-static int set_error(percept_world *w, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int set_error(percept_world *w, int status, const char *fmt, ...)
+int world_error(percept_world *w, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -45,8 +39,8 @@ int percept_set_event_callback(percept_world *w, percept_event_fn fn, void *user
     if (!w)
         return PERCEPT_EINVAL;
     if (w->in_callback)
-        return set_error(w, PERCEPT_EBUSY,
-                         "percept_set_event_callback: called from inside the event callback");
+        return world_error(w, PERCEPT_EBUSY,
+                           "percept_set_event_callback: called from inside the event callback");
     w->on_event = fn;
     w->on_event_user = user;
     return PERCEPT_OK;
@@ -63,128 +57,6 @@ size_t percept_errindex(const percept_world *w)
 }
 
 /* ---------------------------------------------------------------- computing a call's changes */
-
-/*
- * Which senses hold both ways at squared distance dd for ranges alone: bit
- * s of *sees when dd <= r[s] * r[s], of *seen when dd <= q[s] * q[s]; a
- * NaN range (a lacking sense) satisfies none. Branch-free, as which senses
- * hold is as good as random. For three senses SSE2 does the same IEEE
- * operations two at a time, so it gives the same bits; PERCEPT_NO_SIMD
- * selects the plain form.
- */
-static inline void senses_within(double dd, const double *r, const double *q, int n, unsigned *sees,
-                                 unsigned *seen)
-{
-#if defined(__SSE2__) && !defined(PERCEPT_NO_SIMD)
-    if (n == 3) {
-        __m128d d = _mm_set1_pd(dd);
-        __m128d r01 = _mm_loadu_pd(r), q01 = _mm_loadu_pd(q), rq2 = _mm_set_pd(q[2], r[2]);
-        unsigned lo = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(r01, r01)));
-        unsigned hi = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(q01, q01)));
-        unsigned third = (unsigned)_mm_movemask_pd(_mm_cmple_pd(d, _mm_mul_pd(rq2, rq2)));
-        *sees = lo | (third & 1) << 2;
-        *seen = hi | (third & 2) << 1;
-        return;
-    }
-#endif
-    unsigned a = 0, b = 0;
-    for (int s = 0; s < n; s++) {
-        a |= (unsigned)(dd <= r[s] * r[s]) << s;
-        b |= (unsigned)(dd <= q[s] * q[s]) << s;
-    }
-    *sees = a;
-    *seen = b;
-}
-
-/* Whether d lies in the cone of the facing of `os` with constant c (the
- * relation's rule 6), dd being d's squared length. */
-static int in_cone(const shape *os, double c, double dx, double dy, double dz, double dd)
-{
-    double dot = os->facing[0] * dx + os->facing[1] * dy + os->facing[2] * dz;
-    double q = c * c * (dd * os->ff);
-    if (c >= 0)
-        return dot >= 0 && dot * dot >= q;
-    return dot >= 0 || dot * dot <= q;
-}
-
-/* The senses among `senses` in which o, of shape os, perceives t by rules 2
- * and 4 to 6: d = t - o, dd its squared length, `before` the senses o
- * perceived t in before the call (a margin holds those). */
-static unsigned shaped_senses(const entity *o, const shape *os, const entity *t, unsigned senses,
-                              unsigned before, double dx, double dy, double dz, double dd)
-{
-    unsigned held = 0;
-    for (; senses; senses &= senses - 1) {
-        int s = __builtin_ctz(senses);
-        const sense_shape *ss = &os->sense[s];
-        double l = o->range[s];
-        if (ss->ignore & t->tags)
-            continue;
-        if (before & PERCEPT_SENSE_BIT(s))
-            l = l + ss->margin;
-        if (!(dd <= l * l))
-            continue;
-        if (ss->fov != 360 && dd != 0 && !in_cone(os, ss->c, dx, dy, dz, dd))
-            continue;
-        held |= PERCEPT_SENSE_BIT(s);
-    }
-    return held;
-}
-
-/* pair_mask_of() when either entity has a shape: out of line, so that the
- * common test stays small enough to inline. */
-static __attribute__((noinline)) unsigned shaped_pair_mask(int n, const entity *me,
-                                                           const shape *msh, const entity *t,
-                                                           const shape *tsh, unsigned out,
-                                                           unsigned in_visible, unsigned before)
-{
-    double dx = t->x - me->x, dy = t->y - me->y, dz = t->z - me->z;
-    double dd = dx * dx + dy * dy + dz * dz;
-    unsigned sees, seen;
-    senses_within(dd, me->range, t->range, n, &sees, &seen);
-    if (msh)
-        sees = shaped_senses(me, msh, t, out, pair_out(before), dx, dy, dz, dd);
-    if (tsh)
-        seen = shaped_senses(t, tsh, me, in_visible, pair_in(before), -dx, -dy, -dz, dd);
-    return (sees & out) | (seen & in_visible) << PAIR_IN_SHIFT;
-}
-
-/* The pair of `me` and `t` (their shapes msh and tsh, NULL for none) as
- * me's list keeps it: the senses of `out` in which me perceives t, and of
- * `in_visible` in which t perceives me; `before`, the pair's mask before the
- * call. Negating a difference is exact, so one squared distance serves
- * both directions. */
-static inline unsigned pair_mask_of(int n, const entity *me, const shape *msh, const entity *t,
-                                    const shape *tsh, unsigned out, unsigned in_visible,
-                                    unsigned before)
-{
-    out &= ~(unsigned)t->hidden;
-    if (msh || tsh)
-        return shaped_pair_mask(n, me, msh, t, tsh, out, in_visible, before);
-    double dx = t->x - me->x, dy = t->y - me->y, dz = t->z - me->z;
-    double dd = dx * dx + dy * dy + dz * dz;
-    unsigned sees, seen;
-    senses_within(dd, me->range, t->range, n, &sees, &seen);
-    return (sees & out) | (seen & in_visible) << PAIR_IN_SHIFT;
-}
-
-/* A public range as a record keeps it: NaN for 0 or -0, a lacking sense. */
-static double entity_range(double range)
-{
-    return range > 0 ? range : NAN;
-}
-
-/* The largest of an entity's ranges among `senses`: what an index must cover. */
-static double reach_of(const entity *e, unsigned senses)
-{
-    double r = 0;
-    for (; senses; senses &= senses - 1) {
-        int s = __builtin_ctz(senses);
-        if (e->range[s] > r)
-            r = e->range[s];
-    }
-    return r;
-}
 
 static uint32_t next_epoch(percept_world *w)
 {
@@ -267,16 +139,13 @@ static void visit_candidate(void *ctx, percept_slot t)
         push_change(p, t, PAIR_NONE, 0, after, 0);
 }
 
-/* The radius to query backend g with (0: none): the entity's reach in its
- * senses that can change, or the near radius of a grid whose near observers
- * it finds, the larger: every candidate is tested both ways. */
-static double query_radius(const pass *p, int g)
+double world_query_radius(const percept_world *w, int g, const entity *e, unsigned out,
+                          unsigned in_visible)
 {
-    const percept_world *w = p->w;
-    double reach = reach_of(&p->ch->next, w->backends[g].senses & p->out), radius = reach;
+    double reach = reach_of(e, w->backends[g].senses & out), radius = reach;
     int local = (w->backends[g].plugin.ops.query_hints & PERCEPT_BACKEND_QUERY_LOCAL) != 0;
     for (int i = 0; i < w->grid_count; i++) {
-        if (w->near_of[i] >= 0 || w->near_backend[i] != g || !(w->grids[i].senses & p->in_visible))
+        if (w->near_of[i] >= 0 || w->near_backend[i] != g || !(w->grids[i].senses & in_visible))
             continue;
         /* A backend whose queries are not local widens its query only a
          * little for the near observers; else the near grid answers. */
@@ -325,7 +194,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     double covered2 = -1;
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
-        double r = query_radius(&p, g);
+        double r = world_query_radius(w, g, me, out, visible);
         if (r > 0) {
             bg->plugin.ops.query(bg->backend, me->x, me->y, me->z, r, visit_candidate, &p);
             if (r * r > covered2)
@@ -378,10 +247,10 @@ static void prefetch_entries(const percept_world *w, uint32_t slot)
     }
 }
 
-/* Room for the shapes of `cap` slots, all defaults; 0, or -1 out of memory
- * with nothing changed. */
-static int alloc_shapes(percept_world *w, size_t cap)
+/* Room for the shapes of every slot, all defaults (see world.h). */
+int world_alloc_shapes(percept_world *w)
 {
+    size_t cap = w->slot_cap;
     if (cap > (SIZE_MAX - sizeof(shape)) / w->shape_bytes)
         return -1;
     unsigned char *shapes = pc_alloc(&w->alloc, cap * w->shape_bytes + sizeof(shape));
@@ -405,8 +274,7 @@ static int range_bucket(double r)
     return e < 0 ? 0 : e >= RANGE_EXP_BUCKETS ? RANGE_EXP_BUCKETS - 1 : e;
 }
 
-/* Count the ranges of `after` instead of those of `before` (either NULL). */
-static void count_ranges(percept_world *w, const entity *before, const entity *after)
+void world_count_ranges(percept_world *w, const entity *before, const entity *after)
 {
     for (int s = 0; s < w->sense_count; s++) {
         if (before && before->range[s] > 0)
@@ -432,7 +300,7 @@ static int apply_change(percept_world *w, const change *ch)
         return PERCEPT_ENOMEM;
     /* The first entity with a shape makes room for every slot's (kept if
      * the change fails later: room only). */
-    if (ch->reshaped && ch->next.shaped && !w->shapes && alloc_shapes(w, w->slot_cap))
+    if (ch->reshaped && ch->next.shaped && !w->shapes && world_alloc_shapes(w))
         return PERCEPT_ENOMEM;
     /* The slot count after the change, as reserve() is promised: an add
      * that reuses a freed slot leaves it as it is. */
@@ -522,7 +390,7 @@ static int apply_change(percept_world *w, const change *ch)
     }
     entity *e = ent(w, slot);
     if (ch->adding || ch->removing || !ch->moved || ch->reshaped) /* a plain move keeps them */
-        count_ranges(w, ch->adding ? NULL : e, ch->removing ? NULL : &ch->next);
+        world_count_ranges(w, ch->adding ? NULL : e, ch->removing ? NULL : &ch->next);
     if (ch->removing) {
         pair_list_free(a, own);
         id_map_erase(&w->ids, e->id);
@@ -584,6 +452,12 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
     return 0;
 }
 
+int world_deliver_pair(percept_world *w, percept_id observer, percept_id target, const entity *t,
+                       unsigned before, unsigned after, unsigned moved)
+{
+    return deliver_pair(w, observer, target, t, before, after, moved);
+}
+
 /* The events where a partner observes the changing entity, for places
  * [from, to) of the partner ID order; its position is ch's (a removed
  * entity's record is gone). */
@@ -628,12 +502,12 @@ static int out_of_memory(percept_world *w, const char *fn, const change *ch, con
 {
     const backend_group *bg = w->refused_by;
     if (bg)
-        return set_error(w, PERCEPT_ENOMEM,
-                         "%s: %sentity %" PRIu32 ": out of memory: backend '%s' (%s) could not "
-                         "make room (its reserve() failed)%s",
-                         fn, before, ch->next.id, bg->plugin.ops.name, bg->plugin.path, after);
-    return set_error(w, PERCEPT_ENOMEM, "%s: %sentity %" PRIu32 ": out of memory%s", fn, before,
-                     ch->next.id, after);
+        return world_error(w, PERCEPT_ENOMEM,
+                           "%s: %sentity %" PRIu32 ": out of memory: backend '%s' (%s) could not "
+                           "make room (its reserve() failed)%s",
+                           fn, before, ch->next.id, bg->plugin.ops.name, bg->plugin.path, after);
+    return world_error(w, PERCEPT_ENOMEM, "%s: %sentity %" PRIu32 ": out of memory%s", fn, before,
+                       ch->next.id, after);
 }
 
 /* run_change(): the callback closed the world, which is gone. */
@@ -668,13 +542,13 @@ static int change_made(int rc)
 
 /* ---------------------------------------------------------------- the calls that change a world */
 
-static int bad_position(percept_world *w, const char *fn, const char *where, percept_id id,
-                        double x, double y, double z)
+int world_bad_position(percept_world *w, const char *fn, const char *where, percept_id id, double x,
+                       double y, double z)
 {
-    return set_error(w, PERCEPT_EINVAL,
-                     "%s: %sentity %" PRIu32 ": position (%.17g, %.17g, %.17g) must be finite "
-                     "and within [-%g, %g]",
-                     fn, where, id, x, y, z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+    return world_error(w, PERCEPT_EINVAL,
+                       "%s: %sentity %" PRIu32 ": position (%.17g, %.17g, %.17g) must be finite "
+                       "and within [-%g, %g]",
+                       fn, where, id, x, y, z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
 }
 
 /* A number from 0 to PERCEPT_COORD_LIMIT: a range or a margin. */
@@ -688,21 +562,21 @@ static int check_range(percept_world *w, const char *fn, percept_id id, percept_
 {
     if (valid_length(range))
         return PERCEPT_OK;
-    return set_error(w, PERCEPT_EINVAL,
-                     "%s: entity %" PRIu32 ": %s range %.17g must be a number from 0 to %g", fn, id,
-                     w->sense_names[sense], range, PERCEPT_COORD_LIMIT);
+    return world_error(w, PERCEPT_EINVAL,
+                       "%s: entity %" PRIu32 ": %s range %.17g must be a number from 0 to %g", fn,
+                       id, w->sense_names[sense], range, PERCEPT_COORD_LIMIT);
 }
 
 /* Every changing call's first check (a NULL world has no message). */
-static int check_not_in_callback(percept_world *w, const char *fn)
+int world_check_caller(percept_world *w, const char *fn)
 {
     if (!w)
         return PERCEPT_EINVAL;
     if (w->in_callback)
-        return set_error(w, PERCEPT_EBUSY,
-                         "%s: called from inside the event callback; queue the change and "
-                         "apply it after the call that delivered the event returns",
-                         fn);
+        return world_error(w, PERCEPT_EBUSY,
+                           "%s: called from inside the event callback; queue the change and "
+                           "apply it after the call that delivered the event returns",
+                           fn);
     return PERCEPT_OK;
 }
 
@@ -711,24 +585,24 @@ static int check_not_in_callback(percept_world *w, const char *fn)
 static inline int enter_call(percept_world *w, const char *fn, percept_id id, int must_exist,
                              uint32_t *slot)
 {
-    int rc = check_not_in_callback(w, fn);
+    int rc = world_check_caller(w, fn);
     if (rc)
         return rc;
     *slot = id_map_find(&w->ids, id);
     if (must_exist && *slot == ID_MAP_NONE)
-        return set_error(w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, fn, id);
+        return world_error(w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, fn, id);
     if (!must_exist && *slot != ID_MAP_NONE)
-        return set_error(w, PERCEPT_EEXIST, "%s: entity %" PRIu32 " is already in the world", fn,
-                         id);
+        return world_error(w, PERCEPT_EEXIST, "%s: entity %" PRIu32 " is already in the world", fn,
+                           id);
     return PERCEPT_OK;
 }
 
 static int check_sense(percept_world *w, const char *fn, percept_id id, percept_sense sense)
 {
     if (!valid_sense(w, sense))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": sense %d is not one of the world's %d senses", fn,
-                         id, (int)sense, w->sense_count);
+        return world_error(w, PERCEPT_EINVAL,
+                           "%s: entity %" PRIu32 ": sense %d is not one of the world's %d senses",
+                           fn, id, (int)sense, w->sense_count);
     return PERCEPT_OK;
 }
 
@@ -740,10 +614,10 @@ static int check_size(percept_world *w, const char *fn, const char *type, const 
     size_t size = *(const size_t *)p;
     if (size >= known && size <= 4096 && unknown_bytes_zero(p, known, size))
         return PERCEPT_OK;
-    return set_error(w, PERCEPT_EINVAL,
-                     "%s: %s.size is %zu: initialise it with its _INIT macro (this percept "
-                     "knows %zu bytes of it)",
-                     fn, type, size, known);
+    return world_error(w, PERCEPT_EINVAL,
+                       "%s: %s.size is %zu: initialise it with its _INIT macro (this percept "
+                       "knows %zu bytes of it)",
+                       fn, type, size, known);
 }
 
 /* The fov a record keeps: 0 means 360. */
@@ -768,59 +642,58 @@ static double cone_c(double fov)
  * Check `desc` and make it the change's next state (the record and, in
  * w->next_shape, the shape), keeping ch->next's id, mark and alive.
  */
-static int read_desc(percept_world *w, const char *fn, percept_id id, const percept_entity_desc *d,
-                     change *ch)
+int world_read_desc(percept_world *w, const char *fn, percept_id id, const percept_entity_desc *d,
+                    entity *next, shape *sh)
 {
     if (!d)
-        return set_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
+        return world_error(w, PERCEPT_EINVAL, "%s: entity %" PRIu32 ": desc is NULL", fn, id);
     int rc = check_size(w, fn, "percept_entity_desc", d, sizeof *d);
     if (rc)
         return rc;
     if (!valid_coord(d->x) || !valid_coord(d->y) || !valid_coord(d->z))
-        return bad_position(w, fn, "", id, d->x, d->y, d->z);
+        return world_bad_position(w, fn, "", id, d->x, d->y, d->z);
     if (!valid_coord(d->facing[0]) || !valid_coord(d->facing[1]) || !valid_coord(d->facing[2]))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": facing (%.17g, %.17g, %.17g) must be finite "
-                         "and within [-%g, %g]",
-                         fn, id, d->facing[0], d->facing[1], d->facing[2], PERCEPT_COORD_LIMIT,
-                         PERCEPT_COORD_LIMIT);
+        return world_error(w, PERCEPT_EINVAL,
+                           "%s: entity %" PRIu32 ": facing (%.17g, %.17g, %.17g) must be finite "
+                           "and within [-%g, %g]",
+                           fn, id, d->facing[0], d->facing[1], d->facing[2], PERCEPT_COORD_LIMIT,
+                           PERCEPT_COORD_LIMIT);
     if (d->hidden & ~w->all_senses)
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the world's "
-                         "%d senses",
-                         fn, id, d->hidden, w->sense_count);
-    shape *sh = &w->next_shape;
+        return world_error(w, PERCEPT_EINVAL,
+                           "%s: entity %" PRIu32 ": hidden mask 0x%x has bits beyond the world's "
+                           "%d senses",
+                           fn, id, d->hidden, w->sense_count);
     memset(sh, 0, sizeof *sh);
     int shaped = !no_facing(d->facing);
     for (int s = 0; s < PERCEPT_MAX_SENSES; s++) {
         const percept_sense_params *p = &d->sense[s];
         if (s >= w->sense_count) {
             if (p->range != 0 || p->margin != 0 || p->fov != 0 || p->ignore != 0)
-                return set_error(w, PERCEPT_EINVAL,
-                                 "%s: entity %" PRIu32 ": sense[%d] is set, but the world has "
-                                 "%d senses",
-                                 fn, id, s, w->sense_count);
+                return world_error(w, PERCEPT_EINVAL,
+                                   "%s: entity %" PRIu32 ": sense[%d] is set, but the world has "
+                                   "%d senses",
+                                   fn, id, s, w->sense_count);
             continue;
         }
         const char *name = w->sense_names[s];
         if ((rc = check_range(w, fn, id, s, p->range)))
             return rc;
         if (!valid_length(p->margin))
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: entity %" PRIu32 ": %s.margin %.17g must be a number from 0 "
-                             "to %g",
-                             fn, id, name, p->margin, PERCEPT_COORD_LIMIT);
+            return world_error(w, PERCEPT_EINVAL,
+                               "%s: entity %" PRIu32 ": %s.margin %.17g must be a number from 0 "
+                               "to %g",
+                               fn, id, name, p->margin, PERCEPT_COORD_LIMIT);
         if (!(p->fov >= 0 && p->fov <= 360))
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: entity %" PRIu32 ": %s.fov %.17g must be above 0 and at most "
-                             "360 degrees (0: no cone)",
-                             fn, id, name, p->fov);
+            return world_error(w, PERCEPT_EINVAL,
+                               "%s: entity %" PRIu32 ": %s.fov %.17g must be above 0 and at most "
+                               "360 degrees (0: no cone)",
+                               fn, id, name, p->fov);
         double fov = record_fov(p->fov);
         if (fov < 360 && no_facing(d->facing))
-            return set_error(w, PERCEPT_EINVAL,
-                             "%s: entity %" PRIu32 ": %s.fov %.17g is a cone, which needs a "
-                             "facing; the facing is (0, 0, 0)",
-                             fn, id, name, fov);
+            return world_error(w, PERCEPT_EINVAL,
+                               "%s: entity %" PRIu32 ": %s.fov %.17g is a cone, which needs a "
+                               "facing; the facing is (0, 0, 0)",
+                               fn, id, name, fov);
         sh->sense[s] = (sense_shape){
             .margin = p->margin > 0 ? p->margin : 0,
             .fov = fov,
@@ -828,18 +701,28 @@ static int read_desc(percept_world *w, const char *fn, percept_id id, const perc
             .ignore = p->ignore,
         };
         shaped |= p->margin > 0 || fov < 360 || p->ignore != 0;
-        ch->next.range[s] = entity_range(p->range);
+        next->range[s] = entity_range(p->range);
     }
     memcpy(sh->facing, d->facing, sizeof sh->facing);
     sh->ff =
         d->facing[0] * d->facing[0] + d->facing[1] * d->facing[1] + d->facing[2] * d->facing[2];
-    ch->next.x = d->x;
-    ch->next.y = d->y;
-    ch->next.z = d->z;
-    ch->next.tags = d->tags;
-    ch->next.hidden = (uint8_t)d->hidden;
-    ch->next.shaped = (uint8_t)shaped;
-    ch->shp = shaped ? sh : NULL;
+    next->x = d->x;
+    next->y = d->y;
+    next->z = d->z;
+    next->tags = d->tags;
+    next->hidden = (uint8_t)d->hidden;
+    next->shaped = (uint8_t)shaped;
+    return PERCEPT_OK;
+}
+
+/* world_read_desc() into a single call's change, its shape in w->next_shape. */
+static int read_desc(percept_world *w, const char *fn, percept_id id, const percept_entity_desc *d,
+                     change *ch)
+{
+    int rc = world_read_desc(w, fn, id, d, &ch->next, &w->next_shape);
+    if (rc)
+        return rc;
+    ch->shp = ch->next.shaped ? &w->next_shape : NULL;
     ch->reshaped = 1;
     return PERCEPT_OK;
 }
@@ -925,12 +808,12 @@ int percept_add(percept_world *w, percept_id id, const percept_entity_desc *desc
     if ((rc = read_desc(w, __func__, id, desc, &ch)))
         return rc;
     if (w->slot_count == PAIR_SLOT_LIMIT && w->free_count == 0)
-        return set_error(w, PERCEPT_ENOMEM, "%s: the world is full", __func__);
+        return world_error(w, PERCEPT_ENOMEM, "%s: the world is full", __func__);
     if (w->free_count == 0 && w->slot_count == w->slot_cap &&
         grow_slots(w, w->slot_cap ? w->slot_cap * 2 : 64))
-        return set_error(w, PERCEPT_ENOMEM,
-                         "%s: entity %" PRIu32 ": out of memory; the world is unchanged", __func__,
-                         id);
+        return world_error(w, PERCEPT_ENOMEM,
+                           "%s: entity %" PRIu32 ": out of memory; the world is unchanged",
+                           __func__, id);
     ch.slot = w->free_count ? w->free_slots[w->free_count - 1] : w->slot_count;
     return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
@@ -955,8 +838,8 @@ int percept_update(percept_world *w, percept_id id, const percept_entity_desc *d
     return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
-/* The change moving the entity in `slot` to (x, y, z), for the moves and
- * each move of a batch; 0 when it is there already: no change, no events. */
+/* The change moving the entity in `slot` to (x, y, z), for the moves; 0
+ * when it is there already: no change, no events. */
 static int move_change(const percept_world *w, uint32_t slot, double x, double y, double z,
                        change *ch)
 {
@@ -977,7 +860,7 @@ int percept_move3(percept_world *w, percept_id id, double x, double y, double z)
     if (rc)
         return rc;
     if (!valid_coord(x) || !valid_coord(y) || !valid_coord(z))
-        return bad_position(w, __func__, "", id, x, y, z);
+        return world_bad_position(w, __func__, "", id, x, y, z);
     change ch;
     if (!move_change(w, slot, x, y, z, &ch))
         return PERCEPT_OK;
@@ -992,7 +875,7 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
         return rc;
     double z = ent(w, slot)->z;
     if (!valid_coord(x) || !valid_coord(y))
-        return bad_position(w, __func__, "", id, x, y, z);
+        return world_bad_position(w, __func__, "", id, x, y, z);
     change ch;
     if (!move_change(w, slot, x, y, z, &ch))
         return PERCEPT_OK;
@@ -1015,157 +898,6 @@ int percept_turn(percept_world *w, percept_id id, double fx, double fy, double f
         return rc;
     /* Facing is the observer's alone: what others perceive of it stays. */
     return change_made(run_change(w, __func__, &ch, w->all_senses, 0));
-}
-
-/* ---------------------------------------------------------------- many moves in one call */
-
-/* The span [*lo, *hi] of one axis that the batch's curve spreads over: its
- * own cut to the world bounds, so that an entity parked far outside does
- * not squeeze all other moves into one step of the curve; moves outside
- * fall on the edge. A batch wholly outside the bounds keeps its own span. */
-static void curve_span(double *lo, double *hi, double min, double max)
-{
-    double l = *lo > min ? *lo : min, h = *hi < max ? *hi : max;
-    if (h > l) {
-        *lo = l;
-        *hi = h;
-    }
-}
-
-/* v's place among 65536 equal steps from lo to hi (0 when they are one
- * point), its 16 bits spread apart by a zero bit each: one axis of a key. */
-static uint32_t curve_coord(double v, double lo, double hi)
-{
-    double t = hi > lo ? (v - lo) / (hi - lo) * 65536.0 : 0;
-    uint32_t u = t >= 65535 ? 65535 : t > 0 ? (uint32_t)t : 0;
-    u = (u | u << 8) & 0x00ff00ffu;
-    u = (u | u << 4) & 0x0f0f0f0fu;
-    u = (u | u << 2) & 0x33333333u;
-    u = (u | u << 1) & 0x55555555u;
-    return u;
-}
-
-/* The batch's room for n moves; invisible if it fails. */
-static int reserve_batch(percept_world *w, size_t n)
-{
-    if (n <= w->batch_cap)
-        return 0;
-    const percept_allocator *a = &w->alloc;
-    if (n > SIZE_MAX / (2 * sizeof *w->batch_keys))
-        return -1;
-    batch_move *batch = pc_alloc(a, n * sizeof *batch);
-    uint64_t *keys = pc_alloc(a, 2 * n * sizeof *keys);
-    if (!batch || !keys) {
-        pc_free(a, batch);
-        pc_free(a, keys);
-        return -1;
-    }
-    pc_free(a, w->batch);
-    pc_free(a, w->batch_keys);
-    w->batch = batch;
-    w->batch_keys = keys;
-    w->batch_cap = n;
-    return 0;
-}
-
-/* Why entry i of a batch is refused: its entity is unknown, its position
- * invalid or its entity moved already. percept_errindex() then names it. */
-static int bad_entry(percept_world *w, const char *fn, const percept_position *moves, size_t i,
-                     uint32_t slot)
-{
-    const percept_position *m = &moves[i];
-    char where[48];
-    snprintf(where, sizeof where, "moves[%zu]: ", i);
-    int rc;
-    if (slot == ID_MAP_NONE) {
-        rc = set_error(w, PERCEPT_ENOENT, "%s: %sunknown entity %" PRIu32, fn, where, m->id);
-    } else if (!valid_coord(m->x) || !valid_coord(m->y)) {
-        rc = bad_position(w, fn, where, m->id, m->x, m->y, ent(w, slot)->z);
-    } else {
-        size_t first = 0;
-        while (moves[first].id != m->id)
-            first++;
-        rc = set_error(w, PERCEPT_EINVAL,
-                       "%s: %sentity %" PRIu32 " is already moved by moves[%zu]; name each "
-                       "entity once",
-                       fn, where, m->id, first);
-    }
-    w->err_index = i;
-    return rc;
-}
-
-/* The moves go in the order of their new positions along a Z-order curve
- * over the batch's bounding box: a move reads its neighbours' records, pair
- * lists and index cells, and the next move, nearby, finds them in the cache. */
-int percept_move_many(percept_world *w, const percept_position *moves, size_t count)
-{
-    int rc = check_not_in_callback(w, __func__);
-    if (rc)
-        return rc;
-    if (count == 0)
-        return PERCEPT_OK;
-    if (!moves)
-        return set_error(w, PERCEPT_EINVAL, "%s: moves is NULL but count is %zu", __func__, count);
-    if (count > UINT32_MAX)
-        return set_error(w, PERCEPT_EINVAL, "%s: count %zu is more than %" PRIu32 " moves",
-                         __func__, count, UINT32_MAX);
-
-    /* Check the whole batch before any move; the visit stamp finds repeats.
-     * Without room for the batch, the check still runs (storing nothing), so
-     * that a bad batch is named as such whatever the memory. */
-    int no_room = reserve_batch(w, count) != 0;
-    uint32_t epoch = next_epoch(w);
-    double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
-    for (size_t i = 0; i < count; i++) {
-        const percept_position *m = &moves[i];
-        uint32_t slot = id_map_find(&w->ids, m->id);
-        if (slot == ID_MAP_NONE || !valid_coord(m->x) || !valid_coord(m->y) ||
-            ent(w, slot)->mark == epoch)
-            return bad_entry(w, __func__, moves, i, slot);
-        ent(w, slot)->mark = epoch;
-        if (no_room)
-            continue;
-        w->batch[i] = (batch_move){m->x, m->y, slot};
-        lo_x = m->x < lo_x ? m->x : lo_x;
-        hi_x = m->x > hi_x ? m->x : hi_x;
-        lo_y = m->y < lo_y ? m->y : lo_y;
-        hi_y = m->y > hi_y ? m->y : hi_y;
-    }
-    if (no_room)
-        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was moved", __func__);
-
-    curve_span(&lo_x, &hi_x, w->bounds.min_x, w->bounds.max_x);
-    curve_span(&lo_y, &hi_y, w->bounds.min_y, w->bounds.max_y);
-    const batch_move *batch = w->batch;
-    uint64_t *keys = w->batch_keys;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t z = curve_coord(batch[i].x, lo_x, hi_x) | curve_coord(batch[i].y, lo_y, hi_y) << 1;
-        keys[i] = (uint64_t)z << 32 | i;
-    }
-    key_sort(keys, keys + count, count);
-
-    /* The moves made: entries whose entity is already there are no move. */
-    size_t made = 0;
-    for (size_t k = 0; k < count; k++) {
-        const batch_move *m = &batch[(uint32_t)keys[k]];
-        change ch;
-        if (!move_change(w, m->slot, m->x, m->y, ent(w, m->slot)->z, &ch))
-            continue;
-        rc = run_change(w, __func__, &ch, w->all_senses, w->all_senses);
-        if (rc == WORLD_CLOSED)
-            return PERCEPT_OK; /* the rest of the batch goes with the world */
-        if (rc != PERCEPT_OK) {
-            char done[256];
-            snprintf(done, sizeof done,
-                     "out of memory after %zu moves of the batch's %zu entries: those moves "
-                     "were made, with their events, and the others were not; call again with "
-                     "the same moves to finish; ",
-                     made, count);
-            return out_of_memory(w, __func__, &ch, done, "");
-        }
-        made++;
-    }
-    return PERCEPT_OK;
 }
 
 int percept_remove(percept_world *w, percept_id id)
@@ -1252,31 +984,31 @@ static double range_bound(const percept_world *w, int sense)
 
 int percept_emit(percept_world *w, const percept_stimulus *st)
 {
-    int rc = check_not_in_callback(w, __func__);
+    int rc = world_check_caller(w, __func__);
     if (rc)
         return rc;
     if (!st)
-        return set_error(w, PERCEPT_EINVAL, "%s: stimulus is NULL", __func__);
+        return world_error(w, PERCEPT_EINVAL, "%s: stimulus is NULL", __func__);
     if ((rc = check_size(w, __func__, "percept_stimulus", st, sizeof *st)))
         return rc;
     if (!valid_sense(w, st->sense))
-        return set_error(w, PERCEPT_EINVAL, "%s: sense %d is not one of the world's %d senses",
-                         __func__, (int)st->sense, w->sense_count);
+        return world_error(w, PERCEPT_EINVAL, "%s: sense %d is not one of the world's %d senses",
+                           __func__, (int)st->sense, w->sense_count);
     if (!valid_coord(st->x) || !valid_coord(st->y) || !valid_coord(st->z))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: point (%.17g, %.17g, %.17g) must be finite and within [-%g, %g]",
-                         __func__, st->x, st->y, st->z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
+        return world_error(w, PERCEPT_EINVAL,
+                           "%s: point (%.17g, %.17g, %.17g) must be finite and within [-%g, %g]",
+                           __func__, st->x, st->y, st->z, PERCEPT_COORD_LIMIT, PERCEPT_COORD_LIMIT);
     if (!valid_length(st->strength))
-        return set_error(w, PERCEPT_EINVAL,
-                         "%s: strength %.17g must be a number above 0 and at most %g (0: 1)",
-                         __func__, st->strength, PERCEPT_COORD_LIMIT);
+        return world_error(w, PERCEPT_EINVAL,
+                           "%s: strength %.17g must be a number above 0 and at most %g (0: 1)",
+                           __func__, st->strength, PERCEPT_COORD_LIMIT);
     emission em = {
         .w = w, .st = st, .strength = st->strength > 0 ? st->strength : 1, .source = UINT32_MAX};
     if (st->has_source) {
         em.source = id_map_find(&w->ids, st->source);
         if (em.source == ID_MAP_NONE)
-            return set_error(w, PERCEPT_ENOENT, "%s: unknown source entity %" PRIu32, __func__,
-                             st->source);
+            return world_error(w, PERCEPT_ENOENT, "%s: unknown source entity %" PRIu32, __func__,
+                               st->source);
     }
     double bound = range_bound(w, st->sense);
     if (bound == 0)
@@ -1289,7 +1021,7 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
                          &em);
     if (w->changes.failed) {
         w->changes.len = 0;
-        return set_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
+        return world_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
     }
     size_t n = w->changes.len;
     if (!w->on_event || n == 0) {

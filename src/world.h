@@ -17,6 +17,8 @@
 #include "pair_list.h"
 #include "percept.h"
 #include "plugin.h"
+#include "thread_pool.h"
+#include "tick_grid.h"
 
 /*
  * One entity: what an exact check reads, and the visit stamp a pass writes.
@@ -66,12 +68,6 @@ typedef struct shape {
 
 #define SHAPE_BYTES(senses) (offsetof(shape, sense) + (size_t)(senses) * sizeof(sense_shape))
 
-/* One move of a batch, checked: where the entity in `slot` goes. */
-typedef struct batch_move {
-    double x, y;
-    uint32_t slot;
-} batch_move;
-
 /* Exponents of ranges counted per sense, so that a stimulus knows how far
  * its observers can stand: bucket e + RANGE_EXP_BIAS counts the ranges in
  * [2^e, 2^(e+1)), the lowest bucket also all those below. */
@@ -87,6 +83,30 @@ typedef struct backend_group {
     int refused;     /* a request was refused: a failed create() is out of memory */
     unsigned senses; /* PERCEPT_SENSE_BIT()s */
 } backend_group;
+
+/* A tick's room, kept from tick to tick (tick.c). */
+struct tick_entry;
+struct tick_worker;
+struct tick_event;
+typedef struct tick_room {
+    struct tick_entry *entries;
+    size_t entry_cap;
+    shape *shapes; /* the new shapes of the tick's turns and updates */
+    size_t shape_cap;
+    og_registration *regs; /* per entry, per observer grid */
+    size_t reg_cap;
+    uint64_t *in_tick; /* a bit per slot: the slot's entity is in the tick */
+    size_t in_tick_words;
+    tick_point *points; /* the tick grid's input */
+    size_t point_cap;
+    tick_grid grid;
+    struct tick_event *events;
+    uint64_t *keys; /* 4 per event: two sorts, each with its second buffer */
+    size_t event_cap;
+    struct tick_worker *workers; /* [threads] */
+    unsigned threads;
+    thread_pool *pool; /* NULL with one thread */
+} tick_room;
 
 struct percept_world {
     percept_allocator alloc;
@@ -121,11 +141,7 @@ struct percept_world {
     int8_t near_of[2 * PERCEPT_MAX_SENSES];       /* near grid -> the grid it serves; else -1 */
     int grid_count;
     change_buffer changes;
-    /* percept_move_many()'s room, kept between calls: the checked moves (a
-     * copy the callback cannot change) and 2 * batch_cap sort keys. */
-    batch_move *batch;
-    uint64_t *batch_keys;
-    size_t batch_cap;
+    tick_room tick;
     percept_event_fn on_event;
     void *on_event_user;
     int in_callback;
@@ -136,7 +152,7 @@ struct percept_world {
     int move_events;
     percept_bounds bounds;
     char errmsg[512];
-    size_t err_index; /* the batch entry errmsg names, or SIZE_MAX (percept_errindex()) */
+    size_t err_index; /* the tick entry errmsg names, or SIZE_MAX (percept_errindex()) */
 };
 
 /* A coordinate the API accepts, in the bounds and every call. */
@@ -188,5 +204,37 @@ void world_describe(const percept_world *w, uint32_t slot, percept_entity_desc *
 
 /* Free the world and all it holds, also when the callback closed it. */
 void free_world(percept_world *w);
+
+/* A failed call's status, with its message; percept_errindex() then names
+ * no entry. */
+int world_error(percept_world *w, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Every changing call's first check: not from inside the callback. */
+int world_check_caller(percept_world *w, const char *fn);
+/* EINVAL naming the entity and a position out of bounds; `where` leads. */
+int world_bad_position(percept_world *w, const char *fn, const char *where, percept_id id, double x,
+                       double y, double z);
+/* Check `d` and make it *next (keeping its id, mark and alive) and *sh. */
+int world_read_desc(percept_world *w, const char *fn, percept_id id, const percept_entity_desc *d,
+                    entity *next, shape *sh);
+/* The radius to query backend g with around an entity in state `e`,
+ * changing in the senses `out` and perceptible in `in_visible`: its reach,
+ * or the near observers' radius, the larger (0: no query). */
+double world_query_radius(const percept_world *w, int g, const entity *e, unsigned out,
+                          unsigned in_visible);
+/* Count the ranges of `after` instead of those of `before` (either NULL). */
+void world_count_ranges(percept_world *w, const entity *before, const entity *after);
+/* Room for every slot's shape, all defaults: 0, or -1 with nothing changed. */
+int world_alloc_shapes(percept_world *w);
+/* One pair's events in one direction (world.c); nonzero: the callback
+ * closed the world. */
+int world_deliver_pair(percept_world *w, percept_id observer, percept_id target, const entity *t,
+                       unsigned before, unsigned after, unsigned moved);
+
+/* The tick's threads and room (tick.c): made at creation, 0 or -1 out of
+ * memory or threads; freed with the world; their bytes. */
+int tick_init(percept_world *w, unsigned threads);
+void tick_free(percept_world *w);
+size_t tick_bytes(const percept_world *w);
 
 #endif

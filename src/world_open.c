@@ -56,8 +56,7 @@ void free_world(percept_world *w)
     pc_free(a, w->pairs);
     id_map_free(a, &w->ids);
     change_buffer_free(a, &w->changes);
-    pc_free(a, w->batch);
-    pc_free(a, w->batch_keys);
+    tick_free(w);
     pc_free(a, w->ents_block);
     pc_free(a, w->shapes);
     pc_free(a, w->free_slots);
@@ -279,6 +278,10 @@ static int read_options(const percept_options *opt, percept_options *out, percep
         return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
                     "percept_options.reserve %zu is more than a world holds (%lu)", out->reserve,
                     (unsigned long)PAIR_SLOT_LIMIT);
+    if (out->threads > PERCEPT_MAX_THREADS)
+        return fail(err, PERCEPT_EINVAL, NULL, 0, NULL, NULL,
+                    "percept_options.threads %zu is more than %d", out->threads,
+                    PERCEPT_MAX_THREADS);
     return PERCEPT_OK;
 }
 
@@ -318,6 +321,10 @@ static int build_world(percept_world *w, const pc_config *cfg, const percept_opt
     if (reserve && world_reserve(w, reserve))
         return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
                     "out of memory making room for %zu entities (reserve)", reserve);
+    unsigned threads = opt->threads ? (unsigned)opt->threads : cfg->threads;
+    if (tick_init(w, threads))
+        return fail(err, PERCEPT_ENOMEM, NULL, 0, NULL, NULL,
+                    "out of memory or threads starting the tick's %u threads", threads);
     return PERCEPT_OK;
 }
 
