@@ -52,6 +52,12 @@
 #define REMOVE(id) TU_OK(w, percept_remove(w, (id)))
 #define RANGE(id, s, r) TU_OK(w, percept_set_range(w, (id), (s), (r)))
 #define HIDE(id, s, h) TU_OK(w, percept_set_hidden(w, (id), (s), (h)))
+/* A tick of the entries given: TU_CH_MOVE(), TU_CH_TURN(), TU_CH_UPDATE(). */
+#define TICK(...)                                                                                  \
+    do {                                                                                           \
+        const percept_change ch_[] = {__VA_ARGS__};                                                \
+        TU_OK(w, percept_tick(w, ch_, COUNT_OF(ch_)));                                             \
+    } while (0)
 
 #define EXPECT_LIST(id, s, ...)                                                                    \
     do {                                                                                           \

@@ -192,7 +192,6 @@ void model_free(model *m)
     free(m->ent);
     free(m->index);
     free(m->events);
-    free(m->event_move);
     free(m->was_out);
     free(m->was_in);
     free(m->place);
@@ -286,9 +285,7 @@ static percept_event *push_event(model *m)
     if (m->n_events == m->events_cap) {
         m->events_cap = m->events_cap ? 2 * m->events_cap : 256;
         m->events = grow(m->events, m->events_cap, sizeof *m->events);
-        m->event_move = grow(m->event_move, m->events_cap, sizeof *m->event_move);
     }
-    m->event_move[m->n_events] = 0;
     percept_event *e = &m->events[m->n_events++];
     memset(e, 0, sizeof *e);
     return e;
@@ -496,21 +493,6 @@ int model_turn(model *m, percept_id id, double fx, double fy, double fz)
     return PERCEPT_OK;
 }
 
-void model_move_batch(model *m, const percept_position *batch, const size_t *order, size_t count)
-{
-    m->n_events = 0;
-    for (size_t k = 0; k < count; k++) {
-        size_t first = m->n_events;
-        const percept_position *q = &batch[order[k]];
-        if (move(m, q->id, q->x, q->y, NULL) != PERCEPT_OK) {
-            fprintf(stderr, "model_move_batch: moves[%zu] is no valid move\n", order[k]);
-            abort();
-        }
-        for (size_t e = first; e < m->n_events; e++)
-            m->event_move[e] = k + 1;
-    }
-}
-
 int model_remove(model *m, percept_id id)
 {
     m->n_events = 0;
@@ -588,27 +570,111 @@ int model_emit(model *m, const percept_stimulus *st)
     return PERCEPT_OK;
 }
 
-int model_check_batch(const model *m, const percept_position *moves, size_t count, size_t *bad)
+/* ------------------------------------------------------------------------ */
+/* A tick                                                                    */
+
+/* The status the checks of an entry's own call give it (percept_move3(),
+ * percept_turn(), percept_update()), its entity `e` in the world. */
+static int check_change(const model *m, const model_entity *e, const percept_change *c)
+{
+    const double v[3] = {c->x, c->y, c->z};
+    switch (c->kind) {
+    case PERCEPT_CHANGE_MOVE:
+        return valid_coord(v[0]) && valid_coord(v[1]) && valid_coord(v[2]) ? PERCEPT_OK
+                                                                           : PERCEPT_EINVAL;
+    case PERCEPT_CHANGE_TURN:
+        if (!valid_coord(v[0]) || !valid_coord(v[1]) || !valid_coord(v[2]))
+            return PERCEPT_EINVAL;
+        return zero_facing(v) && has_cone(m, e->sense) ? PERCEPT_EINVAL : PERCEPT_OK;
+    case PERCEPT_CHANGE_UPDATE:
+        return check_desc(m, c->desc);
+    }
+    return PERCEPT_EINVAL; /* a kind percept.h does not name */
+}
+
+int model_check_tick(const model *m, const percept_change *changes, size_t count, size_t *bad)
 {
     *bad = SIZE_MAX;
     if (count == 0)
         return PERCEPT_OK;
-    if (moves == NULL || count > UINT32_MAX)
+    if (changes == NULL || count > UINT32_MAX)
         return PERCEPT_EINVAL;
     for (size_t i = 0; i < count; i++) {
-        int status = PERCEPT_OK;
-        if (model_get(m, moves[i].id) == NULL)
-            status = PERCEPT_ENOENT;
-        else if (!valid_coord(moves[i].x) || !valid_coord(moves[i].y))
-            status = PERCEPT_EINVAL;
+        const model_entity *e = model_get(m, changes[i].id);
+        int status = e == NULL ? PERCEPT_ENOENT : check_change(m, e, &changes[i]);
         for (size_t j = 0; j < i && status == PERCEPT_OK; j++)
-            if (moves[j].id == moves[i].id)
+            if (changes[j].id == changes[i].id)
                 status = PERCEPT_EINVAL; /* named twice */
         if (status != PERCEPT_OK) {
             *bad = i;
             return status;
         }
     }
+    return PERCEPT_OK;
+}
+
+/*
+ * The brute-force way: the relation before the tick kept whole, every change
+ * made, then every ordered pair of the world judged again against what it
+ * held before. A pair of two entities the tick leaves alone comes out as it
+ * was (its state is the same, and a pair held stays within R + M), so only
+ * the changed entities' pairs can give events; judging them all keeps the
+ * model free of any idea of which pairs a tick reaches.
+ */
+int model_tick(model *m, const percept_change *changes, size_t count)
+{
+    size_t bad;
+    m->n_events = 0;
+    int status = model_check_tick(m, changes, count, &bad);
+    if (status != PERCEPT_OK || count == 0)
+        return status;
+    const size_t n = m->count;
+    unsigned *before = grow(NULL, n * n, sizeof *before);
+    unsigned char *moved = grow(NULL, n, 1);
+    memset(before, 0, n * n * sizeof *before);
+    memset(moved, 0, n);
+    for (size_t o = 0; o < n; o++)
+        for (uint32_t i = 0; i < m->ent[o].out.n; i++)
+            before[o * n + m->ent[o].out.v[i].other] = m->ent[o].out.v[i].senses;
+    for (size_t i = 0; i < count; i++) {
+        const percept_change *c = &changes[i];
+        uint32_t k = live_slot(m, c->id);
+        model_entity *e = &m->ent[k];
+        if (c->kind == PERCEPT_CHANGE_MOVE) {
+            moved[k] = !(e->x == c->x && e->y == c->y && e->z == c->z);
+            if (moved[k]) { /* in place, as percept_move3(): nothing changes */
+                e->x = c->x;
+                e->y = c->y;
+                e->z = c->z;
+            }
+        } else if (c->kind == PERCEPT_CHANGE_TURN) {
+            e->facing[0] = c->x;
+            e->facing[1] = c->y;
+            e->facing[2] = c->z;
+        } else {
+            const percept_entity_desc *d = c->desc;
+            moved[k] = !(e->x == d->x && e->y == d->y && e->z == d->z);
+            set_fields(m, k, d);
+        }
+        set_place(m, k);
+    }
+    for (size_t o = 0; o < n; o++) {
+        for (size_t t = 0; t < n; t++) {
+            if (o == t)
+                continue;
+            model_entity *eo = &m->ent[o], *et = &m->ent[t];
+            unsigned was = before[o * n + t], now = rule(m, eo, et, was);
+            pair_events(m, eo, et, was, now, moved[t] && m->move_events);
+            if (now != was) {
+                links_set(&eo->out, (uint32_t)t, now);
+                links_set(&et->in, (uint32_t)o, now);
+            }
+        }
+    }
+    if (m->n_events > 1)
+        qsort(m->events, m->n_events, sizeof *m->events, model_event_cmp);
+    free(before);
+    free(moved);
     return PERCEPT_OK;
 }
 
@@ -696,80 +762,6 @@ int model_query(const model *m, double x, double y, double z, double radius, per
 
 /* ------------------------------------------------------------------------ */
 /* Comparing with the library                                                */
-
-typedef struct order_probe {
-    const percept_position *batch;
-    size_t n, *order, count;
-    int stray;
-} order_probe;
-
-/* Each event names the moving entity as its target: the first of a run is its move. */
-static void order_event(void *user, const percept_event *e)
-{
-    order_probe *p = user;
-    size_t i = 0;
-    while (i < p->n && p->batch[i].id != e->target)
-        i++;
-    if (i == p->n || (p->count > 0 && p->order[p->count - 1] == i))
-        p->stray |= i == p->n;
-    else if (p->count < p->n)
-        p->order[p->count++] = i;
-    else
-        p->stray = 1;
-}
-
-/*
- * From a bruteforce world with the same bounds where every move shows:
- * each entity of the batch stands where the model has it (at height 0, as
- * the order does not depend on heights) and perceives nothing, and a
- * watcher stands on each target. With MOVE events on, each move delivers
- * events naming its entity as the target before the next move is made: the
- * order of their first appearance is that of the moves.
- */
-size_t model_batch_order(const model *m, const percept_bounds *bounds,
-                         const percept_position *batch, size_t n, size_t *order)
-{
-    percept_options options = PERCEPT_OPTIONS_INIT;
-    options.backend = "bruteforce";
-    options.bounds = bounds;
-    percept_world *w = NULL;
-    percept_error error;
-    if (percept_world_open_string(&w, "[percept]\nmove_events = on\n", "<order>", &options,
-                                  &error) != PERCEPT_OK)
-        return SIZE_MAX;
-    int ok = 1;
-    size_t moving = 0;
-    percept_id watcher = 0;
-    for (size_t i = 0; i < n && ok; i++) {
-        const model_entity *e = model_get(m, batch[i].id);
-        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
-        ok = e != NULL;
-        if (ok) {
-            d.x = e->x;
-            d.y = e->y;
-            ok = percept_add(w, batch[i].id, &d) == PERCEPT_OK;
-            moving += !(e->x == batch[i].x && e->y == batch[i].y);
-        }
-    }
-    for (size_t i = 0; i < n && ok; i++) {
-        for (int taken = 1; taken;) { /* an ID that no entry of the batch has */
-            taken = 0;
-            watcher++;
-            for (size_t j = 0; j < n; j++)
-                taken |= batch[j].id == watcher;
-        }
-        percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
-        d.x = batch[i].x;
-        d.y = batch[i].y;
-        d.sense[0].range = 0.5;
-        ok = percept_add(w, watcher, &d) == PERCEPT_OK;
-    }
-    order_probe p = {batch, n, order, 0, 0};
-    ok = ok && percept_set_event_callback(w, order_event, &p) == PERCEPT_OK &&
-         percept_move_many(w, batch, n) == PERCEPT_OK;
-    percept_world_close(w);
-    return ok && !p.stray && p.count == moving ? p.count : SIZE_MAX;
-}
 
 int model_event_cmp(const void *a, const void *b)
 {

@@ -6,10 +6,11 @@
  * The model keeps every entity ever named and the relation as it stands.
  * Each change returns the status the library must give and, when that is 0,
  * makes the change and leaves its events in m->events, in the documented
- * order: by observer ID, then target ID, then sense. It re-evaluates every
- * pair of the changed entity (no other pair can change) by the rule in
- * model.c, and keeps the relation rather than recomputing it from scratch,
- * because with margins the relation depends on its own past.
+ * order: by observer ID, then target ID, then sense. A single change
+ * re-evaluates every pair of the changed entity (no other pair can change)
+ * by the rule in model.c, a tick every pair of the world; the model keeps
+ * the relation rather than recomputing it from scratch, because with
+ * margins the relation depends on its own past.
  */
 #ifndef PERCEPT_TEST_MODEL_H
 #define PERCEPT_TEST_MODEL_H
@@ -60,7 +61,6 @@ typedef struct model {
     size_t index_mask;
     size_t alive;
     percept_event *events; /* the last change's events */
-    size_t *event_move;    /* after model_move_batch(): the move (1-based) of each event */
     size_t n_events, events_cap;
     unsigned *was_out, *was_in; /* by slot: scratch for one change */
     struct model_place *place;  /* by slot: where each entity reaches, to skip pairs quickly */
@@ -100,27 +100,21 @@ int model_query(const model *m, double x, double y, double z, double radius, per
                 size_t *count);
 
 /*
- * The first `count` moves of `order` (indexes into `batch`) made one by one,
- * each as model_move() makes it; m->events holds the events of them all, in
- * the order of the moves, and m->event_move which move delivered each.
+ * A tick (percept_tick()): model_check_tick() first; on 0 every change is
+ * made at once, every pair of the world judged again on the state after
+ * them all with rule 5's "before" meaning before the tick, and m->events
+ * holds the difference of the relation, sorted as a single change's, with
+ * a MOVE for each moved target that an observer perceives by a sense before
+ * and after (when the world reports them). On an error nothing changes.
  */
-void model_move_batch(model *m, const percept_position *batch, const size_t *order, size_t count);
+int model_tick(model *m, const percept_change *changes, size_t count);
 
 /*
- * The order in which the library makes a batch's moves (indexes into it;
- * entries that move nothing are left out), learned from the library: its
- * choice, made from the batch and the world bounds alone, is no part of the
- * relation. Returns the number of moves, or SIZE_MAX when it cannot tell.
+ * What percept_tick() must say of a tick before it changes anything: 0, or
+ * the status of the first bad entry, whose index goes to *bad (SIZE_MAX for
+ * a tick refused as a whole).
  */
-size_t model_batch_order(const model *m, const percept_bounds *bounds,
-                         const percept_position *batch, size_t n, size_t *order);
-
-/*
- * What percept_move_many() must say of a batch before it moves anything:
- * 0, or the status of the first bad entry, whose index goes to *bad
- * (SIZE_MAX for a batch refused as a whole).
- */
-int model_check_batch(const model *m, const percept_position *moves, size_t count, size_t *bad);
+int model_check_tick(const model *m, const percept_change *changes, size_t count, size_t *bad);
 
 /* 1 if observer perceives target by sense now, else 0; -1 for an unknown ID. */
 int model_perceives(const model *m, percept_id observer, percept_id target, percept_sense sense);

@@ -149,15 +149,22 @@ percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *
 percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
                               tu_fault_alloc *fa)
 {
+    return tu_open_with(backend, extra_ini, rec, fa, 0);
+}
+
+percept_world *tu_open_with(const char *backend, const char *extra_ini, tu_recorder *rec,
+                            tu_fault_alloc *fa, size_t threads)
+{
     char ini[4096];
     percept_world *world = NULL;
     percept_error error;
     percept_allocator allocator = {tu_fault_fn, fa};
     percept_options options = PERCEPT_OPTIONS_INIT;
-    options.allocator = &allocator;
+    options.allocator = fa ? &allocator : NULL;
+    options.threads = threads;
     snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n%s", backend,
              extra_ini != NULL ? extra_ini : "");
-    int rc = percept_world_open_string(&world, ini, "<test>", fa ? &options : NULL, &error);
+    int rc = percept_world_open_string(&world, ini, "<test>", &options, &error);
     if (rc != PERCEPT_OK || world == NULL)
         fail_msg("cannot open a world with backend '%s': %s: %s\nconfig:\n%s", backend,
                  percept_status_name(rc), error.text, ini);
@@ -314,6 +321,8 @@ int tu_apply(percept_world *w, const tu_op *o)
         return percept_set_hidden(w, o->id, o->sense, o->value != 0);
     case TU_EMIT:
         return percept_emit(w, &o->stimulus);
+    case TU_TICK:
+        return percept_tick(w, o->changes, o->count);
     }
     return PERCEPT_EINVAL;
 }
@@ -339,6 +348,8 @@ int tu_apply_model(model *m, const tu_op *o)
         return model_set_hidden(m, o->id, o->sense, o->value != 0);
     case TU_EMIT:
         return model_emit(m, &o->stimulus);
+    case TU_TICK:
+        return model_tick(m, o->changes, o->count);
     }
     return PERCEPT_EINVAL;
 }
@@ -368,6 +379,26 @@ static void describe_desc(const model *m, char *buf, size_t size, const percept_
         n += (size_t)snprintf(buf + n, size - n, " hidden=0x%x", d->hidden);
     if (n < size && d->size != sizeof *d)
         snprintf(buf + n, size - n, " (size %zu)", d->size);
+}
+
+/* A tick as the trace format's block; its first entries only, if it is long. */
+static void describe_tick(const model *m, char *buf, size_t size, const percept_change *changes,
+                          size_t count)
+{
+    size_t n = (size_t)snprintf(buf, size, "tick of %zu", count);
+    for (size_t i = 0; i < count && changes != NULL && n < size; i++) {
+        const percept_change *c = &changes[i];
+        char desc[1024];
+        if (c->kind == PERCEPT_CHANGE_MOVE || c->kind == PERCEPT_CHANGE_TURN)
+            n += (size_t)snprintf(buf + n, size - n, "; %s %u %.17g %.17g %.17g",
+                                  c->kind == PERCEPT_CHANGE_MOVE ? "move" : "face", (unsigned)c->id,
+                                  c->x, c->y, c->z);
+        else if (c->kind == PERCEPT_CHANGE_UPDATE && c->desc != NULL) {
+            describe_desc(m, desc, sizeof desc, c->desc);
+            n += (size_t)snprintf(buf + n, size - n, "; update %u %s", (unsigned)c->id, desc);
+        } else
+            n += (size_t)snprintf(buf + n, size - n, "; kind %d %u", (int)c->kind, (unsigned)c->id);
+    }
 }
 
 void tu_describe(const model *m, char *buf, size_t size, const tu_op *o)
@@ -404,6 +435,9 @@ void tu_describe(const model *m, char *buf, size_t size, const tu_op *o)
         snprintf(buf, size, "emit %s(%d) %.17g %.17g %.17g strength=%.17g source=%s%u tags=0x%x",
                  model_sense_name(m, st->sense), (int)st->sense, st->x, st->y, st->z, st->strength,
                  st->has_source ? "" : "none:", (unsigned)st->source, (unsigned)st->tags);
+        break;
+    case TU_TICK:
+        describe_tick(m, buf, size, o->changes, o->count);
         break;
     }
 }

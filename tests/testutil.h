@@ -62,6 +62,9 @@ typedef struct tu_fault_alloc tu_fault_alloc;
 percept_world *tu_open(const char *backend, const char *extra_ini, tu_recorder *rec);
 percept_world *tu_open_faulty(const char *backend, const char *extra_ini, tu_recorder *rec,
                               tu_fault_alloc *fa);
+/* The same, `threads` in percept_options.threads (0: the config's). */
+percept_world *tu_open_with(const char *backend, const char *extra_ini, tu_recorder *rec,
+                            tu_fault_alloc *fa, size_t threads);
 
 /* A description: position, ranges (sight, hearing, smell) and hidden mask;
  * every other field as PERCEPT_ENTITY_DESC_INIT leaves it. */
@@ -80,6 +83,11 @@ void tu_model_init(model *m, int move_events, const percept_world *w);
     } while (0)
 
 void tu_add(percept_world *world, percept_id id, percept_entity_desc desc);
+
+/* Entries of a tick (percept_tick()). */
+#define TU_CH_MOVE(i, a, b, c) ((percept_change){(i), PERCEPT_CHANGE_MOVE, (a), (b), (c), NULL})
+#define TU_CH_TURN(i, a, b, c) ((percept_change){(i), PERCEPT_CHANGE_TURN, (a), (b), (c), NULL})
+#define TU_CH_UPDATE(i, d) ((percept_change){(i), PERCEPT_CHANGE_UPDATE, 0, 0, 0, (d)})
 
 /* The i-th of distinct IDs spread over the 32-bit range: 0 and UINT32_MAX for i 0 and 1. */
 percept_id tu_spread_id(uint32_t i);
@@ -123,17 +131,20 @@ typedef enum tu_op_kind {
     TU_MOVE3,
     TU_TURN,
     TU_UPDATE,
-    TU_EMIT
+    TU_EMIT,
+    TU_TICK
 } tu_op_kind;
 
 typedef struct tu_op {
     tu_op_kind kind;
     percept_id id;
-    percept_entity_desc desc;  /* TU_ADD, TU_UPDATE */
-    double x, y, z;            /* TU_MOVE (not z), TU_MOVE3; TU_TURN: the facing */
-    percept_sense sense;       /* TU_RANGE, TU_HIDE */
-    double value;              /* the range, or the hidden flag */
-    percept_stimulus stimulus; /* TU_EMIT */
+    percept_entity_desc desc;      /* TU_ADD, TU_UPDATE */
+    double x, y, z;                /* TU_MOVE (not z), TU_MOVE3; TU_TURN: the facing */
+    percept_sense sense;           /* TU_RANGE, TU_HIDE */
+    double value;                  /* the range, or the hidden flag */
+    percept_stimulus stimulus;     /* TU_EMIT */
+    const percept_change *changes; /* TU_TICK: its entries, which the caller keeps */
+    size_t count;                  /* TU_TICK: how many */
 } tu_op;
 
 /* Calls as values, for tables and sequences of them. */
@@ -148,6 +159,7 @@ typedef struct tu_op {
 #define TU_OP_RANGE(i, s, r) ((tu_op){.kind = TU_RANGE, .id = (i), .sense = (s), .value = (r)})
 #define TU_OP_HIDE(i, s, h) ((tu_op){.kind = TU_HIDE, .id = (i), .sense = (s), .value = (h)})
 #define TU_OP_EMIT(st) ((tu_op){.kind = TU_EMIT, .stimulus = (st)})
+#define TU_OP_TICK(ch, n) ((tu_op){.kind = TU_TICK, .changes = (ch), .count = (n)})
 
 /* The call `o` describes, on the world or on the model; returns its status. */
 int tu_apply(percept_world *w, const tu_op *o);
