@@ -92,8 +92,10 @@ static void check_number_edges(const char *backend)
         REFUSED(&f, percept_move(f.w, 1, v, 10), PERCEPT_EINVAL);
         REFUSED(&f, percept_move(f.w, 2, 10, v), PERCEPT_EINVAL);
         REFUSED(&f, percept_move(f.w, 3, v, v), PERCEPT_EINVAL);
-        const percept_position far = {1, 0.5, v};
-        REFUSED(&f, percept_move_many(f.w, &far, 1), PERCEPT_EINVAL);
+        const percept_change bad[] = {TU_CH_MOVE(1, 0.5, v, 0), TU_CH_MOVE(2, 1, 1, v),
+                                      TU_CH_TURN(3, 1, v, 0)};
+        for (size_t k = 0; k < COUNT_OF(bad); k++)
+            REFUSED(&f, percept_tick(f.w, &bad[k], 1), PERCEPT_EINVAL);
     }
     for (size_t i = 0; i < COUNT_OF(bad_ranges); i++) {
         for (int s = 0; s < 3; s++) {

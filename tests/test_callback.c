@@ -16,7 +16,7 @@
 #define LV(o, t, s, x, y) tu_ev(PERCEPT_LEAVE, (o), (t), (s), (x), (y))
 
 /* The changes attempt_changes() tries for each event. */
-#define ATTEMPTS 16
+#define ATTEMPTS 18
 
 /*
  * The world has a callback that checks what queries return and, when
@@ -164,6 +164,10 @@ static void attempt_changes(fixture *f, const percept_event *e)
     expect_busy(f, e, percept_update(w, e->observer, &d), "percept_update(observer)");
     expect_busy(f, e, percept_move3(w, e->target, e->x, e->y, e->z + 1), "percept_move3(target)");
     expect_busy(f, e, percept_turn(w, e->observer, 0, 1, 0), "percept_turn(observer)");
+    const percept_change tick[] = {TU_CH_MOVE(e->target, 1000, 1000, 0),
+                                   TU_CH_UPDATE(e->observer, &d)};
+    expect_busy(f, e, percept_tick(w, tick, COUNT_OF(tick)), "percept_tick(target, observer)");
+    expect_busy(f, e, percept_tick(w, NULL, 0), "percept_tick(nothing)");
     percept_stimulus st = PERCEPT_STIMULUS_INIT;
     st.x = e->x;
     st.y = e->y;
@@ -261,6 +265,10 @@ static void check_nested(const char *backend)
     d.sense[PERCEPT_HEARING].fov = 90;
     assert_true(run(&f, TU_OP_UPDATE(1, d), "a cone for 1 with nested changes") > 0);
     assert_true(run(&f, TU_OP_TURN(1, 0, 1, 0), "turn 1 with nested changes") > 0);
+    /* 2 steps behind 1 as 1 turns away; 4 rises; 3 stays: a tick. */
+    const percept_change tick[] = {TU_CH_MOVE(2, 100, 95, 0), TU_CH_TURN(1, 0, -1, 0),
+                                   TU_CH_MOVE(4, 100, 103, 2), TU_CH_MOVE(3, 300, 300, 0)};
+    assert_true(run(&f, TU_OP_TICK(tick, COUNT_OF(tick)), "a tick with nested changes") > 0);
     percept_stimulus st = PERCEPT_STIMULUS_INIT;
     st.sense = PERCEPT_SMELL;
     st.x = 101;
@@ -398,7 +406,7 @@ enum {
     CLOSE_REMOVE,
     CLOSE_RANGE,
     CLOSE_HIDE,
-    CLOSE_BATCH,
+    CLOSE_TICK,
     CLOSE_UPDATE,
     CLOSE_MOVE3,
     CLOSE_TURN,
@@ -406,8 +414,7 @@ enum {
     CLOSE_KINDS
 };
 static const char *const close_kind_name[CLOSE_KINDS] = {
-    "add",       "move",   "remove", "set_range", "set_hidden",
-    "move_many", "update", "move3",  "turn",      "emit"};
+    "add", "move", "remove", "set_range", "set_hidden", "tick", "update", "move3", "turn", "emit"};
 
 /*
  * Four entities in range of each other (facing along x, smell in a 270
@@ -433,7 +440,8 @@ static size_t run_close(const char *backend, int kind, size_t close_at)
     st.y = 1;
     assert_int_equal(percept_set_event_callback(w, close_in_callback, &c), PERCEPT_OK);
     percept_entity_desc d = tu_desc(2.5, 1, 10, 8, 5, 0);
-    const percept_position batch[] = {{1, 30, 0}, {2, 31, 0}, {3, 60, 0}};
+    const percept_change tick[] = {TU_CH_MOVE(1, 30, 0, 0), TU_CH_MOVE(2, 31, 0, 0),
+                                   TU_CH_MOVE(3, 60, 0, 0), TU_CH_TURN(4, -1, 0, 0)};
     int rc;
     switch (kind) {
     case CLOSE_ADD:
@@ -451,8 +459,8 @@ static size_t run_close(const char *backend, int kind, size_t close_at)
     case CLOSE_HIDE:
         rc = percept_set_hidden(w, 1, PERCEPT_HEARING, 1);
         break;
-    case CLOSE_BATCH:
-        rc = percept_move_many(w, batch, COUNT_OF(batch));
+    case CLOSE_TICK:
+        rc = percept_tick(w, tick, COUNT_OF(tick));
         break;
     case CLOSE_UPDATE:
         rc = percept_update(w, 2, &d);

@@ -149,8 +149,8 @@ static void test_tiny_facing(void **state)
 /*
  * Distance in three dimensions: 3-4-5 across x and z is on the boundary, one
  * ulp higher is beyond. A move in height alone is a move (MOVE events for
- * the pairs that hold); percept_move() keeps the height, and so does a
- * batch.
+ * the pairs that hold); percept_move() keeps the height, and a tick's
+ * move names it.
  */
 static void check_heights(const char *backend)
 {
@@ -172,9 +172,8 @@ static void check_heights(const char *backend)
     EXPECT_NONE("percept_move to its own x and y: the height is kept, nothing moves");
     MOVE(2, 0, 3);
     EXPECT("a move in x and y keeps the height", MV3(1, 2, S, 0, 3, -4), MV3(1, 2, H, 0, 3, -4));
-    const percept_position batch[] = {{2, 4, 0}};
-    TU_OK(w, percept_move_many(w, batch, 1));
-    EXPECT("a batch keeps the height", LV3(1, 2, S, 4, 0, -4), MV3(1, 2, H, 4, 0, -4));
+    TICK(TU_CH_MOVE(2, 4, 0, -4));
+    EXPECT("a tick's move, at the same height", LV3(1, 2, S, 4, 0, -4), MV3(1, 2, H, 4, 0, -4));
     d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
     TU_OK(w, percept_get_entity(w, 2, &d));
     assert_true(d.x == 4 && d.y == 0 && d.z == -4);

@@ -164,7 +164,7 @@ static void test_update_range_and_margin(void **state)
 /*
  * 1 and 2 perceive each other by sight; 1 has a 270 degree cone of hearing
  * facing 2. Only a call that moves the target delivers MOVE for the pairs
- * that hold through it: its move, move3, a batch, an update with a new
+ * that hold through it: its move, move3, a tick, an update with a new
  * position. An observer's move or turn, a change of range, margin or tags,
  * a stimulus: ENTER and LEAVE only.
  */
@@ -199,12 +199,9 @@ static void check_move_events_own_moves(const char *backend)
     st.x = 1;
     EMIT(st);
     EXPECT("a stimulus", ST(1, S, -1, 1, 0, 0), ST(2, S, -1, 1, 0, 0));
-    const percept_position batch[] = {{1, 0, 1}, {2, 6, 2}};
-    TU_OK(w, percept_move_many(w, batch, COUNT_OF(batch)));
-    assert_int_equal(rec.count, 3);
-    for (size_t i = 0; i < rec.count; i++)
-        assert_int_equal(rec.events[i].kind, PERCEPT_MOVE);
-    tu_recorder_clear(&rec);
+    TICK(TU_CH_MOVE(1, 0, 1, 1), TU_CH_MOVE(2, 6, 2, 0));
+    EXPECT("a tick moves both", MV3(1, 2, S, 6, 2, 0), MV3(1, 2, H, 6, 2, 0),
+           MV3(2, 1, S, 0, 1, 1));
     MOVE3(2, 6, 2, 0);
     EXPECT_NONE("a move to where it is");
     END();

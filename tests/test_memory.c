@@ -172,14 +172,19 @@ static void exact_through_a_life(const char *backend)
               percept_move(w, i, splitmix_between(&rng, 0, 200), splitmix_between(&rng, 0, 200)));
     expect_exact(w, &fa, "after moves");
 
-    percept_position batch[500];
+    static percept_change tick[500];
     for (uint32_t i = 0; i < 500; i++)
-        batch[i] = (percept_position){i + 1, splitmix_between(&rng, 80, 120),
-                                      splitmix_between(&rng, 80, 120)};
-    TU_OK(w, percept_move_many(w, batch, 500));
-    expect_exact(w, &fa, "after a batch of 500");
-    /* The batch's room stays for the next one. */
-    assert_true(usage(w).scratch >= 500 * (16 + 16));
+        tick[i] = TU_CH_MOVE(i + 1, splitmix_between(&rng, 80, 120),
+                             splitmix_between(&rng, 80, 120), i % 7 ? 0 : 1);
+    size_t scratch_before = usage(w).scratch;
+    TU_OK(w, percept_tick(w, tick, 500));
+    expect_exact(w, &fa, "after a tick of 500");
+    /* The tick's room stays for the next one. */
+    size_t scratch_after = usage(w).scratch;
+    assert_true(scratch_after > scratch_before);
+    TU_OK(w, percept_tick(w, tick, 10));            /* in place: nothing changes, nothing grows */
+    assert_true(usage(w).scratch >= scratch_after); /* room is kept, never given back */
+    expect_exact(w, &fa, "after a smaller tick");
 
     TU_OK(w, percept_set_range(w, 7, H, 150));
     TU_OK(w, percept_set_hidden(w, 8, S, 1));
@@ -274,7 +279,7 @@ static void test_exact_in_callback(void **state)
 /* After running out of memory part-way, nothing is left uncounted           */
 
 /* Calls that grow every structure: the slots (past 64), pair lists, the
- * observer grids, a call's change list (past 64), a batch's room. Few
+ * observer grids, a call's change list (past 64), a tick's room. Few
  * enough requests for memory that failing each in turn stays quick. */
 static int growing_calls(percept_world *w, uint64_t *rng)
 {
@@ -285,11 +290,14 @@ static int growing_calls(percept_world *w, uint64_t *rng)
         if (rc)
             return rc;
     }
-    percept_position batch[12];
+    percept_change tick[12];
+    percept_entity_desc d = tu_desc(100, 100, 30, 0, 8, 0);
     for (uint32_t i = 0; i < 12; i++)
-        batch[i] = (percept_position){1000 + i, splitmix_between(rng, 90, 110),
-                                      splitmix_between(rng, 90, 110)};
-    int rc = percept_move_many(w, batch, 12);
+        tick[i] =
+            TU_CH_MOVE(1000 + i, splitmix_between(rng, 90, 110), splitmix_between(rng, 90, 110), 0);
+    tick[5] = TU_CH_UPDATE(1005, &d);
+    tick[7] = TU_CH_TURN(1007, 0, 1, 0);
+    int rc = percept_tick(w, tick, 12);
     if (rc)
         return rc;
     /* Both ways with the crowd and the nearest others: past 64 changes. */

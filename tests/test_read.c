@@ -278,10 +278,10 @@ static void check_inside_callback(const char *backend)
         assert_int_equal(model_add(&m, ids[i], &d), PERCEPT_OK);
         tu_add(v.w, ids[i], d);
     }
-    const percept_position moves[] = {{500, 1, 1}, {12, 2, 2}, {0, 900, 900}};
-    for (size_t i = 0; i < COUNT_OF(moves); i++)
-        model_move(&m, moves[i].id, moves[i].x, moves[i].y);
-    TU_OK(v.w, percept_move_many(v.w, moves, COUNT_OF(moves)));
+    const percept_change moves[] = {TU_CH_MOVE(500, 1, 1, 0), TU_CH_MOVE(12, 2, 2, 0),
+                                    TU_CH_MOVE(0, 900, 900, 0)};
+    assert_int_equal(model_tick(&m, moves, COUNT_OF(moves)), PERCEPT_OK);
+    TU_OK(v.w, percept_tick(v.w, moves, COUNT_OF(moves)));
     assert_int_equal(model_remove(&m, 500), PERCEPT_OK);
     TU_OK(v.w, percept_remove(v.w, 500));
     assert_int_equal(model_remove(&m, UINT32_MAX), PERCEPT_OK);
