@@ -1,9 +1,10 @@
 /*
  * test_faults.c - allocation failure injection through percept_options.allocator:
  * each allocation of world creation and of every change call fails in turn, on
- * every backend. The call must return PERCEPT_ENOMEM, deliver nothing and leave
- * the world as it was; retried, it must deliver the reference events; and
- * closing the world must give every block back.
+ * every backend, ticks (percept_tick()) among them. The call must return
+ * PERCEPT_ENOMEM, deliver nothing and leave the world as it was; retried, it
+ * must deliver the reference events, which are the model's; and closing the
+ * world must give every block back.
  *
  * How: a reference run, held to the model (model.h), records per call its
  * events and how many allocations it made. For call i and each N, a fresh
@@ -53,6 +54,8 @@ typedef struct scenario {
     int moves_on;        /* what ini_extra says of move_events */
     tu_op *ops;
     size_t count, cap;
+    void *ticks[8]; /* the entries of its ticks, and their descriptions */
+    size_t n_ticks;
 } scenario;
 
 static void push_op(scenario *sc, tu_op o)
@@ -65,10 +68,77 @@ static void push_op(scenario *sc, tu_op o)
     sc->ops[sc->count++] = o;
 }
 
+/* A tick of `count` entries; those of kind UPDATE take the next of `descs`
+ * in turn. The scenario keeps a copy of both. */
+static void push_tick(scenario *sc, const percept_change *changes, size_t count,
+                      const percept_entity_desc *descs)
+{
+    size_t updates = 0;
+    for (size_t i = 0; i < count; i++)
+        updates += changes[i].kind == PERCEPT_CHANGE_UPDATE;
+    assert_true(sc->n_ticks < COUNT_OF(sc->ticks));
+    percept_entity_desc *d = malloc(updates * sizeof *d + count * sizeof *changes + 1);
+    assert_non_null(d);
+    percept_change *c = (percept_change *)(void *)(d + updates);
+    memcpy(c, changes, count * sizeof *c);
+    for (size_t i = 0, k = 0; i < count; i++) {
+        if (c[i].kind == PERCEPT_CHANGE_UPDATE) {
+            d[k] = descs[k];
+            c[i].desc = &d[k++];
+        }
+    }
+    sc->ticks[sc->n_ticks++] = d;
+    push_op(sc, TU_OP_TICK(c, count));
+}
+
 static void scenario_free(scenario *sc)
 {
+    for (size_t i = 0; i < sc->n_ticks; i++)
+        free(sc->ticks[i]);
     free(sc->ops);
     memset(sc, 0, sizeof *sc);
+}
+
+/*
+ * A tick of `count` distinct entities of `alive`: moves into the crowd,
+ * out of bounds and across cells, turns, and updates of ranges and hiding.
+ */
+static void crowd_tick(scenario *sc, uint64_t *rnd, const percept_id *alive, size_t n_alive,
+                       size_t count)
+{
+    percept_id ids[256];
+    percept_change changes[256];
+    percept_entity_desc descs[256];
+    size_t updates = 0;
+    memcpy(ids, alive, n_alive * sizeof *ids);
+    for (size_t i = 0; i < count; i++) {
+        size_t j = i + splitmix_next(rnd) % (n_alive - i);
+        percept_id t = ids[i];
+        ids[i] = ids[j];
+        ids[j] = t;
+        switch (i % 6) {
+        case 0:
+        case 1:
+        case 2:
+            changes[i] = TU_CH_MOVE(ids[i], splitmix_between(rnd, 100, 160),
+                                    splitmix_between(rnd, 100, 160), 0);
+            break;
+        case 3:
+            changes[i] = TU_CH_MOVE(ids[i], splitmix_between(rnd, -500, 1500),
+                                    splitmix_between(rnd, -100, 1100), 0);
+            break;
+        case 4:
+            changes[i] = TU_CH_TURN(ids[i], 1, -1, 0);
+            break;
+        default:
+            descs[updates] =
+                tu_desc(splitmix_between(rnd, 90, 170), splitmix_between(rnd, 90, 170),
+                        splitmix_between(rnd, 0, 90), 40, 0, (unsigned)(splitmix_next(rnd) % 8));
+            changes[i] = TU_CH_UPDATE(ids[i], &descs[updates++]);
+            break;
+        }
+    }
+    push_tick(sc, changes, count, descs);
 }
 
 /*
@@ -141,6 +211,7 @@ static void gen_crowd(scenario *sc)
     push_op(sc, TU_OP_ADD(0, 125, 125, 100, 0, 100, SB(S)));
     push_op(sc, TU_OP_MOVE(c5, 125, 126));
     push_op(sc, TU_OP_MOVE(UINT32_MAX, 126, 125));
+    crowd_tick(sc, &rnd, alive, n_alive, 24);
     /* A few random calls over the whole population. */
     for (int i = 0; i < 16; i++) {
         percept_id id = alive[splitmix_next(&rnd) % n_alive];
@@ -163,6 +234,7 @@ static void gen_crowd(scenario *sc)
             break;
         }
     }
+    crowd_tick(sc, &rnd, alive, n_alive, 70); /* past 64 entries */
 }
 
 /*
@@ -190,6 +262,12 @@ static void gen_reach(scenario *sc)
     push_op(sc, TU_OP_RANGE(200, H, 1e15));
     push_op(sc, TU_OP_REMOVE(101));
     push_op(sc, TU_OP_ADD(101, 0, 0, 2000, 0, 2000, 0));
+    /* Far-reaching observers move across the grid together, 200 shrinks. */
+    const percept_entity_desc small = tu_desc(500, 520, 30, 30, 0, 0);
+    const percept_change tick[] = {TU_CH_MOVE(101, 900, 900, 0), TU_CH_MOVE(103, 10, 990, 0),
+                                   TU_CH_UPDATE(200, NULL), TU_CH_MOVE(105, 512, 500, 0),
+                                   TU_CH_MOVE(100, -40, 2000, 0)};
+    push_tick(sc, tick, COUNT_OF(tick), &small);
 }
 
 /*
@@ -222,6 +300,10 @@ static void gen_shared_cell(scenario *sc)
     push_op(sc, TU_OP_MOVE(3, 40, 40));
     push_op(sc, TU_OP_MOVE(1, 12, 12)); /* A moves within its cell */
     push_op(sc, TU_OP_MOVE(3, 100, 10));
+    /* A and B move as the target comes back between them. */
+    const percept_change tick[] = {TU_CH_MOVE(3, 60, 15, 0), TU_CH_MOVE(1, 20, 30, 0),
+                                   TU_CH_MOVE(2, 900, 20, 0)};
+    push_tick(sc, tick, COUNT_OF(tick), NULL);
 }
 
 /*
@@ -300,6 +382,27 @@ static void gen_v2(scenario *sc)
     st.strength = 0;
     st.has_source = 0;
     push_op(sc, TU_OP_EMIT(st));
+    /* A tick of the crowd: moves in height, turns that sweep cones, updates. */
+    percept_change tick[40];
+    percept_entity_desc descs[40];
+    size_t updates = 0;
+    for (uint32_t i = 0; i < 40; i++) {
+        percept_id id = i < 20 ? 1 + 3 * i : 50 + i;
+        if (i % 4 == 0) {
+            tick[i] = TU_CH_TURN(id, splitmix_between(&rnd, -1, 1), 1, 0);
+        } else if (i % 4 == 1) {
+            descs[updates] = d;
+            descs[updates].x = splitmix_between(&rnd, 140, 180);
+            descs[updates].y = splitmix_between(&rnd, 140, 180);
+            descs[updates].sense[i % 5].range = splitmix_between(&rnd, 0, 50);
+            descs[updates].tags = i % 3;
+            tick[i] = TU_CH_UPDATE(id, &descs[updates++]);
+        } else {
+            tick[i] = TU_CH_MOVE(id, splitmix_between(&rnd, 120, 200),
+                                 splitmix_between(&rnd, 120, 200), (double)(i % 5) - 2);
+        }
+    }
+    push_tick(sc, tick, COUNT_OF(tick), descs);
     push_op(sc, TU_OP_RANGE(1000, 2, 0));
     push_op(sc, TU_OP_HIDE(1000, 4, 1));
     push_op(sc, TU_OP_REMOVE(1000));

@@ -3,8 +3,10 @@
  * thread: each must deliver exactly the events a single-threaded run of the
  * same calls delivers (compared by a hash over every event), whatever the
  * backend and whatever the other threads do, including opening and closing
- * worlds and loading plugins at the same time. And several threads reading
- * one world at once, every read call of it, must each find what one thread
+ * worlds and loading plugins at the same time. The calls include ticks,
+ * which worlds of 2 or 4 threads ([world] threads) split among threads of
+ * their own: the events must not change. And several threads reading one
+ * world at once, every read call of it, must each find what one thread
  * alone finds.
  *
  * CMocka's assertions jump out of the test with longjmp and are not thread
@@ -33,6 +35,58 @@ typedef tu_op op;
 
 static op sequence[SEQ_CALLS];
 
+/* The ticks' entries and their updates' descriptions. */
+#define SEQ_TICK_ENTRIES 40000
+#define TICK_MAX 64
+static percept_change tick_entries[SEQ_TICK_ENTRIES];
+static percept_entity_desc tick_descs[SEQ_TICK_ENTRIES];
+static size_t tick_used;
+
+/* A description of an entity at (x, y) of the sequence: every entity faces
+ * somewhere, so that a cone never lacks a facing. */
+static percept_entity_desc random_desc(uint64_t *rnd, double x, double y)
+{
+    percept_entity_desc d =
+        tu_desc(x, y, splitmix_between(rnd, 0, 50), splitmix_between(rnd, 0, 30),
+                splitmix_next(rnd) % 3 ? 0 : 20, (unsigned)(splitmix_next(rnd) % 8 == 0));
+    d.z = splitmix_between(rnd, -5, 5);
+    d.facing[0] = 1;
+    d.sense[PERCEPT_SIGHT].fov = splitmix_next(rnd) % 2 ? 120 : 0;
+    d.sense[PERCEPT_HEARING].margin = splitmix_between(rnd, 0, 5);
+    return d;
+}
+
+/* A tick of up to TICK_MAX distinct entities in the world: steps, turns and
+ * updates. Returns its size (0 if the pool is spent). */
+static size_t make_tick(uint64_t *rnd, const int *alive, double (*pos)[2], percept_change **out)
+{
+    size_t n = 0, want = 1 + splitmix_next(rnd) % TICK_MAX;
+    uint8_t named[SEQ_ENTITIES] = {0};
+    *out = &tick_entries[tick_used];
+    for (size_t tries = 0; tries < 4 * want && n < want; tries++) {
+        uint32_t e = (uint32_t)(splitmix_next(rnd) % SEQ_ENTITIES);
+        if (!alive[e] || named[e] || tick_used == SEQ_TICK_ENTRIES)
+            continue;
+        named[e] = 1;
+        percept_id id = e * 7919u + 3u;
+        unsigned c = (unsigned)(splitmix_next(rnd) % 10);
+        percept_change *ch = &tick_entries[tick_used];
+        if (c < 6) {
+            pos[e][0] += splitmix_between(rnd, -10, 10);
+            pos[e][1] += splitmix_between(rnd, -10, 10);
+            *ch = TU_CH_MOVE(id, pos[e][0], pos[e][1], splitmix_between(rnd, -5, 5));
+        } else if (c < 8) {
+            *ch = TU_CH_TURN(id, splitmix_between(rnd, -1, 1), splitmix_between(rnd, -1, 1), 0.5);
+        } else {
+            tick_descs[tick_used] = random_desc(rnd, pos[e][0], pos[e][1]);
+            *ch = TU_CH_UPDATE(id, &tick_descs[tick_used]);
+        }
+        tick_used++;
+        n++;
+    }
+    return n;
+}
+
 static void make_sequence(void)
 {
     uint64_t rnd = 7;
@@ -44,19 +98,17 @@ static void make_sequence(void)
         memset(o, 0, sizeof *o);
         o->id = e * 7919u + 3u;
         unsigned c = (unsigned)(splitmix_next(&rnd) % 100);
-        if (c < 2) {
+        if (c == 99) {
+            percept_change *changes;
+            size_t n = make_tick(&rnd, alive, pos, &changes);
+            *o = TU_OP_TICK(changes, n);
+        } else if (c < 2) {
             o->kind = TU_MOVE; /* fails: its message must be this world's own */
             o->id = UNKNOWN_ID + (uint32_t)i;
         } else if (!alive[e]) {
             o->kind = TU_ADD;
             o->desc =
-                tu_desc(splitmix_between(&rnd, 0, 512), splitmix_between(&rnd, 0, 512),
-                        splitmix_between(&rnd, 0, 50), splitmix_between(&rnd, 0, 30),
-                        splitmix_next(&rnd) % 3 ? 0 : 20, (unsigned)(splitmix_next(&rnd) % 8 == 0));
-            o->desc.z = splitmix_between(&rnd, -5, 5);
-            o->desc.facing[0] = 1;
-            o->desc.sense[PERCEPT_SIGHT].fov = splitmix_next(&rnd) % 2 ? 120 : 0;
-            o->desc.sense[PERCEPT_HEARING].margin = splitmix_between(&rnd, 0, 5);
+                random_desc(&rnd, splitmix_between(&rnd, 0, 512), splitmix_between(&rnd, 0, 512));
             alive[e] = 1;
             pos[e][0] = o->desc.x;
             pos[e][1] = o->desc.y;
@@ -96,7 +148,8 @@ static void make_sequence(void)
 
 typedef struct run_result {
     const char *backend;
-    uint64_t hash; /* FNV-1a over every event's fields */
+    size_t threads; /* the world's own, for its ticks (percept_options.threads) */
+    uint64_t hash;  /* FNV-1a over every event's fields */
     size_t events;
     int status;      /* PERCEPT_OK, or the first unexpected status */
     char error[700]; /* what went wrong, for the main thread to report */
@@ -129,13 +182,15 @@ static void run_sequence(run_result *r)
     char ini[256];
     percept_world *w = NULL;
     percept_error error;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    options.threads = r->threads;
     r->hash = 0xCBF29CE484222325ULL;
     r->events = 0;
     r->status = PERCEPT_OK;
     r->error[0] = '\0';
     snprintf(ini, sizeof ini, "[percept]\nbackend = %s\n[world]\nmax_x = 512\nmax_y = 512\n",
              r->backend);
-    int rc = percept_world_open_string(&w, ini, "<threads>", NULL, &error);
+    int rc = percept_world_open_string(&w, ini, "<threads>", &options, &error);
     if (rc != PERCEPT_OK) {
         r->status = rc;
         snprintf(r->error, sizeof r->error, "cannot open a world: %s", error.text);
@@ -157,8 +212,8 @@ static void run_sequence(run_result *r)
             }
         } else if (rc != PERCEPT_OK) {
             r->status = rc;
-            snprintf(r->error, sizeof r->error, "call %zu (kind %d, ID %u): %s", i, (int)o->kind,
-                     (unsigned)o->id, percept_errmsg(w));
+            snprintf(r->error, sizeof r->error, "call %zu (kind %d, ID %u, %zu threads): %s", i,
+                     (int)o->kind, (unsigned)o->id, r->threads, percept_errmsg(w));
         }
     }
     percept_world_close(w);
@@ -188,11 +243,12 @@ static void expect_result(const run_result *got, const run_result *want, const c
         fail();
     }
     if (got->hash != want->hash || got->events != want->events) {
-        print_error("%s (%s): %zu events, hash %016" PRIx64 "; the single-threaded %s run: %zu "
-                    "events, hash %016" PRIx64 " (state shared between worlds, such as a "
-                    "mutable static or global in the backend plugin?)\n",
-                    what, got->backend, got->events, got->hash, want->backend, want->events,
-                    want->hash);
+        print_error("%s (%s, ticks on %zu threads): %zu events, hash %016" PRIx64 "; the "
+                    "single-threaded %s run: %zu events, hash %016" PRIx64 " (state shared "
+                    "between worlds, such as a mutable static or global in the backend plugin, "
+                    "or between a tick's threads?)\n",
+                    what, got->backend, got->threads, got->events, got->hash, want->backend,
+                    want->events, want->hash);
         fail();
     }
 }
@@ -200,15 +256,16 @@ static void expect_result(const run_result *got, const run_result *want, const c
 /* ------------------------------------------------------------------------ */
 /* Tests                                                                      */
 
-/* THREADS threads, each its own world of the same backend. */
+/* THREADS threads, each its own world of the same backend, whose ticks run
+ * on 2 threads of its own. */
 static void check_same_backend(const char *backend)
 {
-    run_result single = {.backend = backend}, parallel[THREADS];
+    run_result single = {.backend = backend, .threads = 1}, parallel[THREADS];
     run_sequence(&single);
     expect_result(&single, &single, "the single-threaded run");
     assert_true(single.events > 0);
     for (size_t i = 0; i < THREADS; i++)
-        parallel[i] = (run_result){.backend = backend};
+        parallel[i] = (run_result){.backend = backend, .threads = 2};
     run_parallel(parallel, THREADS);
     for (size_t i = 0; i < THREADS; i++)
         expect_result(&parallel[i], &single, "a thread");
@@ -220,13 +277,34 @@ static void test_parallel_worlds_same_backend(void **state)
     tu_for_each_backend(check_same_backend);
 }
 
+/* One world at a time, its ticks on 1, 2, 4 and 64 threads: the same events. */
+static void check_tick_threads(const char *backend)
+{
+    static const size_t counts[] = {2, 4, 64};
+    run_result single = {.backend = backend, .threads = 1};
+    run_sequence(&single);
+    expect_result(&single, &single, "the single-threaded run");
+    for (size_t i = 0; i < COUNT_OF(counts); i++) {
+        run_result r = {.backend = backend, .threads = counts[i]};
+        run_sequence(&r);
+        expect_result(&r, &single, "a world's ticks on threads of its own");
+    }
+}
+
+static void test_tick_threads(void **state)
+{
+    (void)state;
+    tu_for_each_backend(check_tick_threads);
+}
+
 /*
- * Every backend at once, each in a thread (at least THREADS threads): the
- * events do not depend on the backend, so all hashes equal one reference.
+ * Every backend at once, each in a thread (at least THREADS threads), every
+ * other one with ticks on 2 threads: the events do not depend on the backend
+ * or the threads, so all hashes equal one reference.
  */
 static void test_parallel_worlds_all_backends(void **state)
 {
-    run_result single = {.backend = tu_backend_name(0)}, parallel[64];
+    run_result single = {.backend = tu_backend_name(0), .threads = 1}, parallel[64];
     size_t backends = tu_backend_count();
     size_t n = backends < THREADS ? THREADS : backends;
     (void)state;
@@ -235,7 +313,7 @@ static void test_parallel_worlds_all_backends(void **state)
     run_sequence(&single);
     expect_result(&single, &single, "the single-threaded run");
     for (size_t i = 0; i < n; i++)
-        parallel[i] = (run_result){.backend = tu_backend_name(i % backends)};
+        parallel[i] = (run_result){.backend = tu_backend_name(i % backends), .threads = 1 + i % 2};
     run_parallel(parallel, n);
     for (size_t i = 0; i < n; i++)
         expect_result(&parallel[i], &single, "a thread");
@@ -396,6 +474,7 @@ static void test_concurrent_reads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        tu_backend_test(test_tick_threads),
         tu_backend_test(test_parallel_worlds_same_backend),
         cmocka_unit_test(test_parallel_worlds_all_backends),
         cmocka_unit_test(test_open_close_while_running),
