@@ -160,6 +160,11 @@ static const error_case error_cases[] = {
     {"reserve not whole", BF "[world]\nreserve = 1.5\n", ECONFIG, "reserve", "world", "reserve"},
     {"reserve beyond a world's entities", BF "[world]\nreserve = 1e12\n", ECONFIG, "reserve",
      "world", "reserve"},
+    {"threads 0", BF "[world]\nthreads = 0\n", ECONFIG, "threads", "world", "threads"},
+    {"threads beyond 64", BF "[world]\nmin_x = 0\nthreads = 65\n", ECONFIG, "threads", "world",
+     "threads"},
+    {"threads not a number", BF "[world]\nthreads = x\n", ECONFIG, "threads", "world", "threads"},
+    {"threads negative", BF "[world]\nthreads = -1\n", ECONFIG, "threads", "world", "threads"},
     {"move_events neither on nor off", BF "move_events = maybe\n", ECONFIG, "move_events",
      "percept", "move_events"},
     {"move_events empty", BF "move_events =\n", ECONFIG, "move_events", "percept", "move_events"},
@@ -482,6 +487,33 @@ static void test_reserve(void **state)
     }
     options.reserve = (size_t)1 << 30; /* beyond a world's 2^24 - 1 entities */
     open_failing(BF, 0, &options, PERCEPT_EINVAL, &(percept_error){0});
+}
+
+/*
+ * [world] threads takes 1 to 64 (the error cases refuse the rest), and
+ * percept_options.threads replaces it, up to 64 too. Each world's tick
+ * works whatever its threads.
+ */
+static void test_threads(void **state)
+{
+    (void)state;
+    percept_options options = PERCEPT_OPTIONS_INIT;
+    for (int n = 1; n <= 64; n++) {
+        char text[128];
+        snprintf(text, sizeof text, BF "[world]\nthreads = %d\n", n);
+        options.threads = n % 2 ? 0 : (size_t)(65 - n);
+        percept_world *world = open_ok(text, &options);
+        expect_working_world(world);
+        const percept_change tick[] = {TU_CH_MOVE(1, 20, 0, 0), TU_CH_MOVE(2, 22, 0, 0)};
+        assert_int_equal(percept_tick(world, tick, COUNT_OF(tick)), PERCEPT_OK);
+        assert_int_equal(percept_perceives(world, 1, 2, PERCEPT_SIGHT), 1);
+        percept_world_close(world);
+    }
+    percept_error error;
+    options.threads = 65;
+    open_failing(BF, 0, &options, PERCEPT_EINVAL, &error);
+    options.threads = SIZE_MAX;
+    open_failing(BF "[world]\nthreads = 2\n", 0, &options, PERCEPT_EINVAL, &error);
 }
 
 /* A key or section of 70 characters is cut to 63 bytes in its field, wherever found. */
@@ -971,6 +1003,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_not_text),
     cmocka_unit_test(test_size_and_kind_bounded),
     cmocka_unit_test(test_reserve),
+    cmocka_unit_test(test_threads),
     cmocka_unit_test(test_long_names_cut),
     cmocka_unit_test(test_long_label),
     cmocka_unit_test(test_control_bytes_escaped),
