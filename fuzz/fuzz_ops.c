@@ -1,8 +1,8 @@
 /*
  * fuzz_ops.c - libFuzzer target for the change algorithm and every backend:
  * the input bytes become calls of every kind (add, update, move, move3,
- * turn, remove, set_range, set_hidden, emit, queries) and batches of moves
- * (percept_move_many), run on one world per backend plugin and on the model
+ * turn, remove, set_range, set_hidden, emit, queries) and ticks
+ * (percept_tick), run on one world per backend plugin and on the model
  * of the relation (tests/model.h). Each call's status and events must be
  * the model's, and at check points every world must hold what the model
  * does; a failed call must leave a message. Inside the event callback the
@@ -15,7 +15,7 @@
  *   0: MOVE events off; bits 1-3: the senses, see sense_counts)
  *   then operations: an opcode byte and its arguments (see run_input;
  *   opcode bytes 200-249 are the calls of version 2, see run_v2_op; 250-255
- *   a batch, see run_batch).
+ *   a tick, see run_tick).
  * FUZZ_OPS_TRACE=1 prints the operations as trace lines on stderr, so that
  * a finding can be replayed with percept-replay.
  */
@@ -57,8 +57,8 @@ static percept_bounds bounds; /* the worlds' */
 static unsigned long op;      /* the operation being run, for messages */
 static int trace_ops;
 
-/* Reads are allowed in the callback and see the world after the change (in
- * a batch, after this event's move); changes are refused. */
+/* Reads are allowed in the callback and see the world after the change (of
+ * a tick, after all of them); changes are refused. */
 static void on_event(void *user, const percept_event *ev)
 {
     world *wd = user;
@@ -83,7 +83,7 @@ static void on_event(void *user, const percept_event *ev)
                       wd->backend, op, ev->target, d.x, d.y, d.z, ev->x, ev->y, ev->z);
     }
     d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
-    percept_position one = {ev->target, 1, 1};
+    percept_change one = {ev->target, PERCEPT_CHANGE_MOVE, 1, 1, 1, NULL};
     percept_stimulus st = PERCEPT_STIMULUS_INIT;
     int busy;
     switch (wd->count % 10) {
@@ -103,7 +103,7 @@ static void on_event(void *user, const percept_event *ev)
         busy = percept_set_hidden(w, ev->target, ev->sense, 1);
         break;
     case 5:
-        busy = percept_move_many(w, &one, 1);
+        busy = percept_tick(w, &one, 1);
         break;
     case 6:
         busy = percept_update(w, ev->observer, &d);
@@ -527,82 +527,51 @@ static void trace_op(int status, const char *what)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Batches of moves                                                          */
-
-/* Opcode bytes from BATCH_OPCODE up are a batch; below V2_OPCODE, byte % 10. */
-#define BATCH_OPCODE 250u
-#define BATCH_NULL 0xFFu /* count byte: moves NULL with a count of 3, which must fail */
-#define MAX_BATCH 24
-
-/*
- * A batch: a count byte (mod MAX_BATCH + 1 entries; BATCH_NULL passes NULL
- * with a count of 3; an empty batch passes NULL or a pointer, both valid),
- * then per entry an entity byte and a mode byte: odd, a short step from
- * where the entity stands (two bytes, as opcode 9); even, two coordinates.
- * Unknown IDs, bad positions and repeats come up by themselves.
- */
-static void run_batch(reader *r)
-{
-    unsigned nb = next(r);
-    size_t count = nb == BATCH_NULL ? 3 : nb % (MAX_BATCH + 1), n = nb == BATCH_NULL ? 0 : count;
-    percept_position pos[MAX_BATCH];
-    size_t order[MAX_BATCH], bad, n_order = 0;
-    const percept_position *moves = pos;
-    char what[64];
-
-    if (nb == BATCH_NULL || (count == 0 && (nb / (MAX_BATCH + 1)) % 2 == 1))
-        moves = NULL;
-    for (size_t i = 0; i < n; i++) {
-        percept_id id = next_id(r);
-        const model_entity *e = model_get(&m, id);
-        if (next(r) & 1) {
-            pos[i].x = (e ? e->x : 0) + ((double)next(r) - 128.0) / 4.0;
-            pos[i].y = (e ? e->y : 0) + ((double)next(r) - 128.0) / 4.0;
-        } else {
-            pos[i].x = next_coord(r);
-            pos[i].y = next_coord(r);
-        }
-        pos[i].id = id;
-    }
-    int want = model_check_batch(&m, moves, count, &bad);
-    if (want == 0) {
-        n_order = model_batch_order(&m, &bounds, pos, n, order);
-        if (n_order == SIZE_MAX)
-            fuzz_fail("op %lu: the order of a batch of %zu could not be learned", op, n);
-        model_move_batch(&m, pos, order, n_order);
-    }
-    snprintf(what, sizeof what, "move_many of %zu%s", count, moves == NULL ? " (NULL)" : "");
-    for (size_t i = 0; i < world_count; i++) {
-        world *wd = &worlds[i];
-        wd->count = 0;
-        check_call(wd, percept_move_many(wd->w, moves, count), want, what);
-        if (want != 0 && percept_errindex(wd->w) != bad)
-            fuzz_fail("%s, op %lu: %s: percept_errindex() is %zu, not %zu", wd->backend, op, what,
-                      percept_errindex(wd->w), bad);
-    }
-    if (trace_ops) {
-        /* A trace has no batches: the moves one by one, in the library's order. */
-        fprintf(stderr, "# batch of %zu%s\n", count, want ? ", refused" : "");
-        for (size_t k = 0; k < n_order; k++)
-            fprintf(stderr, "move %u %.17g %.17g %.17g\n", pos[order[k]].id, pos[order[k]].x,
-                    pos[order[k]].y, model_get(&m, pos[order[k]].id)->z);
-    }
-    if (n_order > 0)
-        check_all(); /* batches are rare among the operations: a check after each costs little */
-}
-
-/* ------------------------------------------------------------------------ */
 /* The calls of version 2                                                    */
 
-/* Opcode bytes V2_OPCODE .. BATCH_OPCODE - 1: (byte - V2_OPCODE) % 5 picks one. */
+/* Opcode bytes V2_OPCODE .. TICK_OPCODE - 1: (byte - V2_OPCODE) % 5 picks one. */
 #define V2_OPCODE 200u
 
 /*
- * An add with every field (next_desc); an update, from the entity's own
- * description (zeros for an ID not in the world), of the fields a mask
- * byte names (bit 0 the position, 1 the facing, 2 the tags, 3 the hidden
- * mask, 4 one sense's range and margin, 5 its fov, 6 its ignore mask, 7 a
- * spoiled size); a move in three dimensions (or, a first byte from 0x80, a
+ * An update's description: entity e's own (zeros for an ID not in the
+ * world) with the fields a mask byte names read from the input (bit 0 the
+ * position, 1 the facing, 2 the tags, 3 the hidden mask, 4 one sense's
+ * range and margin, 5 its fov, 6 its ignore mask, 7 a spoiled size).
+ */
+static void next_update(reader *r, const model_entity *e, percept_entity_desc *d)
+{
+    *d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
+    if (e != NULL)
+        *d = model_desc(&m, e);
+    unsigned fields = next(r);
+    if (fields & 1u) {
+        d->x = next_coord(r);
+        d->y = next_coord(r);
+        d->z = next_coord(r);
+    }
+    for (int k = 0; k < 3 && (fields & 2u); k++)
+        d->facing[k] = next_facing(r);
+    if (fields & 4u)
+        d->tags = next_mask(r);
+    if (fields & 8u)
+        d->hidden = next_hidden(r);
+    int s = next_sense(r);
+    percept_sense_params *p = s >= 0 && s < PERCEPT_MAX_SENSES ? &d->sense[s] : NULL;
+    if ((fields & 16u) && p != NULL) {
+        p->range = next_range(r);
+        p->margin = next_range(r);
+    }
+    if ((fields & 32u) && p != NULL)
+        p->fov = next_fov(r);
+    if ((fields & 64u) && p != NULL)
+        p->ignore = next_mask(r);
+    if (fields & 128u)
+        d->size = next(r) & 1u ? sizeof *d - 1 : sizeof *d / 2;
+}
+
+/*
+ * An add with every field (next_desc); an update (next_update); a move in
+ * three dimensions (or, a first byte from 0x80, a
  * short step from where the entity stands); a turn; a stimulus (a sense,
  * a point, a strength, a source byte: 0 none, else an ID; tags).
  */
@@ -638,33 +607,8 @@ static void run_v2_op(reader *r, unsigned kind)
             want = model_add(&m, id, &d);
             EACH_WORLD(percept_add(w, id, &d));
         } else if (kind == 1) {
-            percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
-            if (e != NULL)
-                d = model_desc(&m, e);
-            unsigned fields = next(r);
-            if (fields & 1u) {
-                d.x = next_coord(r);
-                d.y = next_coord(r);
-                d.z = next_coord(r);
-            }
-            for (int k = 0; k < 3 && (fields & 2u); k++)
-                d.facing[k] = next_facing(r);
-            if (fields & 4u)
-                d.tags = next_mask(r);
-            if (fields & 8u)
-                d.hidden = next_hidden(r);
-            int s = next_sense(r);
-            percept_sense_params *p = s >= 0 && s < PERCEPT_MAX_SENSES ? &d.sense[s] : NULL;
-            if ((fields & 16u) && p != NULL) {
-                p->range = next_range(r);
-                p->margin = next_range(r);
-            }
-            if ((fields & 32u) && p != NULL)
-                p->fov = next_fov(r);
-            if ((fields & 64u) && p != NULL)
-                p->ignore = next_mask(r);
-            if (fields & 128u)
-                d.size = next(r) & 1u ? sizeof d - 1 : sizeof d / 2;
+            percept_entity_desc d;
+            next_update(r, e, &d);
             /* One change: in a trace, a tick of a move and a set (hiding cannot be said). */
             describe_fields(desc, sizeof desc, &d, 1);
             snprintf(what, sizeof what, "tick\nmove %u %.17g %.17g %.17g\nset %u%s\nend%s", id, d.x,
@@ -699,6 +643,97 @@ static void run_v2_op(reader *r, unsigned kind)
         trace_op(want, what);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Ticks                                                                     */
+
+/* Opcode bytes from TICK_OPCODE up are a tick; below V2_OPCODE, byte % 10. */
+#define TICK_OPCODE 250u
+#define TICK_NULL 0xFFu /* count byte: changes NULL with a count of 3, which must fail */
+#define MAX_TICK 24
+
+/*
+ * A tick: a count byte (mod MAX_TICK + 1 entries; TICK_NULL passes NULL
+ * with a count of 3; an empty tick passes NULL or a pointer, both valid),
+ * then per entry an entity byte and a kind byte, kind % 8: 0-2 a move to
+ * three coordinates; 3-4 a short step from where the entity stands (three
+ * bytes, as a short move3); 5 a turn (three facing components); 6 an
+ * update (next_update); 7 a move whose kind is the next byte (mostly one
+ * percept.h does not name). Unknown IDs, bad values and repeats come up by
+ * themselves.
+ */
+static void run_tick(reader *r)
+{
+    unsigned nb = next(r);
+    size_t count = nb == TICK_NULL ? 3 : nb % (MAX_TICK + 1), n = nb == TICK_NULL ? 0 : count;
+    percept_change entries[MAX_TICK];
+    percept_entity_desc descs[MAX_TICK];
+    const percept_change *changes = entries;
+    char what[MAX_TICK * 1200 + 64], line[1200], desc[1024];
+    size_t bad, len;
+
+    if (nb == TICK_NULL || (count == 0 && (nb / (MAX_TICK + 1)) % 2 == 1))
+        changes = NULL;
+    len = (size_t)snprintf(what, sizeof what, "tick");
+    for (size_t i = 0; i < n; i++) {
+        percept_id id = next_id(r);
+        const model_entity *e = model_get(&m, id);
+        unsigned kind = next(r) % 8;
+        percept_change *c = &entries[i];
+        *c = (percept_change){id, PERCEPT_CHANGE_MOVE, 0, 0, 0, NULL};
+        if (kind <= 2 || kind == 7) {
+            c->x = next_coord(r);
+            c->y = next_coord(r);
+            c->z = next_coord(r);
+            if (kind == 7)
+                c->kind = (percept_change_kind)(int)(signed char)next(r);
+            if (c->kind == PERCEPT_CHANGE_MOVE || c->kind == PERCEPT_CHANGE_TURN)
+                snprintf(line, sizeof line, "%s %u %.17g %.17g %.17g",
+                         c->kind == PERCEPT_CHANGE_MOVE ? "move" : "face", id, c->x, c->y, c->z);
+            else
+                snprintf(line, sizeof line, "# an entry of kind %d for %u", (int)c->kind, id);
+        } else if (kind <= 4) {
+            c->x = (e ? e->x : 0) + ((double)next(r) - 128.0) / 4.0;
+            c->y = (e ? e->y : 0) + ((double)next(r) - 128.0) / 4.0;
+            c->z = (e ? e->z : 0) + ((double)next(r) - 128.0) / 4.0;
+            snprintf(line, sizeof line, "move %u %.17g %.17g %.17g", id, c->x, c->y, c->z);
+        } else if (kind == 5) {
+            c->kind = PERCEPT_CHANGE_TURN;
+            c->x = next_facing(r);
+            c->y = next_facing(r);
+            c->z = next_facing(r);
+            snprintf(line, sizeof line, "face %u %.17g %.17g %.17g", id, c->x, c->y, c->z);
+        } else {
+            c->kind = PERCEPT_CHANGE_UPDATE;
+            next_update(r, e, &descs[i]);
+            c->desc = &descs[i];
+            describe_fields(desc, sizeof desc, &descs[i], 1);
+            snprintf(line, sizeof line, "move %u %.17g %.17g %.17g\nset %u%s%s", id, descs[i].x,
+                     descs[i].y, descs[i].z, id, desc,
+                     descs[i].hidden != (e ? e->hidden : 0) ? " # and a hidden mask" : "");
+        }
+        if (len < sizeof what)
+            len += (size_t)snprintf(what + len, sizeof what - len, "\n%s", line);
+    }
+    if (len < sizeof what)
+        snprintf(what + len, sizeof what - len, "\nend # %zu entries%s", count,
+                 changes == NULL ? ", NULL" : "");
+    int want = model_check_tick(&m, changes, count, &bad);
+    if (model_tick(&m, changes, count) != want)
+        fuzz_fail("op %lu: the model's tick and its check disagree", op);
+    for (size_t i = 0; i < world_count; i++) {
+        world *wd = &worlds[i];
+        wd->count = 0;
+        check_call(wd, percept_tick(wd->w, changes, count), want, "a tick");
+        if (want != 0 && percept_errindex(wd->w) != bad)
+            fuzz_fail("%s, op %lu: a tick: percept_errindex() is %zu, not %zu", wd->backend, op,
+                      percept_errindex(wd->w), bad);
+    }
+    if (trace_ops)
+        trace_op(want, what);
+    if (want == 0 && n > 0)
+        check_all(); /* ticks are rare among the operations: a check after each costs little */
+}
+
 /* A check point: every world against the model, and a query around a point
  * of the input (its radius read as a range) in each. */
 static void run_check(reader *r)
@@ -730,8 +765,8 @@ static void run_input(reader *r)
     while (r->left > 0) {
         unsigned byte = next(r), code = byte % 10;
         op++;
-        if (byte >= BATCH_OPCODE) {
-            run_batch(r);
+        if (byte >= TICK_OPCODE) {
+            run_tick(r);
         } else if (byte >= V2_OPCODE) {
             run_v2_op(r, (byte - V2_OPCODE) % 5);
         } else if (code == 8) {
