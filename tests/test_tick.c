@@ -274,6 +274,8 @@ static void expect_refused(fixture *f, const percept_change *changes, size_t cou
     tu_expect_world(&f->m, f->w, what);
 }
 
+/* Descriptions for the entries that update: a good one (a cone, and a
+ * facing for it), and one bad in each way percept_update() refuses. */
 static const percept_entity_desc good_desc = {
     sizeof(percept_entity_desc), 20, 20, 1, {0, 1, 0}, 0, 0, {{4, 1, 90, 0}, {6, 0, 0, 0}}};
 static const percept_entity_desc negative_range = {
@@ -547,7 +549,7 @@ static void oom_world(const char *backend, tu_fault_alloc *fa, model *m, percept
 static void check_out_of_memory_on_threads(const char *backend)
 {
     percept_change tick[OOM_CROWD + OOM_MOVERS];
-    percept_entity_desc turned = tu_desc(100, 100, 40, 0, 40, 0);
+    percept_entity_desc changed = tu_desc(100, 100, 40, 0, 40, 0);
     size_t injected = 0;
     for (size_t k = 1;; k++) {
         char what[200];
@@ -565,8 +567,8 @@ static void check_out_of_memory_on_threads(const char *backend)
         for (int i = 0; i < OOM_MOVERS; i++) /* the movers walk into the crowd */
             tick[n++] = CH_MOVE(m.ent[OOM_CROWD + i].id, splitmix_between(&r, 80, 120),
                                 splitmix_between(&r, 80, 120), 0);
-        for (int i = 0; i < OOM_CROWD; i += 3) /* some of the crowd steps, turns, changes */
-            tick[n++] = i % 2 ? CH_UPDATE(m.ent[i].id, &turned)
+        for (int i = 0; i < OOM_CROWD; i += 3) /* some of the crowd steps or changes */
+            tick[n++] = i % 2 ? CH_UPDATE(m.ent[i].id, &changed)
                               : CH_MOVE(m.ent[i].id, m.ent[i].x + 2.5, m.ent[i].y - 1.5, 0);
         tu_recorder_clear(&rec);
         fa.fail_at = fa.counted + k;
