@@ -102,39 +102,41 @@ static void scenario_free(scenario *sc)
 /*
  * A tick of `count` distinct entities of `alive`: moves into the crowd,
  * out of bounds and across cells, turns, and updates of ranges and hiding.
+ * The first `still` of alive[] only turn (they have no cones), so that the
+ * calls the scenario makes of them later find them where it says.
  */
 static void crowd_tick(scenario *sc, uint64_t *rnd, const percept_id *alive, size_t n_alive,
-                       size_t count)
+                       size_t still, size_t count)
 {
-    percept_id ids[256];
+    size_t order[256];
     percept_change changes[256];
     percept_entity_desc descs[256];
     size_t updates = 0;
-    memcpy(ids, alive, n_alive * sizeof *ids);
+    for (size_t i = 0; i < n_alive; i++)
+        order[i] = i;
     for (size_t i = 0; i < count; i++) {
-        size_t j = i + splitmix_next(rnd) % (n_alive - i);
-        percept_id t = ids[i];
-        ids[i] = ids[j];
-        ids[j] = t;
-        switch (i % 6) {
+        size_t j = i + splitmix_next(rnd) % (n_alive - i), k = order[j];
+        order[j] = order[i];
+        order[i] = k;
+        switch (k < still ? 4 : i % 6) {
         case 0:
         case 1:
         case 2:
-            changes[i] = TU_CH_MOVE(ids[i], splitmix_between(rnd, 100, 160),
+            changes[i] = TU_CH_MOVE(alive[k], splitmix_between(rnd, 100, 160),
                                     splitmix_between(rnd, 100, 160), 0);
             break;
         case 3:
-            changes[i] = TU_CH_MOVE(ids[i], splitmix_between(rnd, -500, 1500),
+            changes[i] = TU_CH_MOVE(alive[k], splitmix_between(rnd, -500, 1500),
                                     splitmix_between(rnd, -100, 1100), 0);
             break;
         case 4:
-            changes[i] = TU_CH_TURN(ids[i], 1, -1, 0);
+            changes[i] = TU_CH_TURN(alive[k], 1, -1, 0);
             break;
         default:
             descs[updates] =
                 tu_desc(splitmix_between(rnd, 90, 170), splitmix_between(rnd, 90, 170),
                         splitmix_between(rnd, 0, 90), 40, 0, (unsigned)(splitmix_next(rnd) % 8));
-            changes[i] = TU_CH_UPDATE(ids[i], &descs[updates++]);
+            changes[i] = TU_CH_UPDATE(alive[k], &descs[updates++]);
             break;
         }
     }
@@ -177,6 +179,8 @@ static void gen_crowd(scenario *sc)
         }
         alive[n_alive++] = id;
     }
+    /* Early, where a failure is quick to replay. */
+    crowd_tick(sc, &rnd, alive, n_alive, 11, 30);
     /* Crowd members sit at indexes 0-2, 5-7, ... of alive[]. */
     percept_id c0 = alive[0], c1 = alive[1], c2 = alive[2], c5 = alive[5], c6 = alive[6];
     percept_id far = alive[3];
@@ -211,7 +215,7 @@ static void gen_crowd(scenario *sc)
     push_op(sc, TU_OP_ADD(0, 125, 125, 100, 0, 100, SB(S)));
     push_op(sc, TU_OP_MOVE(c5, 125, 126));
     push_op(sc, TU_OP_MOVE(UINT32_MAX, 126, 125));
-    crowd_tick(sc, &rnd, alive, n_alive, 24);
+    crowd_tick(sc, &rnd, alive, n_alive, 0, 12);
     /* A few random calls over the whole population. */
     for (int i = 0; i < 16; i++) {
         percept_id id = alive[splitmix_next(&rnd) % n_alive];
@@ -234,7 +238,6 @@ static void gen_crowd(scenario *sc)
             break;
         }
     }
-    crowd_tick(sc, &rnd, alive, n_alive, 70); /* past 64 entries */
 }
 
 /*
@@ -347,7 +350,29 @@ static void gen_v2(scenario *sc)
     for (int s = 0; s < 5; s++)
         d.sense[s] = (percept_sense_params){200, 20, s % 2 ? 90 : 0, 0};
     push_op(sc, TU_OP_ADD_DESC(1000, d)); /* reaches the whole crowd */
-    for (int k = 0; k < 4; k++)           /* its cones sweep round */
+    /* A tick of the crowd: moves in height, turns that sweep cones, updates;
+     * early, where a failure is quick to replay. */
+    percept_change tick[24];
+    percept_entity_desc descs[24];
+    size_t updates = 0;
+    for (uint32_t i = 0; i < 24; i++) {
+        percept_id id = 1 + 3 * i;
+        if (i % 4 == 0) {
+            tick[i] = TU_CH_TURN(id, splitmix_between(&rnd, -1, 1), 1, 0);
+        } else if (i % 4 == 1) {
+            descs[updates] = d;
+            descs[updates].x = splitmix_between(&rnd, 140, 180);
+            descs[updates].y = splitmix_between(&rnd, 140, 180);
+            descs[updates].sense[i % 5].range = splitmix_between(&rnd, 0, 50);
+            descs[updates].tags = i % 3;
+            tick[i] = TU_CH_UPDATE(id, &descs[updates++]);
+        } else {
+            tick[i] = TU_CH_MOVE(id, splitmix_between(&rnd, 120, 200),
+                                 splitmix_between(&rnd, 120, 200), (double)(i % 5) - 2);
+        }
+    }
+    push_tick(sc, tick, COUNT_OF(tick), descs);
+    for (int k = 0; k < 4; k++) /* its cones sweep round */
         push_op(sc, TU_OP_TURN(1000, k % 2 ? 0 : 1 - k, k % 2 ? 2 - k : 0, 0));
     d.sense[1].range = 30; /* range and margin at once: the margin keeps some */
     d.sense[1].margin = 60;
@@ -382,27 +407,6 @@ static void gen_v2(scenario *sc)
     st.strength = 0;
     st.has_source = 0;
     push_op(sc, TU_OP_EMIT(st));
-    /* A tick of the crowd: moves in height, turns that sweep cones, updates. */
-    percept_change tick[40];
-    percept_entity_desc descs[40];
-    size_t updates = 0;
-    for (uint32_t i = 0; i < 40; i++) {
-        percept_id id = i < 20 ? 1 + 3 * i : 50 + i;
-        if (i % 4 == 0) {
-            tick[i] = TU_CH_TURN(id, splitmix_between(&rnd, -1, 1), 1, 0);
-        } else if (i % 4 == 1) {
-            descs[updates] = d;
-            descs[updates].x = splitmix_between(&rnd, 140, 180);
-            descs[updates].y = splitmix_between(&rnd, 140, 180);
-            descs[updates].sense[i % 5].range = splitmix_between(&rnd, 0, 50);
-            descs[updates].tags = i % 3;
-            tick[i] = TU_CH_UPDATE(id, &descs[updates++]);
-        } else {
-            tick[i] = TU_CH_MOVE(id, splitmix_between(&rnd, 120, 200),
-                                 splitmix_between(&rnd, 120, 200), (double)(i % 5) - 2);
-        }
-    }
-    push_tick(sc, tick, COUNT_OF(tick), descs);
     push_op(sc, TU_OP_RANGE(1000, 2, 0));
     push_op(sc, TU_OP_HIDE(1000, 4, 1));
     push_op(sc, TU_OP_REMOVE(1000));
