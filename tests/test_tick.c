@@ -1039,7 +1039,10 @@ static void run_ticks(const char *backend)
                 fail_msg("%s: %zu entries did not read as made at the first event", what,
                          wd->unmade);
             tu_expect_events(&wd->rec, m.events, m.n_events, what);
-            tu_expect_world(&m, wd->w, what);
+            /* Reading every list is the test's own cost: the threaded
+             * worlds, whose events already match, every third tick. */
+            if (k == 0 || t % 3 == 2 || t == TICKS - 1)
+                tu_expect_world(&m, wd->w, what);
         }
         events += m.n_events;
     }
