@@ -29,8 +29,8 @@ typedef struct tick_grid {
     int32_t cols, rows;
 } tick_grid;
 
-/* Sort `count` points (unsorted, in `in`) into the grid, its cells about as
- * wide as their mean reach. 0, or -1 out of memory (the grid then holds
+/* Sort `count` points (unsorted, in `in`) into the grid, its cells about
+ * half their mean reach wide. 0, or -1 out of memory (the grid then holds
  * nothing). */
 int tick_grid_build(const percept_allocator *a, tick_grid *g, const tick_point *in, size_t count);
 
