@@ -67,6 +67,7 @@ typedef struct tick_job {
     size_t count;
     int notify_moves;
     int none_still;             /* every entity is in the tick: no neighbour stands still */
+    int uniform_reach;          /* every entry has the same reach */
     pthread_mutex_t alloc_lock; /* the allocator is called by one thread at a time */
 } tick_job;
 
@@ -163,20 +164,26 @@ static void judge_pairs(tick_pass *p)
 }
 
 /* New pairs with the tick's other entries: the one of longer reach finds
- * the pair (the earlier entry when equal), as its radius covers both ways. */
-static void meet_movers(tick_pass *p, double reach)
+ * the pair, as its radius covers both ways; on equal reach, the one later
+ * in the tick grid's order, `at`. When every reach is equal, that is every
+ * point after `at`: the rows above are skipped whole. */
+static void meet_movers(tick_pass *p, size_t at, double reach)
 {
     percept_world *w = p->job->w;
     const tick_grid *g = &w->tick.grid;
     const tick_entry *me = p->me;
     double reach2 = reach * reach;
-    int32_t c0, c1, r0, r1;
+    int uniform = p->job->uniform_reach;
+    int32_t c0, c1, r0, r1, mine = tick_grid_row(g, me->next.y);
     tick_grid_span(g, me->next.x, me->next.y, reach, &c0, &c1, &r0, &r1);
-    for (int32_t row = r0; row <= r1; row++) {
+    for (int32_t row = uniform ? mine : r0; row <= r1; row++) {
         const uint32_t *start = &g->cell_start[(size_t)row * (size_t)g->cols];
-        for (uint32_t k = start[c0]; k < start[c1 + 1]; k++) {
+        size_t k = start[c0];
+        if (uniform && row == mine)
+            k = at + 1;
+        for (; k < start[c1 + 1]; k++) {
             const tick_point *q = &g->points[k];
-            if (q->reach > reach || (q->reach == reach && q->index <= p->index))
+            if (!uniform && (q->reach > reach || (q->reach == reach && k <= at)))
                 continue;
             double dx = q->x - me->next.x, dy = q->y - me->next.y, dz = q->z - me->next.z;
             if (!(dx * dx + dy * dy + dz * dz <= reach2))
@@ -195,9 +202,11 @@ static void meet_movers(tick_pass *p, double reach)
 static void meet_still(tick_pass *p);
 
 /* Every pair change of entry i, into the worker's room. */
-static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reach)
+static void search_entry(tick_job *job, tick_worker *wk, size_t at)
 {
     percept_world *w = job->w;
+    uint32_t i = w->tick.grid.points[at].index;
+    double reach = w->tick.grid.points[at].reach;
     const tick_entry *me = &job->entries[i];
     if (++wk->epoch == 0) {
         memset(wk->stamps, 0, wk->stamp_cap * sizeof *wk->stamps);
@@ -213,7 +222,7 @@ static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reac
     if (!job->none_still)
         meet_still(&p);
     if (reach > 0)
-        meet_movers(&p, reach);
+        meet_movers(&p, at, reach);
 }
 
 /* New pairs with neighbours that stand still, found as a single call's
@@ -258,10 +267,8 @@ static void search_part(void *ctx, unsigned part)
     size_t from = n * part / threads, to = n * (part + 1) / threads;
     wk->len = 0;
     wk->failed = 0;
-    for (size_t k = from; k < to && !wk->failed; k++) {
-        const tick_point *q = &w->tick.grid.points[k];
-        search_entry(job, wk, q->index, q->reach);
-    }
+    for (size_t k = from; k < to && !wk->failed; k++)
+        search_entry(job, wk, k);
 }
 
 /* ---------------------------------------------------------------- room */
@@ -743,7 +750,10 @@ static int search(percept_world *w, size_t count)
                     .entries = t->entries,
                     .count = count,
                     .notify_moves = w->move_events && w->on_event != NULL,
-                    .none_still = count == w->ids.count};
+                    .none_still = count == w->ids.count,
+                    .uniform_reach = 1};
+    for (size_t i = 1; i < count; i++)
+        job.uniform_reach &= t->points[i].reach == t->points[0].reach;
     if (pthread_mutex_init(&job.alloc_lock, NULL))
         return -1;
     if (t->pool)

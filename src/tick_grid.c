@@ -93,6 +93,11 @@ void tick_grid_span(const tick_grid *g, double x, double y, double r, int32_t *c
     *r1 = cell_of(y + wide, g->min_y, g->inv_cell, g->rows);
 }
 
+int32_t tick_grid_row(const tick_grid *g, double y)
+{
+    return cell_of(y, g->min_y, g->inv_cell, g->rows);
+}
+
 void tick_grid_free(const percept_allocator *a, tick_grid *g)
 {
     pc_free(a, g->points);

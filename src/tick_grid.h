@@ -39,6 +39,9 @@ int tick_grid_build(const percept_allocator *a, tick_grid *g, const tick_point *
 void tick_grid_span(const tick_grid *g, double x, double y, double r, int32_t *c0, int32_t *c1,
                     int32_t *r0, int32_t *r1);
 
+/* The row of the cells at height y. */
+int32_t tick_grid_row(const tick_grid *g, double y);
+
 void tick_grid_free(const percept_allocator *a, tick_grid *g);
 size_t tick_grid_bytes(const tick_grid *g);
 
