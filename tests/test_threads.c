@@ -277,10 +277,10 @@ static void test_parallel_worlds_same_backend(void **state)
     tu_for_each_backend(check_same_backend);
 }
 
-/* One world at a time, its ticks on 1, 2, 4 and 64 threads: the same events. */
+/* One world at a time, its ticks on 1, 2, 4 and 16 threads: the same events. */
 static void check_tick_threads(const char *backend)
 {
-    static const size_t counts[] = {2, 4, 64};
+    static const size_t counts[] = {2, 4, 16};
     run_result single = {.backend = backend, .threads = 1};
     run_sequence(&single);
     expect_result(&single, &single, "the single-threaded run");
