@@ -23,19 +23,22 @@
 #include "key_sort.h"
 #include "relation.h"
 
-/* One entry, checked: its entity's state after the tick. */
+/* One entry, checked: its entity's state after the tick. Two cache lines,
+ * the first holding what a plain pair's test reads for up to three senses. */
 typedef struct tick_entry {
     entity next;
     const shape *shp; /* its shape after the tick, or NULL */
     uint32_t slot;
     uint8_t moved;    /* its position changes */
     uint8_t reshaped; /* shp is the tick's (w->tick.shapes), to be stored */
-} tick_entry;
+    uint8_t lost;     /* its list holds pairs the tick ends (mask 0), to be removed */
+} __attribute__((aligned(64))) tick_entry;
 
 /* A pair whose senses change (or whose target moved, for MOVE events):
  * both directions, as a's list keeps them. */
 typedef struct tick_pair {
-    uint32_t a, b;  /* slots: a's entry comes first in the tick, or b's is in none */
+    uint32_t a, b; /* slots: a's entry comes first in the tick, or b's is in none */
+    percept_id a_id, b_id;
     uint32_t index; /* the pair's place in a's list, or PAIR_NONE for a new pair */
     uint16_t before, after;
 } tick_pair;
@@ -63,6 +66,7 @@ typedef struct tick_job {
     const tick_entry *entries;
     size_t count;
     int notify_moves;
+    int none_still;             /* every entity is in the tick: no neighbour stands still */
     pthread_mutex_t alloc_lock; /* the allocator is called by one thread at a time */
 } tick_job;
 
@@ -87,7 +91,8 @@ static void set_in_tick(percept_world *w, uint32_t slot, int on)
         on ? w->tick.in_tick[slot >> 6] | bit : w->tick.in_tick[slot >> 6] & ~bit;
 }
 
-static void push_pair(tick_pass *p, uint32_t b, uint32_t index, unsigned before, unsigned after)
+static void push_pair(tick_pass *p, uint32_t b, percept_id b_id, uint32_t index, unsigned before,
+                      unsigned after)
 {
     tick_worker *wk = p->wk;
     if (wk->len == wk->cap) {
@@ -101,7 +106,8 @@ static void push_pair(tick_pass *p, uint32_t b, uint32_t index, unsigned before,
         }
         wk->pairs = pairs;
     }
-    wk->pairs[wk->len++] = (tick_pair){p->me->slot, b, index, (uint16_t)before, (uint16_t)after};
+    wk->pairs[wk->len++] =
+        (tick_pair){p->me->slot, b, p->me->next.id, b_id, index, (uint16_t)before, (uint16_t)after};
 }
 
 /* A neighbour that stands still, from a backend or an observer grid. */
@@ -118,7 +124,7 @@ static void visit_still(void *ctx, percept_slot t)
     unsigned after = pair_mask_of(w->sense_count, &p->me->next, p->me->shp, e, shape_at(w, e, t),
                                   w->all_senses, p->visible, 0);
     if (after)
-        push_pair(p, t, PAIR_NONE, 0, after);
+        push_pair(p, t, e->id, PAIR_NONE, 0, after);
 }
 
 /* The entry's pairs before the tick, judged again. */
@@ -131,27 +137,28 @@ static void judge_pairs(tick_pass *p)
     for (uint32_t k = 0; k < pairs->len; k++) {
         uint32_t t = pair_slot(&pairs->items[k]);
         unsigned before = pair_mask(&pairs->items[k]);
-        const entity *e = ent(w, t);
-        const entity *next = e;
+        const entity *next;
         const shape *sh;
         int t_moved = 0;
         p->wk->stamps[t] = p->wk->epoch;
         if (in_tick(w, t)) {
-            const tick_entry *other = &job->entries[e->mark];
-            if (e->mark < p->index)
+            uint32_t j = w->tick.entry_of[t];
+            if (j < p->index)
                 continue; /* the pair is the other entry's */
+            const tick_entry *other = &job->entries[j];
             next = &other->next;
-            sh = other->shp;
+            sh = next->shaped ? other->shp : NULL;
             t_moved = other->moved;
         } else {
-            sh = shape_at(w, e, t);
+            next = ent(w, t);
+            sh = shape_at(w, next, t);
         }
         unsigned after = pair_mask_of(w->sense_count, &me->next, me->shp, next, sh, w->all_senses,
                                       p->visible, before);
         unsigned held = before & after;
         if (after != before ||
             (job->notify_moves && ((me->moved && pair_in(held)) || (t_moved && pair_out(held)))))
-            push_pair(p, t, k, before, after);
+            push_pair(p, t, next->id, k, before, after);
     }
 }
 
@@ -180,10 +187,12 @@ static void meet_movers(tick_pass *p, double reach)
             unsigned after = pair_mask_of(w->sense_count, &me->next, me->shp, &other->next,
                                           other->shp, w->all_senses, p->visible, 0);
             if (after)
-                push_pair(p, other->slot, PAIR_NONE, 0, after);
+                push_pair(p, other->slot, other->next.id, PAIR_NONE, 0, after);
         }
     }
 }
+
+static void meet_still(tick_pass *p);
 
 /* Every pair change of entry i, into the worker's room. */
 static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reach)
@@ -201,21 +210,32 @@ static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reac
                    .visible = w->all_senses & ~(unsigned)me->next.hidden};
     wk->stamps[me->slot] = wk->epoch;
     judge_pairs(&p);
-    /* As a single call's search (world.c), for the neighbours standing still. */
+    if (!job->none_still)
+        meet_still(&p);
+    if (reach > 0)
+        meet_movers(&p, reach);
+}
+
+/* New pairs with neighbours that stand still, found as a single call's
+ * search finds them (world.c). */
+static void meet_still(tick_pass *p)
+{
+    percept_world *w = p->job->w;
+    const tick_entry *me = p->me;
     double covered2 = -1;
     for (int g = 0; g < w->backend_count; g++) {
         const backend_group *bg = &w->backends[g];
-        double r = world_query_radius(w, g, &me->next, w->all_senses, p.visible);
+        double r = world_query_radius(w, g, &me->next, w->all_senses, p->visible);
         if (r > 0) {
             bg->plugin.ops.query(bg->backend, me->next.x, me->next.y, me->next.z, r, visit_still,
-                                 &p);
+                                 p);
             if (r * r > covered2)
                 covered2 = r * r;
         }
     }
-    for (int g = 0; p.visible && g < w->grid_count; g++) {
+    for (int g = 0; p->visible && g < w->grid_count; g++) {
         const observer_grid *grid = &w->grids[g];
-        if (!(grid->senses & p.visible))
+        if (!(grid->senses & p->visible))
             continue;
         int of = w->near_of[g];
         if (of >= 0) {
@@ -223,11 +243,9 @@ static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reac
             if (covered2 >= near * near)
                 continue;
         }
-        og_query(grid, me->next.x, me->next.y, me->next.z, grid->senses & p.visible, covered2,
-                 visit_still, &p);
+        og_query(grid, me->next.x, me->next.y, me->next.z, grid->senses & p->visible, covered2,
+                 visit_still, p);
     }
-    if (reach > 0)
-        meet_movers(&p, reach);
 }
 
 /* A worker's part: a run of the tick grid's points, neighbours together. */
@@ -271,7 +289,8 @@ void tick_free(percept_world *w)
         pc_free(a, t->workers[i].stamps);
     }
     pc_free(a, t->workers);
-    pc_free(a, t->entries);
+    pc_free(a, t->entries_block);
+    pc_free(a, t->entry_of);
     pc_free(a, t->shapes);
     pc_free(a, t->regs);
     pc_free(a, t->in_tick);
@@ -285,7 +304,8 @@ void tick_free(percept_world *w)
 size_t tick_bytes(const percept_world *w)
 {
     const tick_room *t = &w->tick;
-    size_t n = t->entry_cap * sizeof(tick_entry) + t->shape_cap * sizeof(shape) +
+    size_t n = (t->entry_cap ? t->entry_cap * sizeof(tick_entry) + 64 : 0) +
+               t->entry_of_cap * sizeof(uint32_t) + t->shape_cap * sizeof(shape) +
                t->reg_cap * sizeof(og_registration) + t->in_tick_words * sizeof(uint64_t) +
                t->point_cap * sizeof(tick_point) + tick_grid_bytes(&t->grid) +
                t->event_cap * (sizeof(tick_event) + 4 * sizeof(uint64_t)) +
@@ -319,6 +339,20 @@ static int reserve_room(percept_world *w, size_t count, size_t shapes)
         t->in_tick = bits;
         t->in_tick_words = words;
     }
+    if (grow(w, &t->entry_of, sizeof(uint32_t), &t->entry_of_cap, w->slot_cap))
+        return -1;
+    if (count > t->entry_cap) {
+        /* Aligned by hand: the allocator promises malloc's alignment only. */
+        if (count > (SIZE_MAX - 64) / sizeof(tick_entry))
+            return -1;
+        void *block = pc_alloc(&w->alloc, count * sizeof(tick_entry) + 64);
+        if (!block)
+            return -1;
+        pc_free(&w->alloc, t->entries_block);
+        t->entries_block = block;
+        t->entries = (tick_entry *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+        t->entry_cap = count;
+    }
     for (unsigned i = 0; i < t->threads; i++) {
         tick_worker *wk = &t->workers[i];
         if (wk->stamp_cap < w->slot_cap) {
@@ -332,31 +366,25 @@ static int reserve_room(percept_world *w, size_t count, size_t shapes)
             wk->epoch = 0;
         }
     }
-    return grow(w, &t->entries, sizeof(tick_entry), &t->entry_cap, count) ||
-           grow(w, &t->shapes, sizeof(shape), &t->shape_cap, shapes) ||
+    return grow(w, &t->shapes, sizeof(shape), &t->shape_cap, shapes) ||
            grow(w, &t->points, sizeof(tick_point), &t->point_cap, count) ||
            grow(w, &t->regs, sizeof(og_registration), &t->reg_cap, count * (size_t)w->grid_count);
 }
 
 /* ---------------------------------------------------------------- checking the entries */
 
-/* Take the marks and bits of the first `count` entries back. */
+/* Take the bits of the first `count` entries back. */
 static void release_entries(percept_world *w, size_t count)
 {
-    for (size_t i = 0; i < count; i++) {
-        uint32_t slot = w->tick.entries[i].slot;
-        set_in_tick(w, slot, 0);
-        ent(w, slot)->mark = 0;
-    }
+    for (size_t i = 0; i < count; i++)
+        set_in_tick(w, w->tick.entries[i].slot, 0);
 }
 
 /* Check entry i and make its state after the tick; *shapes counts the
- * tick's new shapes. Marks its entity as in the tick, its mark the entry. */
+ * tick's new shapes. Marks its entity as in the tick, at entry i. */
 static int read_entry(percept_world *w, const percept_change *c, size_t i, size_t *shapes)
 {
-    static const char fn[] = "percept_tick";
-    char where[64];
-    snprintf(where, sizeof where, "%s: changes[%zu]", fn, i);
+    static const char where[] = "percept_tick";
     uint32_t slot = id_map_find(&w->ids, c->id);
     if (slot == ID_MAP_NONE)
         return world_error(w, PERCEPT_ENOENT, "%s: unknown entity %" PRIu32, where, c->id);
@@ -365,12 +393,13 @@ static int read_entry(percept_world *w, const percept_change *c, size_t i, size_
         return world_error(w, PERCEPT_EINVAL,
                            "%s: entity %" PRIu32 " is already changed by changes[%" PRIu32
                            "]; name each entity once",
-                           where, c->id, e->mark);
+                           where, c->id, w->tick.entry_of[slot]);
     tick_entry *te = &w->tick.entries[i];
     te->slot = slot;
     te->next = *e;
     te->shp = shape_at(w, e, slot);
     te->reshaped = 0;
+    te->lost = 0;
     int rc = PERCEPT_OK;
     switch (c->kind) {
     case PERCEPT_CHANGE_MOVE:
@@ -405,14 +434,21 @@ static int read_entry(percept_world *w, const percept_change *c, size_t i, size_
         te->reshaped = 1;
         ++*shapes;
     }
-    te->next.mark = 0;
     te->moved = e->x != te->next.x || e->y != te->next.y || e->z != te->next.z;
     set_in_tick(w, slot, 1);
-    e->mark = (uint32_t)i;
+    w->tick.entry_of[slot] = (uint32_t)i;
     return PERCEPT_OK;
 }
 
 /* ---------------------------------------------------------------- applying */
+
+/* The k-th entry in the tick grid's order: neighbours one after the
+ * other, so that a list or record one reads is still in the cache for
+ * the next. */
+static size_t in_place_order(const percept_world *w, size_t k)
+{
+    return w->tick.grid.points[k].index;
+}
 
 /* Whether backend group bg must hear of entry te; `reach`: its new one there. */
 static int backend_touched(const percept_world *w, const tick_entry *te, const backend_group *bg,
@@ -542,7 +578,7 @@ undo: /* each new pair was appended last */
 }
 
 /* The changed masks of pairs that held before; a lost pair's entries get
- * mask 0, for drop_lost_pairs(). */
+ * mask 0, and its first entry `lost`, for drop_lost_pairs(). */
 static void set_masks(percept_world *w)
 {
     for (unsigned k = 0; k < w->tick.threads; k++) {
@@ -554,24 +590,29 @@ static void set_masks(percept_world *w)
             pair *mine = &w->pairs[c->a].items[c->index];
             pair_set_mask(&w->pairs[c->b].items[pair_back(mine)], pair_swap(c->after));
             pair_set_mask(mine, c->after);
+            if (!c->after)
+                w->tick.entries[w->tick.entry_of[c->a]].lost = 1;
         }
     }
 }
 
-/* Remove the pairs of mask 0 from both lists. Every lost pair has an entry
- * in the tick, whose list is walked from its end: an entry swapped into a
- * removed one's place has been walked already. */
+/* Remove the pairs of mask 0 from both lists. The list of each pair's
+ * first entry is walked from its end: an entry swapped into a removed
+ * one's place has been walked already. */
 static void drop_lost_pairs(percept_world *w, size_t count)
 {
     const percept_allocator *a = &w->alloc;
-    for (size_t i = 0; i < count; i++) {
-        pair_list *own = &w->pairs[w->tick.entries[i].slot];
-        for (uint32_t k = own->len; k-- > 0;) {
-            if (pair_mask(&own->items[k]))
+    for (size_t k = 0; k < count; k++) {
+        const tick_entry *te = &w->tick.entries[in_place_order(w, k)];
+        if (!te->lost)
+            continue;
+        pair_list *own = &w->pairs[te->slot];
+        for (uint32_t i = own->len; i-- > 0;) {
+            if (pair_mask(&own->items[i]))
                 continue;
-            pair_list *partner = &w->pairs[pair_slot(&own->items[k])];
-            pair_list_remove_at(partner, pair_back(&own->items[k]), w->pairs);
-            pair_list_remove_at(own, k, w->pairs);
+            pair_list *partner = &w->pairs[pair_slot(&own->items[i])];
+            pair_list_remove_at(partner, pair_back(&own->items[i]), w->pairs);
+            pair_list_remove_at(own, i, w->pairs);
             pair_list_shrink(a, partner);
         }
         pair_list_shrink(a, own);
@@ -581,7 +622,8 @@ static void drop_lost_pairs(percept_world *w, size_t count)
 /* Each entry's new state into its record, shape, grids and range counts. */
 static void store_entries(percept_world *w, size_t count)
 {
-    for (size_t i = 0; i < count; i++) {
+    for (size_t k = 0; k < count; k++) {
+        size_t i = in_place_order(w, k);
         const tick_entry *te = &w->tick.entries[i];
         for (int g = 0; g < w->grid_count; g++)
             og_commit(&w->alloc, &w->grids[g], te->slot,
@@ -590,9 +632,7 @@ static void store_entries(percept_world *w, size_t count)
         entity *e = ent(w, te->slot);
         if (te->reshaped)
             world_count_ranges(w, e, &te->next);
-        uint32_t mark = e->mark;
         memcpy(e, &te->next, w->ent_bytes);
-        e->mark = mark; /* the entry's index until the tick ends */
         if (te->reshaped && te->next.shaped)
             memcpy(w->shapes + (size_t)te->slot * w->shape_bytes, te->shp, w->shape_bytes);
     }
@@ -608,10 +648,10 @@ static size_t pair_count(const percept_world *w)
     return n;
 }
 
-/* Whether the entity in `slot` moved in the tick (read before the marks go). */
+/* Whether the entity in `slot` moved in the tick (read before its bit goes). */
 static int moved_in_tick(const percept_world *w, uint32_t slot)
 {
-    return in_tick(w, slot) && w->tick.entries[ent(w, slot)->mark].moved;
+    return in_tick(w, slot) && w->tick.entries[w->tick.entry_of[slot]].moved;
 }
 
 /* The events of the tick's pairs, both directions, sorted by observer ID,
@@ -624,7 +664,7 @@ static size_t order_events(percept_world *w, int notify_moves)
         const tick_worker *wk = &w->tick.workers[k];
         for (size_t i = 0; i < wk->len; i++) {
             const tick_pair *c = &wk->pairs[i];
-            percept_id ia = ent(w, c->a)->id, ib = ent(w, c->b)->id;
+            percept_id ia = c->a_id, ib = c->b_id;
             unsigned ab_before = pair_out(c->before), ab_after = pair_out(c->after);
             unsigned ba_before = pair_in(c->before), ba_after = pair_in(c->after);
             uint8_t b_moved = notify_moves && moved_in_tick(w, c->b) && (ab_before & ab_after);
@@ -702,7 +742,8 @@ static int search(percept_world *w, size_t count)
     tick_job job = {.w = w,
                     .entries = t->entries,
                     .count = count,
-                    .notify_moves = w->move_events && w->on_event != NULL};
+                    .notify_moves = w->move_events && w->on_event != NULL,
+                    .none_still = count == w->ids.count};
     if (pthread_mutex_init(&job.alloc_lock, NULL))
         return -1;
     if (t->pool)
@@ -771,6 +812,11 @@ int percept_tick(percept_world *w, const percept_change *changes, size_t count)
     for (size_t i = 0; i < count; i++) {
         if ((rc = read_entry(w, &changes[i], i, &shapes))) {
             release_entries(w, i);
+            /* The message names the entry; made only now, as every entry
+             * passes here. */
+            char rest[sizeof w->errmsg];
+            snprintf(rest, sizeof rest, "%s", w->errmsg + sizeof fn + 1);
+            world_error(w, rc, "%s: changes[%zu]: %s", fn, i, rest);
             w->err_index = i;
             return rc;
         }

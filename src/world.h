@@ -89,8 +89,11 @@ struct tick_entry;
 struct tick_worker;
 struct tick_event;
 typedef struct tick_room {
-    struct tick_entry *entries;
+    struct tick_entry *entries; /* 64-byte aligned in entries_block */
+    void *entries_block;
     size_t entry_cap;
+    uint32_t *entry_of; /* per slot in the tick: its entry */
+    size_t entry_of_cap;
     shape *shapes; /* the new shapes of the tick's turns and updates */
     size_t shape_cap;
     og_registration *regs; /* per entry, per observer grid */
