@@ -425,7 +425,8 @@ int report_write_markdown(FILE *out, const bench_report *r)
                 "its range by the first sense, sorts it and diffs it against the last tick's, "
                 "the entities shared out among the threads. Its time is its whole tick's, per "
                 "entity moved in it (tick 0 aside). It runs where the first sense has plain "
-                "ranges (no margin, cone, mask or hiding) and no entity comes or goes.\n\n"
+                "ranges (no margin, cone, mask or hiding) and no entity comes or goes. It "
+                "handles that sense alone, where percept's worlds have the workload's three.\n\n"
                 "### Percept against homemade\n\nThe fastest backend's time per entry over "
                 "homemade's per moved entity, the same entities in the same ticks: per tick "
                 "the ratio is the same.\n\n",
