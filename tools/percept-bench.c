@@ -363,7 +363,9 @@ int main(int argc, char **argv)
                                     t ? ", " : ", also tick by tick on ", p->threads[t]);
         fprintf(stderr, "[%4.0fs] %s N=%zu: ticks 0 to %zu, rounds: %zu%s%s\n",
                 cli_now_seconds() - start, p->workload, p->n, p->ticks, p->rounds, threads,
-                p->ticked ? " threads" : "");
+                !p->ticked                                   ? ""
+                : p->thread_count == 1 && p->threads[0] == 1 ? " thread"
+                                                             : " threads");
         if (!results || suite_run(&results[i], p, backends, backend_count, a.seed, stderr)) {
             fprintf(stderr, PROGRAM ": out of memory\n");
             free(results);
