@@ -86,7 +86,8 @@ void report_verdict(const bench_report *r, char *buf, size_t size)
         checked[how]++;
         failed += c->failed != 0;
     }
-    static const char *const how[3] = {" identical to " BENCH_REFERENCE "'s", " to each other's",
+    static const char *const how[3] = {" identical to " BENCH_REFERENCE "'s",
+                                       " identical to each other's",
                                        " compared with nothing (one backend)"};
     size_t len = (size_t)snprintf(buf, size,
                                   failed ? "FAILED in %zu case%s: a replay failed or "
