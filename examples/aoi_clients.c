@@ -4,8 +4,9 @@
  * would update at different rates: near, mid and far. The world's senses
  * are the bands, named by its config (percept installs one, aoi-bands.ini).
  * percept's ENTER, MOVE and LEAVE events per band are the messages; the
- * server queues them per client and band and sends them once the tick's
- * moves are made.
+ * server moves every entity in one tick, queues its events per client and
+ * band, and sends them: a tick reports no entity that entered and left a
+ * band within it.
  *
  * Entities walk on the ground or fly, so distances are in three dimensions.
  * Each band has a margin: an entity that entered a band stays in it until
@@ -88,9 +89,10 @@ static void on_event(void *user, const percept_event *ev)
 }
 
 /* Moves every entity one step, turning back at the edges of the map and of
- * the sky. */
+ * the sky: one percept_tick(), whose events are the tick's messages. */
 static int tick(percept_world *world)
 {
+    static percept_change moves[ENTITIES];
     for (percept_id id = 1; id <= ENTITIES; id++) {
         entity *e = &ents[id];
         e->vx = e->x + e->vx < 0 || e->x + e->vx > WORLD ? -e->vx : e->vx;
@@ -99,10 +101,9 @@ static int tick(percept_world *world)
         e->x += e->vx;
         e->y += e->vy;
         e->z += e->vz;
-        if (percept_move3(world, id, e->x, e->y, e->z) != PERCEPT_OK)
-            return -1;
+        moves[id - 1] = (percept_change){id, PERCEPT_CHANGE_MOVE, e->x, e->y, e->z, NULL};
     }
-    return PERCEPT_OK;
+    return percept_tick(world, moves, ENTITIES);
 }
 
 /* Whether client c's replica of band b holds what the definition says:

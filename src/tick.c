@@ -67,6 +67,7 @@ typedef struct tick_job {
     size_t count;
     int notify_moves;
     int none_still;             /* every entity is in the tick: no neighbour stands still */
+    int uniform_reach;          /* every entry has the same reach */
     pthread_mutex_t alloc_lock; /* the allocator is called by one thread at a time */
 } tick_job;
 
@@ -163,20 +164,26 @@ static void judge_pairs(tick_pass *p)
 }
 
 /* New pairs with the tick's other entries: the one of longer reach finds
- * the pair (the earlier entry when equal), as its radius covers both ways. */
-static void meet_movers(tick_pass *p, double reach)
+ * the pair, as its radius covers both ways; on equal reach, the one later
+ * in the tick grid's order, `at`. When every reach is equal, that is every
+ * point after `at`: the rows above are skipped whole. */
+static void meet_movers(tick_pass *p, size_t at, double reach)
 {
     percept_world *w = p->job->w;
     const tick_grid *g = &w->tick.grid;
     const tick_entry *me = p->me;
     double reach2 = reach * reach;
-    int32_t c0, c1, r0, r1;
+    int uniform = p->job->uniform_reach;
+    int32_t c0, c1, r0, r1, mine = tick_grid_row(g, me->next.y);
     tick_grid_span(g, me->next.x, me->next.y, reach, &c0, &c1, &r0, &r1);
-    for (int32_t row = r0; row <= r1; row++) {
+    for (int32_t row = uniform ? mine : r0; row <= r1; row++) {
         const uint32_t *start = &g->cell_start[(size_t)row * (size_t)g->cols];
-        for (uint32_t k = start[c0]; k < start[c1 + 1]; k++) {
+        size_t k = start[c0];
+        if (uniform && row == mine)
+            k = at + 1;
+        for (; k < start[c1 + 1]; k++) {
             const tick_point *q = &g->points[k];
-            if (q->reach > reach || (q->reach == reach && q->index <= p->index))
+            if (!uniform && (q->reach > reach || (q->reach == reach && k <= at)))
                 continue;
             double dx = q->x - me->next.x, dy = q->y - me->next.y, dz = q->z - me->next.z;
             if (!(dx * dx + dy * dy + dz * dz <= reach2))
@@ -195,9 +202,11 @@ static void meet_movers(tick_pass *p, double reach)
 static void meet_still(tick_pass *p);
 
 /* Every pair change of entry i, into the worker's room. */
-static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reach)
+static void search_entry(tick_job *job, tick_worker *wk, size_t at)
 {
     percept_world *w = job->w;
+    uint32_t i = w->tick.grid.points[at].index;
+    double reach = w->tick.grid.points[at].reach;
     const tick_entry *me = &job->entries[i];
     if (++wk->epoch == 0) {
         memset(wk->stamps, 0, wk->stamp_cap * sizeof *wk->stamps);
@@ -213,7 +222,7 @@ static void search_entry(tick_job *job, tick_worker *wk, uint32_t i, double reac
     if (!job->none_still)
         meet_still(&p);
     if (reach > 0)
-        meet_movers(&p, reach);
+        meet_movers(&p, at, reach);
 }
 
 /* New pairs with neighbours that stand still, found as a single call's
@@ -258,10 +267,8 @@ static void search_part(void *ctx, unsigned part)
     size_t from = n * part / threads, to = n * (part + 1) / threads;
     wk->len = 0;
     wk->failed = 0;
-    for (size_t k = from; k < to && !wk->failed; k++) {
-        const tick_point *q = &w->tick.grid.points[k];
-        search_entry(job, wk, q->index, q->reach);
-    }
+    for (size_t k = from; k < to && !wk->failed; k++)
+        search_entry(job, wk, k);
 }
 
 /* ---------------------------------------------------------------- room */
@@ -743,7 +750,10 @@ static int search(percept_world *w, size_t count)
                     .entries = t->entries,
                     .count = count,
                     .notify_moves = w->move_events && w->on_event != NULL,
-                    .none_still = count == w->ids.count};
+                    .none_still = count == w->ids.count,
+                    .uniform_reach = 1};
+    for (size_t i = 1; i < count; i++)
+        job.uniform_reach &= t->points[i].reach == t->points[0].reach;
     if (pthread_mutex_init(&job.alloc_lock, NULL))
         return -1;
     if (t->pool)
@@ -757,37 +767,112 @@ static int search(percept_world *w, size_t count)
     return 0;
 }
 
-/* Every allocation first, each undoable; then the changes, which cannot fail. */
-static int apply(percept_world *w, size_t count)
+/* Take every new pair back out of both lists, where it went last. */
+static void take_back_new_pairs(percept_world *w)
+{
+    for (unsigned k = w->tick.threads; k-- > 0;) {
+        const tick_worker *wk = &w->tick.workers[k];
+        for (size_t i = wk->len; i-- > 0;)
+            if (wk->pairs[i].before == 0) {
+                w->pairs[wk->pairs[i].a].len--;
+                w->pairs[wk->pairs[i].b].len--;
+            }
+    }
+}
+
+/* The indexes' side of applying: observer grids staged, backends updated;
+ * -1 with neither changed. */
+static int stage_indexes(percept_world *w, size_t count)
+{
+    if (stage_grids(w, count))
+        return -1;
+    if (update_backends(w, count)) {
+        unstage_grids(w, count);
+        return -1;
+    }
+    return 0;
+}
+
+static void unstage_indexes(percept_world *w, size_t count)
+{
+    backends_back(w, count - 1, w->backend_count);
+    unstage_grids(w, count);
+}
+
+/* Applying on two threads: the indexes and records on one, the pair lists
+ * and events on the other, which share nothing but the allocator. */
+typedef struct apply_job {
+    percept_world *w;
+    size_t count;
+    int failed[2];
+    size_t events;
+    percept_allocator inner; /* the world's allocator, called under the lock */
+    pthread_mutex_t lock;
+} apply_job;
+
+static void *alloc_locked(void *user, void *ptr, size_t size)
+{
+    apply_job *job = user;
+    pthread_mutex_lock(&job->lock);
+    void *p = job->inner.alloc(job->inner.user, ptr, size);
+    pthread_mutex_unlock(&job->lock);
+    return p;
+}
+
+static void stage_part(void *ctx, unsigned part)
+{
+    apply_job *job = ctx;
+    if (part == 0)
+        job->failed[0] = stage_indexes(job->w, job->count);
+    else if (part == 1)
+        job->failed[1] = add_new_pairs(job->w);
+}
+
+static void commit_part(void *ctx, unsigned part)
+{
+    apply_job *job = ctx;
+    if (part == 0) {
+        store_entries(job->w, job->count);
+    } else if (part == 1) {
+        set_masks(job->w);
+        drop_lost_pairs(job->w, job->count);
+        job->events = job->w->on_event ? order_events(job->w, job->w->move_events) : 0;
+    }
+}
+
+/* Every allocation first, each undoable; then the changes, which cannot
+ * fail. Returns the number of events to deliver, or -1 (nothing changed). */
+static ptrdiff_t apply(percept_world *w, size_t count)
 {
     int needs_shapes = 0;
     for (size_t i = 0; i < count; i++)
         needs_shapes |= w->tick.entries[i].reshaped && w->tick.entries[i].next.shaped;
     if ((needs_shapes && !w->shapes && world_alloc_shapes(w)) || reserve_events(w))
         return -1;
-    if (stage_grids(w, count))
+    apply_job job = {.w = w, .count = count};
+    if (w->tick.pool && pthread_mutex_init(&job.lock, NULL) == 0) {
+        job.inner = w->alloc;
+        w->alloc = (percept_allocator){alloc_locked, &job};
+        pool_run(w->tick.pool, stage_part, &job);
+        if (!job.failed[0] && !job.failed[1])
+            pool_run(w->tick.pool, commit_part, &job);
+        w->alloc = job.inner;
+        pthread_mutex_destroy(&job.lock);
+        if (job.failed[0] && !job.failed[1])
+            take_back_new_pairs(w);
+        if (job.failed[1] && !job.failed[0])
+            unstage_indexes(w, count);
+        return job.failed[0] || job.failed[1] ? -1 : (ptrdiff_t)job.events;
+    }
+    if (stage_indexes(w, count))
         return -1;
     if (add_new_pairs(w)) {
-        unstage_grids(w, count);
+        unstage_indexes(w, count);
         return -1;
     }
-    if (update_backends(w, count)) {
-        /* The new pairs went last into each list: take them back. */
-        for (unsigned k = w->tick.threads; k-- > 0;) {
-            const tick_worker *wk = &w->tick.workers[k];
-            for (size_t i = wk->len; i-- > 0;)
-                if (wk->pairs[i].before == 0) {
-                    w->pairs[wk->pairs[i].a].len--;
-                    w->pairs[wk->pairs[i].b].len--;
-                }
-        }
-        unstage_grids(w, count);
-        return -1;
-    }
-    set_masks(w);
-    drop_lost_pairs(w, count);
-    store_entries(w, count);
-    return 0;
+    commit_part(&job, 0);
+    commit_part(&job, 1);
+    return (ptrdiff_t)job.events;
 }
 
 int percept_tick(percept_world *w, const percept_change *changes, size_t count)
@@ -822,7 +907,8 @@ int percept_tick(percept_world *w, const percept_change *changes, size_t count)
         }
     }
     w->refused_by = NULL;
-    if (search(w, count) || apply(w, count)) {
+    ptrdiff_t events = -1;
+    if (search(w, count) || (events = apply(w, count)) < 0) {
         release_entries(w, count);
         const backend_group *bg = w->refused_by;
         if (bg)
@@ -832,9 +918,8 @@ int percept_tick(percept_world *w, const percept_change *changes, size_t count)
                                fn, bg->plugin.ops.name, bg->plugin.path);
         return world_error(w, PERCEPT_ENOMEM, "%s: out of memory; the world is unchanged", fn);
     }
-    size_t events = w->on_event ? order_events(w, w->move_events) : 0;
     release_entries(w, count);
-    deliver(w, events);
+    deliver(w, (size_t)events);
     if (w->close_requested)
         free_world(w);
     return PERCEPT_OK;

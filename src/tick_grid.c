@@ -10,11 +10,15 @@
 /* Cells per point at most: a grid much finer than its points only costs
  * empty cells to walk. */
 #define CELLS_PER_POINT 2
+/* Cells per mean reach: a query of radius r reads the points of a square
+ * about 2r + r / CELLS_PER_REACH wide, so finer cells read fewer points
+ * beyond r, for one run of points per row. */
+#define CELLS_PER_REACH 2
 
 static int32_t cell_of(double v, double min, double inv, int32_t n)
 {
-    double c = floor((v - min) * inv);
-    return c < 0 ? 0 : c >= n ? n - 1 : (int32_t)c;
+    double c = (v - min) * inv; /* below 1 (or NaN-free negative): the first cell */
+    return c < 1 ? 0 : c >= n ? n - 1 : (int32_t)c;
 }
 
 static int32_t point_cell(const tick_grid *g, const tick_point *p)
@@ -38,7 +42,7 @@ int tick_grid_build(const percept_allocator *a, tick_grid *g, const tick_point *
             reaching++;
         }
     }
-    double cell = reaching ? sum / (double)reaching : 1;
+    double cell = reaching ? sum / (double)reaching / CELLS_PER_REACH : 1;
     double w = x1 - x0, h = y1 - y0, limit = (double)CELLS_PER_POINT * (double)count + 1;
     if (!(cell > 0) || (w / cell + 1) * (h / cell + 1) > limit)
         cell = fmax(w, h) / floor(sqrt(limit)) * 1.0001 + 1e-300;
@@ -87,6 +91,11 @@ void tick_grid_span(const tick_grid *g, double x, double y, double r, int32_t *c
     *c1 = cell_of(x + wide, g->min_x, g->inv_cell, g->cols);
     *r0 = cell_of(y - wide, g->min_y, g->inv_cell, g->rows);
     *r1 = cell_of(y + wide, g->min_y, g->inv_cell, g->rows);
+}
+
+int32_t tick_grid_row(const tick_grid *g, double y)
+{
+    return cell_of(y, g->min_y, g->inv_cell, g->rows);
 }
 
 void tick_grid_free(const percept_allocator *a, tick_grid *g)

@@ -29,8 +29,8 @@ typedef struct tick_grid {
     int32_t cols, rows;
 } tick_grid;
 
-/* Sort `count` points (unsorted, in `in`) into the grid, its cells about as
- * wide as their mean reach. 0, or -1 out of memory (the grid then holds
+/* Sort `count` points (unsorted, in `in`) into the grid, its cells about
+ * half their mean reach wide. 0, or -1 out of memory (the grid then holds
  * nothing). */
 int tick_grid_build(const percept_allocator *a, tick_grid *g, const tick_point *in, size_t count);
 
@@ -38,6 +38,9 @@ int tick_grid_build(const percept_allocator *a, tick_grid *g, const tick_point *
  * touch, for a point whose exact test may round a little beyond r. */
 void tick_grid_span(const tick_grid *g, double x, double y, double r, int32_t *c0, int32_t *c1,
                     int32_t *r0, int32_t *r1);
+
+/* The row of the cells at height y. */
+int32_t tick_grid_row(const tick_grid *g, double y);
 
 void tick_grid_free(const percept_allocator *a, tick_grid *g);
 size_t tick_grid_bytes(const tick_grid *g);

@@ -146,7 +146,8 @@ typedef struct percept_backend_ops {
      * missing entity is not; the entity standing at (x, y, z) may be
      * reported. So a backend may index x and y alone and ignore z: the
      * planar distance never exceeds the one in three dimensions. Must not
-     * allocate nor change the index. From the host, x, y and z are finite,
+     * allocate nor write anything: a world's tick threads query one
+     * instance at once. From the host, x, y and z are finite,
      * of magnitude at most 1e15 (PERCEPT_COORD_LIMIT in percept.h), and r is
      * finite and not negative, maybe 0 or far larger than the world.
      */
