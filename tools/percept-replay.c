@@ -11,7 +11,9 @@
 #include <percept.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +32,13 @@ struct args {
     const char *config;  /* --config FILE, or NULL */
     const char *backend; /* --backend NAME, or NULL */
     const char *trace;   /* TRACE, "-" for standard input */
+    size_t threads;      /* --threads N, or 0 for the config's */
     int stats;
 };
 
 static void print_usage(void)
 {
-    fputs("Usage: " PROGRAM " [--config FILE] [--backend NAME] [--stats] TRACE\n"
+    fputs("Usage: " PROGRAM " [--config FILE] [--backend NAME] [--threads N] [--stats] TRACE\n"
           "       " PROGRAM " --help | --version\n"
           "\n"
           "Replay the perception trace TRACE (\"-\": standard input; the format is in\n"
@@ -53,6 +56,8 @@ static void print_usage(void)
           "                  (default: " PERCEPT_DEFAULT_CONFIG ")\n"
           "  --backend NAME  use backend NAME for every sense; without --config, every\n"
           "                  other setting keeps its default\n"
+          "  --threads N     run each tick block on N threads, in place of the config's\n"
+          "                  [world] threads (the output is the same for any N)\n"
           "  --stats         print counts, backends, memory and timings to standard error\n"
           "  --help          print this help and exit\n"
           "  --version       print the version of the percept library and exit\n"
@@ -63,12 +68,26 @@ static void print_usage(void)
           stdout);
 }
 
+/* A count given to an option: decimal digits, above 0. */
+static int parse_count(const char *s, size_t *out)
+{
+    char *end;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || errno != 0 || v == 0 || v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
 /* -1 when the arguments are fine, else the exit status to end with. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
+        const char *arg = argv[i], *value;
         int r;
         if (strcmp(arg, "--help") == 0) {
             print_usage();
@@ -84,6 +103,9 @@ static int parse_args(int argc, char **argv, struct args *a)
             if (r < 0 || !cli_backend_name_ok(a->backend))
                 return cli_usage_error(PROGRAM,
                                        "--backend needs a NAME: letters, digits, '_', '-'");
+        } else if ((r = cli_option_value(argc, argv, &i, "--threads", &value)) != 0) {
+            if (r < 0 || parse_count(value, &a->threads) < 0)
+                return cli_usage_error(PROGRAM, "--threads needs a count N above 0");
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_usage_error(PROGRAM, "unknown option '%s'", arg);
         } else if (a->trace != NULL) {
@@ -95,6 +117,21 @@ static int parse_args(int argc, char **argv, struct args *a)
     return a->trace != NULL ? -1 : cli_usage_error(PROGRAM, "missing TRACE argument");
 }
 
+/* One line of a tick block: its line number and, for a set, the entity's
+ * description with the line's fields. */
+struct tick_entry {
+    unsigned long line;
+    percept_entity_desc desc;
+};
+
+/* The tick block being read, run by one percept_tick() at its end. */
+struct tick_block {
+    unsigned long line; /* the tick line; 0 outside a block */
+    size_t count, cap;
+    percept_change *changes; /* room for cap + 1: see check_block() */
+    struct tick_entry *entries;
+};
+
 struct replay {
     const struct args *args;
     trace_reader trace; /* its name, line number and senses go into messages and events */
@@ -102,6 +139,7 @@ struct replay {
     percept_bounds bounds; /* the last world line's, if has_bounds */
     int has_bounds;
     int senses_matched; /* the world has the trace's senses (see match_senses()) */
+    struct tick_block tick;
     unsigned long commands, enters, leaves, stimuli;
     /* A config refused with its own bounds waits here for the trace's first
      * command: a world line may give bounds it accepts. */
@@ -110,18 +148,38 @@ struct replay {
 };
 
 /* Reports an error of the trace as FILE:LINE: message; returns -1. */
+static int trace_error_at(struct replay *r, unsigned long line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int vtrace_error_at(struct replay *r, unsigned long line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 static int trace_error(struct replay *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+static int vtrace_error_at(struct replay *r, unsigned long line, const char *fmt, va_list ap)
+{
+    fflush(stdout); /* what was printed stays a valid prefix of the whole output */
+    fprintf(stderr, "%s:%lu: ", r->trace.name, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+static int trace_error_at(struct replay *r, unsigned long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vtrace_error_at(r, line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* The error at the line last read. */
 static int trace_error(struct replay *r, const char *fmt, ...)
 {
     va_list ap;
-    fflush(stdout); /* what was printed stays a valid prefix of the whole output */
-    fprintf(stderr, "%s:%lu: ", r->trace.name, r->trace.line);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vtrace_error_at(r, r->trace.line, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return -1;
 }
 
@@ -155,6 +213,7 @@ static int open_config(const struct args *a, const percept_bounds *bounds, perce
     percept_options opt = PERCEPT_OPTIONS_INIT;
     opt.bounds = bounds;
     opt.backend = a->backend;
+    opt.threads = a->threads;
     memset(err, 0, sizeof *err);
     if (a->config == NULL && a->backend != NULL)
         return percept_world_open_string(out, "", "<--backend>", &opt, err);
@@ -209,6 +268,7 @@ static int match_senses(struct replay *r, percept_error *err)
         dir[slash > path ? slash - path : 1] = '\0';
     percept_get_bounds(r->world, &bounds);
     opt.backend = backend;
+    opt.threads = r->args->threads;
     opt.plugin_dir = slash != NULL ? dir : NULL;
     opt.bounds = &bounds;
     memset(err, 0, sizeof *err);
@@ -230,17 +290,19 @@ static void report_open_error(const struct replay *r, const percept_error *err, 
                 : "");
 }
 
-/* Reports a failed library call of command `cmd` on entity `id`; returns -1. */
-static int library_error(struct replay *r, const char *cmd, percept_id id, int status)
+/* Reports a failed library call of command `cmd` at `line` on entity `id`; returns -1. */
+static int library_error(struct replay *r, unsigned long line, const char *cmd, percept_id id,
+                         int status)
 {
     const char *msg = percept_errmsg(r->world);
     if (status == PERCEPT_ENOENT)
-        return trace_error(r, "%s: unknown entity %lu", cmd, (unsigned long)id);
+        return trace_error_at(r, line, "%s: unknown entity %lu", cmd, (unsigned long)id);
     if (status == PERCEPT_EEXIST)
-        return trace_error(r, "%s: entity %lu is already in the world", cmd, (unsigned long)id);
+        return trace_error_at(r, line, "%s: entity %lu is already in the world", cmd,
+                              (unsigned long)id);
     if (msg == NULL || msg[0] == '\0')
         msg = percept_strerror(status);
-    return trace_error(r, "%s: %s (%s)", cmd, msg, percept_status_name(status));
+    return trace_error_at(r, line, "%s: %s (%s)", cmd, msg, percept_status_name(status));
 }
 
 /* The world for a command, with the trace's senses: 0, or -1 after reporting. */
@@ -251,6 +313,148 @@ static int ready_world(struct replay *r, const char *cmd)
     if (st < 0)
         return trace_error(r, "%s: %s", cmd, err.text[0] ? err.text : percept_strerror(st));
     return 0;
+}
+
+static const char *const command_name[] = {
+    [TRACE_SENSES] = "senses", [TRACE_WORLD] = "world", [TRACE_ADD] = "add",
+    [TRACE_MOVE] = "move",     [TRACE_FACE] = "face",   [TRACE_SET] = "set",
+    [TRACE_REMOVE] = "remove", [TRACE_RANGE] = "range", [TRACE_HIDE] = "hide",
+    [TRACE_SHOW] = "show",     [TRACE_EMIT] = "emit",   [TRACE_TICK] = "tick",
+    [TRACE_END] = "end",
+};
+
+/* ------------------------------------------------------------------------ */
+/* Tick blocks                                                               */
+
+/* Room for one more entry, and the one check_block() puts after the last: 0, or -1. */
+static int grow_block(struct tick_block *t)
+{
+    if (t->count < t->cap)
+        return 0;
+    size_t cap = t->cap > 0 ? 2 * t->cap : 64;
+    percept_change *changes = realloc(t->changes, (cap + 1) * sizeof *changes);
+    if (changes == NULL)
+        return -1;
+    t->changes = changes;
+    struct tick_entry *entries = realloc(t->entries, cap * sizeof *entries);
+    if (entries == NULL)
+        return -1;
+    t->entries = entries;
+    t->cap = cap;
+    return 0;
+}
+
+static void free_block(struct tick_block *t)
+{
+    free(t->changes);
+    free(t->entries);
+}
+
+/* The entries' descriptions, which a growing array may have moved. */
+static void point_descs(struct tick_block *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        t->changes[i].desc = &t->entries[i].desc;
+}
+
+/* Reports the block's entry `i`, refused with `status`, at its line; returns -1. */
+static int entry_error(struct replay *r, size_t i, int status)
+{
+    static const trace_command command_of[] = {
+        [PERCEPT_CHANGE_MOVE] = TRACE_MOVE,
+        [PERCEPT_CHANGE_TURN] = TRACE_FACE,
+        [PERCEPT_CHANGE_UPDATE] = TRACE_SET,
+    };
+    const percept_change *c = &r->tick.changes[i];
+    return library_error(r, r->tick.entries[i].line, command_name[command_of[c->kind]], c->id,
+                         status);
+}
+
+/*
+ * Before an error found while reading a block (a bad line, another
+ * command, a missing end) is reported: the lines before it come first, so
+ * a bad entry among them is the error the replay stops at. percept_tick()
+ * checks every entry before it changes anything, and an entry it always
+ * refuses (a position that is not a number), put last, makes the call a
+ * check that changes nothing. -1 after reporting an entry, 0 when none is
+ * bad (or the check could not run: the error found stands).
+ */
+static int check_block(struct replay *r)
+{
+    struct tick_block *t = &r->tick;
+    if (t->changes == NULL)
+        return 0; /* no entry */
+    t->changes[t->count] = (percept_change){.kind = PERCEPT_CHANGE_MOVE, .x = NAN};
+    point_descs(t);
+    int st = percept_tick(r->world, t->changes, t->count + 1);
+    size_t i = percept_errindex(r->world);
+    return st < 0 && i < t->count ? entry_error(r, i, st) : 0;
+}
+
+/* Adds a move, face or set line to the block: 0, or -1 after reporting. */
+static int add_entry(struct replay *r, const trace_line *c)
+{
+    struct tick_block *t = &r->tick;
+    if (grow_block(t) < 0)
+        return check_block(r) < 0 ? -1
+                                  : trace_error(r, "%s: out of memory", command_name[c->command]);
+    percept_change *ch = &t->changes[t->count];
+    struct tick_entry *e = &t->entries[t->count];
+    *ch = (percept_change){.id = c->id};
+    e->line = r->trace.line;
+    if (c->command == TRACE_MOVE) {
+        ch->kind = PERCEPT_CHANGE_MOVE;
+        ch->x = c->desc.x, ch->y = c->desc.y, ch->z = c->desc.z;
+    } else if (c->command == TRACE_FACE) {
+        ch->kind = PERCEPT_CHANGE_TURN;
+        ch->x = c->desc.facing[0], ch->y = c->desc.facing[1], ch->z = c->desc.facing[2];
+    } else {
+        /* The entity as it was before the block: the block names it only here. */
+        ch->kind = PERCEPT_CHANGE_UPDATE;
+        e->desc = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
+        int st = percept_get_entity(r->world, c->id, &e->desc);
+        if (st < 0)
+            return check_block(r) < 0 ? -1 : library_error(r, r->trace.line, "set", c->id, st);
+        trace_apply_fields(c, &e->desc);
+    }
+    t->count++;
+    return 0;
+}
+
+/* Runs the block at its end line, as one tick: 0, or -1 after reporting. */
+static int run_block(struct replay *r)
+{
+    struct tick_block *t = &r->tick;
+    point_descs(t);
+    int st = percept_tick(r->world, t->changes, t->count);
+    size_t i = percept_errindex(r->world);
+    t->line = 0;
+    if (st < 0)
+        return i < t->count ? entry_error(r, i, st) : library_error(r, r->trace.line, "end", 0, st);
+    return 0;
+}
+
+/* A line inside a tick block: 0, or -1 after reporting. */
+static int run_in_block(struct replay *r, const trace_line *c)
+{
+    const char *cmd = command_name[c->command];
+    switch (c->command) {
+    case TRACE_MOVE:
+    case TRACE_FACE:
+    case TRACE_SET:
+        return add_entry(r, c);
+    case TRACE_END:
+        return run_block(r);
+    default:
+        if (check_block(r) < 0)
+            return -1;
+        if (c->command == TRACE_TICK)
+            return trace_error(r, "tick: inside the tick block of line %lu", r->tick.line);
+        return trace_error(r,
+                           "%s: inside the tick block of line %lu: only move, face and set "
+                           "until its end",
+                           cmd, r->tick.line);
+    }
 }
 
 /* Runs set: the entity's description with the fields the line names, as one change. */
@@ -269,14 +473,7 @@ static int run_set(struct replay *r, const trace_line *c)
  * whether a cone is left without a facing. Returns 0, or -1 after reporting. */
 static int run_command(struct replay *r, const trace_line *c)
 {
-    static const char *const name[] = {
-        [TRACE_SENSES] = "senses", [TRACE_WORLD] = "world", [TRACE_ADD] = "add",
-        [TRACE_MOVE] = "move",     [TRACE_FACE] = "face",   [TRACE_SET] = "set",
-        [TRACE_REMOVE] = "remove", [TRACE_RANGE] = "range", [TRACE_HIDE] = "hide",
-        [TRACE_SHOW] = "show",     [TRACE_EMIT] = "emit",   [TRACE_TICK] = "tick",
-        [TRACE_END] = "end",
-    };
-    const char *cmd = name[c->command];
+    const char *cmd = command_name[c->command];
     percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
     percept_error err;
     percept_id id = c->id;
@@ -291,12 +488,15 @@ static int run_command(struct replay *r, const trace_line *c)
             return trace_error(r, "%s: %s", cmd, err.text[0] ? err.text : percept_strerror(st));
         return 0;
     }
-    if (c->command == TRACE_TICK)
-        return trace_error(r, "tick: tick blocks are not supported yet by this percept-replay");
     if (c->command == TRACE_END)
         return trace_error(r, "end: no tick block to end");
     if (ready_world(r, cmd) < 0)
         return -1;
+    if (c->command == TRACE_TICK) {
+        r->tick.line = r->trace.line;
+        r->tick.count = 0;
+        return 0;
+    }
     switch (c->command) {
     case TRACE_ADD:
         d.x = c->desc.x;
@@ -331,7 +531,7 @@ static int run_command(struct replay *r, const trace_line *c)
     default:
         break;
     }
-    return st < 0 ? library_error(r, cmd, id, st) : 0;
+    return st < 0 ? library_error(r, r->trace.line, cmd, id, st) : 0;
 }
 
 /*
@@ -371,10 +571,13 @@ static int run_trace(struct replay *r)
 
     while (rc == 0 && (st = trace_read_line(&r->trace)) > 0) {
         if ((known = trace_parse_line(&r->trace, &command)) < 0)
-            return trace_error(r, "%s", r->trace.msg);
+            return r->tick.line != 0 && check_block(r) < 0 ? -1
+                                                           : trace_error(r, "%s", r->trace.msg);
         if (known > 0) {
-            rc = r->deferred_status != 0 ? run_deferred(r, &command) : run_command(r, &command);
-            r->commands += rc == 0;
+            rc = r->deferred_status != 0 ? run_deferred(r, &command)
+                 : r->tick.line != 0     ? run_in_block(r, &command)
+                                         : run_command(r, &command);
+            r->commands += rc == 0 && r->tick.line == 0; /* a tick block is one command */
         }
         /* A last line without its newline runs, but the file may have been cut off. */
         if (rc == 0 && r->trace.cut) {
@@ -394,6 +597,8 @@ static int run_trace(struct replay *r)
                 r->trace.read_errno != 0 ? strerror(r->trace.read_errno) : "read error");
         return -1;
     }
+    if (r->tick.line != 0)
+        return check_block(r) < 0 ? -1 : trace_error_at(r, r->tick.line, "tick: no end");
     return r->deferred_status != 0 ? run_deferred(r, NULL) : 0;
 }
 
@@ -486,6 +691,7 @@ int main(int argc, char **argv)
             print_stats(&r, cli_now_seconds() - start);
     }
     percept_world_close(r.world);
+    free_block(&r.tick);
     trace_close(&r.trace);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, PROGRAM ": error writing standard output: %s\n", strerror(errno));
