@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "key_sort.h"
+#include "prefetch.h"
 #include "relation.h"
 
 /* One entry, checked: its entity's state after the tick. Two cache lines,
@@ -267,8 +268,19 @@ static void search_part(void *ctx, unsigned part)
     size_t from = n * part / threads, to = n * (part + 1) / threads;
     wk->len = 0;
     wk->failed = 0;
-    for (size_t k = from; k < to && !wk->failed; k++)
+    const tick_point *points = w->tick.grid.points;
+    for (size_t k = from; k < to && !wk->failed; k++) {
+        /* Ask for the lists ahead of their turn: the list two entries on,
+         * the pairs of the next. */
+        if (k + 2 < to)
+            prefetch_read(&w->pairs[job->entries[points[k + 2].index].slot]);
+        if (k + 1 < to) {
+            const pair_list *next = &w->pairs[job->entries[points[k + 1].index].slot];
+            for (uint32_t i = 0; i < next->len; i += 8)
+                prefetch_read(&next->items[i]);
+        }
         search_entry(job, wk, k);
+    }
 }
 
 /* ---------------------------------------------------------------- room */
