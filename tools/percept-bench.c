@@ -28,10 +28,14 @@
 #define MOVE_LIMIT 50000
 #define MOVE_LIMIT_ABOVE 20000
 
+/* The most threads a world's tick runs on (percept_options.threads). */
+#define MAX_THREADS 64
+
 typedef struct args {
-    int full, quick, batched;
+    int full, quick, ticks;
     const char *workloads, *backends, *sizes, *sweep, *out, *svg_dir;
     size_t rounds; /* 0: by size */
+    size_t threads[BENCH_MAX_THREADS], thread_count;
     uint64_t seed;
 } args;
 
@@ -51,8 +55,11 @@ static void print_usage(void)
            "                     (default 1k,10k; 1k,10k,100k with --full; 300 with --quick)\n"
            "  --sweep LIST|none  sizes of uniform_walk's constant-density sweep\n"
            "                     (default 1k,4k,16k,64k,256k; 300,1200 with --quick)\n"
-           "  --batched on|off   also replay uniform_walk and teleport, and the sweep, with\n"
-           "                     each tick's moves in one percept_move_many call (default on)\n"
+           "  --ticks on|off     also replay every workload tick by tick: each tick's moves,\n"
+           "                     teleports and turns in one percept_tick() call, and homemade,\n"
+           "                     our own grid rebuilt every tick, where it fits (default on)\n"
+           "  --threads LIST     the thread counts of the ticks, each 1 to %d, at most %d\n"
+           "                     (default 1): percept_options.threads, homemade's threads\n"
            "  --rounds N         measured rounds per case, 1 to %d (default: 11 up to 2k\n"
            "                     entities, 3 up to 20k, 2 up to 300k, 1 above)\n"
            "  --quick            tiny sizes, one round, no warm-up: a smoke test\n"
@@ -65,7 +72,8 @@ static void print_usage(void)
            "  --version          print the version and exit\n"
            "  --help             print this help and exit\n\n"
            "Workloads:",
-           BENCH_REFERENCE_LIMIT, BENCH_MAX_BACKENDS, BENCH_MAX_ROUNDS, DEFAULT_SEED);
+           BENCH_REFERENCE_LIMIT, BENCH_MAX_BACKENDS, MAX_THREADS, BENCH_MAX_THREADS,
+           BENCH_MAX_ROUNDS, DEFAULT_SEED);
     for (size_t w = 0; w < bench_workload_count; w++)
         printf("%s %s", w % 5 ? "" : "\n ", bench_workloads[w].name);
     printf("\n\nExit status: 0 when every replay ran and its events matched, 1 when not\n"
@@ -102,9 +110,29 @@ static int parse_counts(const char *opt, const char *list, size_t out[MAX_SIZES]
     return n;
 }
 
+/* Splits --threads' list into a->threads; 0, or -1 after a usage error. */
+static int parse_threads(const char *list, args *a)
+{
+    char item[64], *end = item;
+    a->thread_count = 0;
+    while (next_item(&list, ',', item, sizeof item)) {
+        unsigned long v = item[0] >= '0' && item[0] <= '9' ? strtoul(item, &end, 10) : 0;
+        if (a->thread_count == BENCH_MAX_THREADS || v < 1 || v > MAX_THREADS || *end)
+            return cli_usage_error(PROGRAM,
+                                   "--threads: '%s' is not a thread count from 1 to %d "
+                                   "(or one too many)",
+                                   item, MAX_THREADS),
+                   -1;
+        a->threads[a->thread_count++] = v;
+    }
+    if (a->thread_count == 0)
+        return cli_usage_error(PROGRAM, "--threads needs at least one thread count"), -1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, args *a)
 {
-    *a = (args){.seed = DEFAULT_SEED, .batched = 1};
+    *a = (args){.seed = DEFAULT_SEED, .ticks = 1, .threads = {1}, .thread_count = 1};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         char *end = NULL;
@@ -124,10 +152,15 @@ static int parse_args(int argc, char **argv, args *a)
                    (r = cli_option_value(argc, argv, &i, "--svg-dir", &a->svg_dir))) {
             if (r < 0)
                 return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
-        } else if ((r = cli_option_value(argc, argv, &i, "--batched", &v)) != 0) {
+        } else if ((r = cli_option_value(argc, argv, &i, "--ticks", &v)) != 0) {
             if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
-                return cli_usage_error(PROGRAM, "--batched needs 'on' or 'off'");
-            a->batched = strcmp(v, "on") == 0;
+                return cli_usage_error(PROGRAM, "--ticks needs 'on' or 'off'");
+            a->ticks = strcmp(v, "on") == 0;
+        } else if ((r = cli_option_value(argc, argv, &i, "--threads", &v)) != 0) {
+            if (r < 0)
+                return cli_usage_error(PROGRAM, "option '%s' needs a value", arg);
+            if (parse_threads(v, a))
+                return CLI_EXIT_USAGE;
         } else if ((r = cli_option_value(argc, argv, &i, "--rounds", &v)) != 0) {
             a->rounds = r > 0 && *v >= '0' && *v <= '9' ? strtoul(v, &end, 10) : 0;
             if (a->rounds < 1 || a->rounds > BENCH_MAX_ROUNDS || *end)
@@ -240,6 +273,9 @@ static case_plan *plan_case(const char *workload, size_t n, const args *a)
                               : 1;
     c->warmup = !a->quick && n <= 20000;
     c->move_limit = !a->full && n > MOVE_LIMIT_ABOVE ? MOVE_LIMIT : 0;
+    c->ticked = a->ticks;
+    c->thread_count = a->thread_count;
+    memcpy(c->threads, a->threads, sizeof c->threads);
     return c;
 }
 
@@ -273,12 +309,8 @@ static int make_plan(const args *a)
     for (size_t w = 0; w < bench_workload_count; w++) {
         const char *workload = bench_workloads[w].name;
         int walk = strcmp(workload, "uniform_walk") == 0;
-        int twin = walk || strcmp(workload, "teleport") == 0;
-        for (int i = 0; i < ns + nw * walk && (chosen[w] || !a->workloads); i++) {
-            case_plan *c = plan_case(workload, sizes[i], a);
-            c->in_sweep |= i >= ns;
-            c->batched |= a->batched && (twin || i >= ns);
-        }
+        for (int i = 0; i < ns + nw * walk && (chosen[w] || !a->workloads); i++)
+            plan_case(workload, sizes[i], a)->in_sweep |= i >= ns;
     }
     if (plan_count == 0)
         return cli_usage_error(PROGRAM, "nothing to run");
@@ -322,12 +354,18 @@ int main(int argc, char **argv)
     case_result *results = calloc(plan_count, sizeof *results);
     double start = cli_now_seconds();
     int failed = 0;
-    report_print_header(stdout);
+    report_print_header(stdout, a.threads, a.ticks ? a.thread_count : 0);
     for (size_t i = 0; i < plan_count; i++) {
         const case_plan *p = &plans[i];
-        fprintf(stderr, "[%4.0fs] %s N=%zu: ticks 0 to %zu, rounds: %zu%s\n",
-                cli_now_seconds() - start, p->workload, p->n, p->ticks, p->rounds,
-                p->batched ? ", also batched" : "");
+        char threads[128] = "";
+        for (size_t t = 0, len = 0; p->ticked && t < p->thread_count && len < sizeof threads; t++)
+            len += (size_t)snprintf(threads + len, sizeof threads - len, "%s%zu",
+                                    t ? ", " : ", also tick by tick on ", p->threads[t]);
+        fprintf(stderr, "[%4.0fs] %s N=%zu: ticks 0 to %zu, rounds: %zu%s%s\n",
+                cli_now_seconds() - start, p->workload, p->n, p->ticks, p->rounds, threads,
+                !p->ticked                                   ? ""
+                : p->thread_count == 1 && p->threads[0] == 1 ? " thread"
+                                                             : " threads");
         if (!results || suite_run(&results[i], p, backends, backend_count, a.seed, stderr)) {
             fprintf(stderr, PROGRAM ": out of memory\n");
             free(results);
@@ -347,6 +385,9 @@ int main(int argc, char **argv)
     failed |= write_outputs(&a, &r) != 0;
     report_verdict(&r, verdict, sizeof verdict);
     fprintf(stderr, PROGRAM ": %s, in %.0f s\n", verdict, r.seconds);
+    report_homemade_verdict(&r, verdict, sizeof verdict);
+    if (verdict[0])
+        fprintf(stderr, PROGRAM ": %s\n", verdict);
     free(results);
     return failed ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * chart.c - the report's scaling chart: time per move against N at constant
  * density, log-log, as plain SVG text, so that the report shows it without
- * any plotting tool. Solid lines: one call per move; dashed: in batches.
+ * any plotting tool. Solid lines: one call per move; dashed: tick by tick on
+ * the first thread count.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,12 +29,16 @@ static double place(const axis *a, double v)
     return a->p_lo + (log10(v) - a->lo) / (a->hi - a->lo) * (a->p_hi - a->p_lo);
 }
 
-/* Backend b's time per move in `mode` in case i of the sweep; NAN if none. */
+/* The modes drawn: one call per move, and tick by tick on the first thread count. */
+#define CHART_MODES 2
+
+/* Contender b's time per move in `mode` in case i of the sweep; NAN if none. */
 static double point(const bench_report *r, size_t i, size_t b, int mode)
 {
     const case_result *c = &r->cases[i];
     const backend_figures *f = &c->fig[mode][b];
-    int in = c->plan.in_sweep && (!mode || c->plan.batched) && f->ran && !f->failed;
+    int in = c->plan.in_sweep && mode < case_modes(&c->plan) && b < c->contender_count && f->ran &&
+             !f->failed;
     return in && f->ns[OP_MOVE] > 0 ? f->ns[OP_MOVE] : NAN;
 }
 
@@ -61,11 +66,11 @@ static void draw_axis(FILE *f, const axis *a, int vertical)
 
 int report_write_chart(const char *path, const bench_report *r)
 {
-    size_t backends = r->count ? r->cases[0].backend_count : 0;
+    size_t backends = r->count ? r->cases[0].contender_count : 0;
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0}; /* N, then time */
     for (size_t i = 0; i < r->count; i++)
         for (size_t b = 0; b < backends; b++)
-            for (int mode = 0; mode < MODE_COUNT; mode++) {
+            for (int mode = 0; mode < CHART_MODES; mode++) {
                 double x = (double)r->cases[i].plan.n, y = point(r, i, b, mode);
                 if (!isnan(y))
                     lo[0] = fmin(lo[0], x), hi[0] = fmax(hi[0], x), lo[1] = fmin(lo[1], y),
@@ -95,7 +100,7 @@ int report_write_chart(const char *path, const bench_report *r)
         draw_axis(f, &ay, 1);
     }
     for (size_t b = 0, legend = 0; b < backends && hi[0] > 0; b++)
-        for (int mode = 0; mode < MODE_COUNT; mode++) {
+        for (int mode = 0; mode < CHART_MODES; mode++) {
             const char *colour = palette[b % (sizeof palette / sizeof palette[0])];
             const char *dash = mode ? " stroke-dasharray=\"7 4\"" : "";
             int points = 0;
@@ -124,7 +129,7 @@ int report_write_chart(const char *path, const bench_report *r)
                     "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
                     "stroke-width=\"3\"%s/>\n<text x=\"%d\" y=\"%d\">%s%s</text>\n",
                     WIDTH - RIGHT + 14, ly - 4, WIDTH - RIGHT + 38, ly - 4, colour, dash,
-                    WIDTH - RIGHT + 44, ly, r->cases[0].backends[b], mode ? ", batched" : "");
+                    WIDTH - RIGHT + 44, ly, r->cases[0].contenders[b], mode ? ", ticks" : "");
         }
     fputs("</svg>\n", f);
     int bad = ferror(f);

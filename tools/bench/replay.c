@@ -1,7 +1,7 @@
 /*
- * replay.c - one replay of a workload against one backend, in a forked
- * child process: every backend starts from the same heap, and a backend
- * that crashes takes its replay down, not the whole run.
+ * replay.c - one replay of a workload against one backend, or homemade, in
+ * a forked child process: every backend starts from the same heap, and a
+ * backend that crashes takes its replay down, not the whole run.
  */
 #include "replay.h"
 
@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "homemade.h"
 
 /* Every cell array stays below this many cells, whatever the world's shape. */
 #define MAX_CELLS (1u << 20)
@@ -62,11 +64,12 @@ void replay_config(char *buf, size_t size, const char *backend, const bench_work
 /* The library finds the plugin; the same name in the text gives it the
  * sections' parameters. */
 static int open_world(percept_world **w, const char *backend, const bench_workload *wl,
-                      percept_error *err)
+                      size_t threads, percept_error *err)
 {
     char ini[1024];
     percept_options opt = PERCEPT_OPTIONS_INIT;
     opt.backend = backend;
+    opt.threads = threads;
     replay_config(ini, sizeof ini, backend, wl);
     return percept_world_open_string(w, ini, "percept-bench's config", &opt, err);
 }
@@ -75,16 +78,33 @@ int replay_check_backend(const char *backend, percept_error *err)
 {
     bench_workload small = {.bounds = {0, 0, 100, 100}};
     percept_world *w;
-    int rc = open_world(&w, backend, &small, err);
+    int rc = open_world(&w, backend, &small, 0, err);
     if (rc == PERCEPT_OK)
         percept_world_close(w);
     return rc;
 }
 
+int replay_homemade_fits(const bench_workload *wl)
+{
+    for (size_t i = 0; i < wl->profile_count; i++) {
+        const percept_entity_desc *d = &wl->descs[wl->profiles[i].desc];
+        const percept_sense_params *p = &d->sense[0];
+        if (p->margin != 0 || (p->fov != 0 && p->fov < 360) || p->ignore || (d->hidden & 1u))
+            return 0;
+    }
+    for (size_t i = 0; i < wl->op_count; i++) {
+        uint32_t kind = wl->ops[i].kind;
+        if (i < wl->tick_end[0] ? kind != OP_ADD : kind != OP_MOVE && kind != OP_TELEPORT)
+            return 0;
+    }
+    return wl->tick_count > 0;
+}
+
 typedef struct sink {
-    uint64_t hash;   /* sum of one mixed word per event: independent of order */
-    uint64_t count;  /* events delivered */
-    uint64_t op_key; /* the running call's index, premultiplied */
+    uint64_t hash;             /* sum of one mixed word per event: independent of order */
+    uint64_t count;            /* events delivered */
+    uint64_t op_key;           /* the running call's index, premultiplied */
+    uint64_t *enters, *leaves; /* the running tick's counters of the first sense */
 } sink;
 
 /*
@@ -101,6 +121,10 @@ static void on_event(void *user, const percept_event *ev)
     x *= 0xD6E8FEB86659FD93ull;
     s->hash += x ^ (x >> 32);
     s->count++;
+    if (ev->sense == 0) {
+        *s->enters += ev->kind == PERCEPT_ENTER;
+        *s->leaves += ev->kind == PERCEPT_LEAVE;
+    }
 }
 
 static int apply(percept_world *w, const bench_workload *wl, const bench_op *op)
@@ -152,30 +176,88 @@ static void fail(replay_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A batched replay's calls, laid out before any timing: every operation as
- * a percept_position, and at each move or teleport the length of the run of
- * them, within its tick, that it starts. */
-static int lay_out_batches(const bench_workload *wl, size_t limit, percept_position **moves,
-                           size_t **len)
+/* The operations percept_tick() takes: a ticked replay makes them in its ticks. */
+static int in_tick(uint32_t kind)
 {
-    *moves = malloc((limit + 1) * sizeof **moves);
-    *len = malloc((limit + 1) * sizeof **len);
-    for (size_t t = 0; *moves && *len && t < wl->tick_count; t++) {
-        size_t run = 0, begin = t ? wl->tick_end[t - 1] : 0; /* a tick ends a run */
-        for (size_t i = wl->tick_end[t] < limit ? wl->tick_end[t] : limit; i-- > begin;) {
+    return kind == OP_MOVE || kind == OP_TELEPORT || kind == OP_TURN;
+}
+
+/* A ticked replay's percept_tick() calls, laid out before any timing. */
+typedef struct tick_plan {
+    percept_change *changes; /* every tick's entries, tick after tick */
+    size_t *begin, *count;   /* by tick: its entries in changes[] */
+    size_t *first;           /* by tick: its first operation in_tick(), made by its call */
+} tick_plan;
+
+static void free_tick_plan(tick_plan *tp)
+{
+    free(tp->changes);
+    free(tp->begin);
+    free(tp->count);
+    free(tp->first);
+}
+
+/* Each tick's operations in_tick() as percept_change entries. An entity
+ * the workload names twice in a tick (npc_cones turns a guard at random)
+ * gets one entry: its last change, where the operations would leave it. */
+static int lay_out_ticks(const bench_workload *wl, size_t limit, tick_plan *tp)
+{
+    size_t ticks = wl->tick_count, entries = 0;
+    size_t *slot = calloc(wl->profile_count + 1, sizeof *slot); /* by ID: its entry + 1 */
+    tp->changes = malloc((limit + 1) * sizeof *tp->changes);
+    tp->begin = malloc(ticks * sizeof *tp->begin);
+    tp->count = malloc(ticks * sizeof *tp->count);
+    tp->first = malloc(ticks * sizeof *tp->first);
+    for (size_t t = 0; slot && tp->changes && tp->begin && tp->count && tp->first && t < ticks;
+         t++) {
+        size_t end = wl->tick_end[t] < limit ? wl->tick_end[t] : limit;
+        tp->begin[t] = entries;
+        tp->first[t] = SIZE_MAX;
+        for (size_t i = t ? wl->tick_end[t - 1] : 0; i < end; i++) {
             const bench_op *op = &wl->ops[i];
-            (*moves)[i] = (percept_position){op->id, op->x, op->y};
-            run = (*len)[i] = replay_timed_kind(op->kind, 1) == OP_MOVE ? run + 1 : 0;
+            if (!in_tick(op->kind))
+                continue;
+            if (tp->first[t] == SIZE_MAX)
+                tp->first[t] = i;
+            size_t e = slot[op->id] > tp->begin[t] ? slot[op->id] - 1 : entries++;
+            slot[op->id] = e + 1;
+            tp->changes[e] =
+                (percept_change){op->id, PERCEPT_CHANGE_MOVE, op->x, op->y, op->z, NULL};
+            if (op->kind == OP_TURN)
+                tp->changes[e].kind = PERCEPT_CHANGE_TURN;
         }
+        tp->count[t] = entries - tp->begin[t];
     }
-    return *moves && *len ? 0 : -1;
+    int ok = slot && tp->changes && tp->begin && tp->count && tp->first;
+    free(slot);
+    return ok ? 0 : -1;
+}
+
+/* What the replay will run, counted before any timing: the operations of
+ * each kind (a tick's entries as moves), the ticks, the entities at the end. */
+static void count_ops(const replay_request *req, const tick_plan *tp, replay_result *r)
+{
+    const bench_workload *wl = req->wl;
+    size_t limit = req->op_limit < wl->op_count ? req->op_limit : wl->op_count;
+    for (size_t i = 0; i < limit; i++) {
+        uint32_t kind = wl->ops[i].kind;
+        if (!req->ticked || !in_tick(kind))
+            r->ops[kind]++;
+        r->alive += kind == OP_ADD || kind == OP_LOGIN;
+        r->alive -= kind == OP_REMOVE;
+    }
+    for (size_t t = 0; req->ticked && t < wl->tick_count; t++) {
+        r->ops[OP_MOVE] += tp->count[t];
+        r->ticks += tp->count[t] > 0;
+    }
 }
 
 static void replay_world(const replay_request *req, replay_result *r, percept_world *w,
-                         const percept_position *moves, const size_t *batch_len)
+                         const tick_plan *tp)
 {
     const bench_workload *wl = req->wl;
-    sink s = {0, 0, 0};
+    uint64_t spare;
+    sink s = {0, 0, 0, &spare, &spare};
     percept_set_event_callback(w, on_event, &s);
     size_t limit = req->op_limit < wl->op_count ? req->op_limit : wl->op_count;
     for (size_t t = 0; t < wl->tick_count; t++) {
@@ -183,13 +265,19 @@ static void replay_world(const replay_request *req, replay_result *r, percept_wo
         size_t end = wl->tick_end[t] < limit ? wl->tick_end[t] : limit;
         if (begin >= end)
             break;
+        s.enters = t < BENCH_MAX_TICKS ? &r->enters[t] : &spare;
+        s.leaves = t < BENCH_MAX_TICKS ? &r->leaves[t] : &spare;
         /* Consecutive operations of one kind are timed as one run: few clock
-         * reads, so the clock's own cost stays out of the figures. */
-        uint32_t kind = replay_timed_kind(wl->ops[begin].kind, req->batched);
+         * reads, so the clock's own cost stays out of the figures. A tick's
+         * call is timed as a move. */
+        uint32_t kind = req->ticked && in_tick(wl->ops[begin].kind) ? OP_MOVE : wl->ops[begin].kind;
         uint64_t run_start = now_ns();
         for (size_t i = begin; i < end; i++) {
             const bench_op *op = &wl->ops[i];
-            uint32_t op_kind = replay_timed_kind(op->kind, req->batched);
+            int ticked = req->ticked && in_tick(op->kind);
+            if (ticked && i != tp->first[t])
+                continue; /* an entry of the tick's call */
+            uint32_t op_kind = ticked ? OP_MOVE : op->kind;
             if (op_kind != kind) {
                 uint64_t t1 = now_ns();
                 r->ns[kind] += (double)(t1 - run_start);
@@ -197,20 +285,16 @@ static void replay_world(const replay_request *req, replay_result *r, percept_wo
                 run_start = t1;
             }
             s.op_key = (uint64_t)i * 0x9E3779B97F4A7C15ull;
-            size_t last = i; /* the last operation this call makes */
-            int rc;
-            if (req->batched && op_kind == OP_MOVE) {
-                rc = percept_move_many(w, moves + i, batch_len[i]);
-                last = i + batch_len[i] - 1;
-            } else {
-                rc = apply(w, wl, op);
-            }
-            if (rc != PERCEPT_OK) {
-                fail(r, "%s of entity %u (operation %zu) failed: %.300s",
-                     bench_op_kind_name((int)op->kind), op->id, i, percept_errmsg(w));
+            if (ticked ? percept_tick(w, tp->changes + tp->begin[t], tp->count[t]) != PERCEPT_OK
+                       : apply(w, wl, op) != PERCEPT_OK) {
+                if (ticked)
+                    fail(r, "the tick of operations %zu to %zu failed at its entry %zu: %.300s",
+                         begin, end - 1, percept_errindex(w), percept_errmsg(w));
+                else
+                    fail(r, "%s of entity %u (operation %zu) failed: %.300s",
+                         bench_op_kind_name((int)op->kind), op->id, i, percept_errmsg(w));
                 return;
             }
-            i = last;
         }
         r->ns[kind] += (double)(now_ns() - run_start);
     }
@@ -221,22 +305,63 @@ static void replay_world(const replay_request *req, replay_result *r, percept_wo
         r->memory = m.total;
 }
 
+/* Homemade's replay: each tick its placing of the tick's entities and its
+ * whole recomputation, timed together. */
+static void replay_homemade(const replay_request *req, replay_result *r)
+{
+    const bench_workload *wl = req->wl;
+    size_t n = wl->profile_count,
+           limit = req->op_limit < wl->op_count ? req->op_limit : wl->op_count;
+    double *range = malloc((n + 1) * sizeof *range);
+    for (size_t i = 0; range && i < n; i++)
+        range[i] = wl->profiles[i].range[0];
+    homemade *h =
+        range ? homemade_open(&wl->bounds, n, range, req->threads ? req->threads : 1) : NULL;
+    free(range);
+    if (!h) {
+        fail(r, "cannot open homemade on %zu threads", req->threads);
+        return;
+    }
+    for (size_t t = 0; t < wl->tick_count; t++) {
+        size_t begin = t ? wl->tick_end[t - 1] : 0;
+        size_t end = wl->tick_end[t] < limit ? wl->tick_end[t] : limit;
+        if (begin >= end)
+            break;
+        uint64_t enters, leaves, start = now_ns();
+        for (size_t i = begin; i < end; i++)
+            homemade_place(h, wl->ops[i].id, wl->ops[i].x, wl->ops[i].y, wl->ops[i].z);
+        if (homemade_tick(h, &enters, &leaves)) {
+            fail(r, "homemade ran out of memory in tick %zu", t);
+            break;
+        }
+        r->ns[t ? OP_MOVE : OP_ADD] += (double)(now_ns() - start);
+        r->ops[t ? OP_MOVE : OP_ADD] += end - begin;
+        r->ticks += t > 0;
+        r->events += enters + leaves;
+        if (t < BENCH_MAX_TICKS)
+            r->enters[t] = enters, r->leaves[t] = leaves;
+    }
+    r->alive = n;
+    homemade_close(h);
+}
+
 static void child(const replay_request *req, replay_result *r)
 {
-    percept_position *moves = NULL;
-    size_t *batch_len = NULL;
+    tick_plan tp = {NULL, NULL, NULL, NULL};
     percept_world *w;
     percept_error err;
-    if (req->batched && lay_out_batches(req->wl, req->op_limit, &moves, &batch_len))
-        fail(r, "out of memory laying out the batches");
-    else if (open_world(&w, req->backend, req->wl, &err) != PERCEPT_OK)
+    if (!req->backend)
+        replay_homemade(req, r);
+    else if (req->ticked && lay_out_ticks(req->wl, req->op_limit, &tp))
+        fail(r, "out of memory laying out the ticks");
+    else if (open_world(&w, req->backend, req->wl, req->threads, &err) != PERCEPT_OK)
         fail(r, "cannot create the world: %.300s", err.text);
     else {
-        replay_world(req, r, w, moves, batch_len);
+        count_ops(req, &tp, r);
+        replay_world(req, r, w, &tp);
         percept_world_close(w);
     }
-    free(moves);
-    free(batch_len);
+    free_tick_plan(&tp);
 }
 
 void replay_run(const replay_request *req, replay_result *out)

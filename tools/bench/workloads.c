@@ -27,6 +27,7 @@
 const bench_workload_info bench_workloads[] = {
     {"uniform_walk", "Every entity walks a tenth of its range per tick on a slowly turning "
                      "heading; about 20 neighbours per sense"},
+    {"sight_walk", "As uniform_walk, with sight alone: the one-sense walk"},
     {"sparse_walk", "The same walk in a world 20 times larger: about 1 neighbour per sense"},
     {"town_square", "Half the entities, at most 1000, jitter inside a disk 3 ranges wide "
                     "(hundreds in range, not thousands); the others walk around it"},
@@ -113,6 +114,7 @@ typedef struct gen {
     double churn;    /* fraction of N that leaves, and that enters, each tick */
     size_t storm_tick, storm_size;
     int mixed;         /* mixed_ranges' NPC / player profiles instead of jittered ranges */
+    int sight_only;    /* every range but sight's is 0 */
     uint32_t *jumpers; /* [n]: this tick's teleporters */
     size_t guards;     /* npc_cones: IDs 0 .. guards - 1 are guards, who turn */
 } gen;
@@ -166,6 +168,8 @@ static long new_agent(gen *g, uint8_t role_, double x, double y)
         for (int s = 0; s < BENCH_SENSES; s++)
             p->range[s] = R * splitmix_between(&g->rng, JITTER_LO, JITTER_HI);
     }
+    for (int s = 1; g->sight_only && s < BENCH_SENSES; s++)
+        p->range[s] = 0;
     a->speed = 0.1 * p->range[PERCEPT_SIGHT];
     g->wl->profile_count = g->agent_count;
     return (long)id;
@@ -546,6 +550,10 @@ static int setup(gen *g, const char *name, size_t n, size_t ticks)
     g->jitter = 0.05 * R;
     if (strcmp(name, "uniform_walk") == 0)
         return setup_walk(g, n, 20);
+    if (strcmp(name, "sight_walk") == 0) {
+        g->sight_only = 1;
+        return setup_walk(g, n, 20);
+    }
     if (strcmp(name, "sparse_walk") == 0)
         return setup_walk(g, n, 1);
     if (strcmp(name, "town_square") == 0)
