@@ -696,6 +696,8 @@ static size_t order_events(percept_world *w, int notify_moves)
                     (tick_event){ib, ia, c->a, (uint8_t)ba_before, (uint8_t)ba_after, a_moved};
         }
     }
+    if (n == 0)
+        return 0;
     /* By target, then (the sort keeps equal keys in order) by observer. */
     uint64_t *keys = w->tick.keys, *by_target = keys + 2 * n;
     for (size_t i = 0; i < n; i++)

@@ -76,9 +76,10 @@ int main()
         rc = percept_add(w, 2, &thief);
     if (rc == PERCEPT_OK)
         rc = percept_move(w, 2, 3, 0);
-    const percept_position batch[] = {{2, 40, 0}, {1, 0, 1}};
+    const percept_change batch[] = {{2, PERCEPT_CHANGE_MOVE, 40, 0, 0, NULL},
+                                    {1, PERCEPT_CHANGE_MOVE, 0, 1, 0, NULL}};
     if (rc == PERCEPT_OK)
-        rc = percept_move_many(w, batch, sizeof batch / sizeof batch[0]);
+        rc = percept_tick(w, batch, sizeof batch / sizeof batch[0]);
     if (rc == PERCEPT_OK)
         rc = percept_turn(w, 1, 0, 1, 0);
     if (rc == PERCEPT_OK)
