@@ -200,8 +200,6 @@ static void meet_movers(tick_pass *p, size_t at, double reach)
     }
 }
 
-static void meet_still(tick_pass *p);
-
 /* Every pair change of entry i, into the worker's room. */
 static void search_entry(tick_job *job, tick_worker *wk, size_t at)
 {
@@ -220,42 +218,10 @@ static void search_entry(tick_job *job, tick_worker *wk, size_t at)
                    .visible = w->all_senses & ~(unsigned)me->next.hidden};
     wk->stamps[me->slot] = wk->epoch;
     judge_pairs(&p);
-    if (!job->none_still)
-        meet_still(&p);
+    if (!job->none_still) /* new pairs with neighbours that stand still */
+        world_find_candidates(w, &me->next, w->all_senses, p.visible, visit_still, &p);
     if (reach > 0)
         meet_movers(&p, at, reach);
-}
-
-/* New pairs with neighbours that stand still, found as a single call's
- * search finds them (world.c). */
-static void meet_still(tick_pass *p)
-{
-    percept_world *w = p->job->w;
-    const tick_entry *me = p->me;
-    double covered2 = -1;
-    for (int g = 0; g < w->backend_count; g++) {
-        const backend_group *bg = &w->backends[g];
-        double r = world_query_radius(w, g, &me->next, w->all_senses, p->visible);
-        if (r > 0) {
-            bg->plugin.ops.query(bg->backend, me->next.x, me->next.y, me->next.z, r, visit_still,
-                                 p);
-            if (r * r > covered2)
-                covered2 = r * r;
-        }
-    }
-    for (int g = 0; p->visible && g < w->grid_count; g++) {
-        const observer_grid *grid = &w->grids[g];
-        if (!(grid->senses & p->visible))
-            continue;
-        int of = w->near_of[g];
-        if (of >= 0) {
-            double near = og_near_radius(&w->grids[of]);
-            if (covered2 >= near * near)
-                continue;
-        }
-        og_query(grid, me->next.x, me->next.y, me->next.z, grid->senses & p->visible, covered2,
-                 visit_still, p);
-    }
 }
 
 /* A worker's part: a run of the tick grid's points, neighbours together. */

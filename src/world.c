@@ -156,6 +156,36 @@ double world_query_radius(const percept_world *w, int g, const entity *e, unsign
     return radius;
 }
 
+void world_find_candidates(const percept_world *w, const entity *e, unsigned out, unsigned visible,
+                           og_visit visit, void *ctx)
+{
+    /* A backend holds every entity, so its query met all within its radius:
+     * the observer grids need not name them again. */
+    double covered2 = -1;
+    for (int g = 0; g < w->backend_count; g++) {
+        const backend_group *bg = &w->backends[g];
+        double r = world_query_radius(w, g, e, out, visible);
+        if (r > 0) {
+            bg->plugin.ops.query(bg->backend, e->x, e->y, e->z, r, visit, ctx);
+            if (r * r > covered2)
+                covered2 = r * r; /* the backend's contract: dx*dx + dy*dy + dz*dz <= r*r */
+        }
+    }
+    for (int g = 0; visible && g < w->grid_count; g++) {
+        const observer_grid *grid = &w->grids[g];
+        if (!(grid->senses & visible))
+            continue;
+        /* A query that reached the near radius met every near observer. */
+        int of = w->near_of[g];
+        if (of >= 0) {
+            double near = og_near_radius(&w->grids[of]);
+            if (covered2 >= near * near)
+                continue;
+        }
+        og_query(grid, e->x, e->y, e->z, grid->senses & visible, covered2, visit, ctx);
+    }
+}
+
 /* The changing entity's pairs re-tested, then its candidates: from each
  * backend, those within its reach or a near observer's; from each observer
  * grid, the far-sighted observers that may reach it. Each is tested once. */
@@ -189,31 +219,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     }
     if (ch->removing)
         return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
-    /* A backend holds every entity, so its query met all within its radius:
-     * the observer grids need not name them again. */
-    double covered2 = -1;
-    for (int g = 0; g < w->backend_count; g++) {
-        const backend_group *bg = &w->backends[g];
-        double r = world_query_radius(w, g, me, out, visible);
-        if (r > 0) {
-            bg->plugin.ops.query(bg->backend, me->x, me->y, me->z, r, visit_candidate, &p);
-            if (r * r > covered2)
-                covered2 = r * r; /* the backend's contract: dx*dx + dy*dy + dz*dz <= r*r */
-        }
-    }
-    for (int g = 0; visible && g < w->grid_count; g++) {
-        const observer_grid *grid = &w->grids[g];
-        if (!(grid->senses & visible))
-            continue;
-        /* A query that reached the near radius met every near observer. */
-        int of = w->near_of[g];
-        if (of >= 0) {
-            double near = og_near_radius(&w->grids[of]);
-            if (covered2 >= near * near)
-                continue;
-        }
-        og_query(grid, me->x, me->y, me->z, grid->senses & visible, covered2, visit_candidate, &p);
-    }
+    world_find_candidates(w, me, out, visible, visit_candidate, &p);
     return w->changes.failed ? PERCEPT_ENOMEM : PERCEPT_OK;
 }
 

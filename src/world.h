@@ -225,6 +225,13 @@ int world_read_desc(percept_world *w, const char *fn, percept_id id, const perce
  * or the near observers' radius, the larger (0: no query). */
 double world_query_radius(const percept_world *w, int g, const entity *e, unsigned out,
                           unsigned in_visible);
+/* Call visit(ctx, slot) for every entity that may perceive or be perceived
+ * by an entity in state `e`, changing in the senses `out` and perceptible
+ * in `visible`, besides those of its pair list: from each backend, those
+ * within its reach or a near observer's; from each observer grid, the
+ * far-sighted observers that may reach it. Some may come more than once. */
+void world_find_candidates(const percept_world *w, const entity *e, unsigned out, unsigned visible,
+                           og_visit visit, void *ctx);
 /* Count the ranges of `after` instead of those of `before` (either NULL). */
 void world_count_ranges(percept_world *w, const entity *before, const entity *after);
 /* Room for every slot's shape, all defaults: 0, or -1 with nothing changed. */
