@@ -136,6 +136,14 @@ static void judge_pairs(tick_pass *p)
     percept_world *w = job->w;
     const tick_entry *me = p->me;
     const pair_list *pairs = &w->pairs[me->slot];
+    /* Ask for every partner's state first: the walk waits for memory once. */
+    for (uint32_t k = 0; k < pairs->len; k++) {
+        uint32_t t = pair_slot(&pairs->items[k]);
+        if (in_tick(w, t))
+            prefetch_read(&job->entries[w->tick.entry_of[t]]);
+        else
+            prefetch_read(ent(w, t));
+    }
     for (uint32_t k = 0; k < pairs->len; k++) {
         uint32_t t = pair_slot(&pairs->items[k]);
         unsigned before = pair_mask(&pairs->items[k]);
