@@ -6,7 +6,7 @@
 #   i386       the suite as a 32-bit x86 build (SSE2's doubles, not x87)
 #   s390x      the suite on a big-endian processor under qemu (tests/big-endian.sh)
 #   fastmath   configure refuses CFLAGS that change the relation's arithmetic
-#   tsan       test_threads under ThreadSanitizer (tests/tsan.sh)
+#   tsan       test_threads and tick traces under ThreadSanitizer (tests/tsan.sh)
 #   valgrind   memcheck of the CMocka suites and of every trace replay
 #   prefix     a build configured again with another --prefix rebuilds its paths
 #   coverage   each source file's share of lines run by the suite

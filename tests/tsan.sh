@@ -3,8 +3,8 @@
 # suite built into one binary, each shipped plugin built likewise, all with
 # clang -fsanitize=thread; then percept-replay, built likewise, runs traces
 # with tick blocks on 2 and 4 threads. Not part of make check (it needs
-# clang and its own build); .ci/run runs it, and so can anyone from the
-# source tree:
+# clang and its own build); tests/extra-checks.sh runs it, and so can
+# anyone from the source tree:
 #   sh tests/tsan.sh [WORKDIR]      (default: a temporary directory)
 # Exits non-zero on a failed test or a ThreadSanitizer report.
 set -eu
