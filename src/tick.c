@@ -2,7 +2,8 @@
  * tick.c - percept_tick(): a batch of changes made at once. The relation
  * after a tick depends only on the states after it and the relation before
  * it, so a pair needs judging only if one of its entities changes, and
- * once: by the entity that comes first in the tick when both do.
+ * once: when both do, by one of the two, chosen by a rule both can apply
+ * (judge_pairs(), meet_movers()).
  *
  * The work is that of a single call, for every entry at once: check every
  * entry; find each pair's change against the world before the tick, where
@@ -38,7 +39,7 @@ typedef struct tick_entry {
 /* A pair whose senses change (or whose target moved, for MOVE events):
  * both directions, as a's list keeps them. */
 typedef struct tick_pair {
-    uint32_t a, b; /* slots: a's entry comes first in the tick, or b's is in none */
+    uint32_t a, b; /* slots: a is the entry that judged the pair, b its partner */
     percept_id a_id, b_id;
     uint32_t index; /* the pair's place in a's list, or PAIR_NONE for a new pair */
     uint16_t before, after;
@@ -65,7 +66,6 @@ typedef struct tick_worker {
 typedef struct tick_job {
     percept_world *w;
     const tick_entry *entries;
-    size_t count;
     int notify_moves;
     int none_still;             /* every entity is in the tick: no neighbour stands still */
     int uniform_reach;          /* every entry has the same reach */
@@ -154,7 +154,7 @@ static void judge_pairs(tick_pass *p)
         if (in_tick(w, t)) {
             uint32_t j = w->tick.entry_of[t];
             if (j < p->index)
-                continue; /* the pair is the other entry's */
+                continue; /* the pair is the earlier entry's */
             const tick_entry *other = &job->entries[j];
             next = &other->next;
             sh = next->shaped ? other->shp : NULL;
@@ -173,9 +173,9 @@ static void judge_pairs(tick_pass *p)
 }
 
 /* New pairs with the tick's other entries: the one of longer reach finds
- * the pair, as its radius covers both ways; on equal reach, the one later
- * in the tick grid's order, `at`. When every reach is equal, that is every
- * point after `at`: the rows above are skipped whole. */
+ * the pair, as its radius covers both ways; on equal reach, the one earlier
+ * in the tick grid's order, this one being at `at`. When every reach is
+ * equal, that is every point after `at`: the rows above are skipped whole. */
 static void meet_movers(tick_pass *p, size_t at, double reach)
 {
     percept_world *w = p->job->w;
@@ -736,7 +736,6 @@ static int search(percept_world *w, size_t count)
         return -1;
     tick_job job = {.w = w,
                     .entries = t->entries,
-                    .count = count,
                     .notify_moves = w->move_events && w->on_event != NULL,
                     .none_still = count == w->ids.count,
                     .uniform_reach = 1};
