@@ -147,9 +147,11 @@ typedef struct percept_event {
  *
  * Inside the callback the world may be read (percept_perceives(),
  * percept_perceived(), ...) but not changed: every call of "Changing the
- * world" below, percept_emit() and percept_set_event_callback() return
- * PERCEPT_EBUSY there and change nothing. Keep a queue of the changes your AI decides on
- * and apply them after the call returns. percept_world_close() there is
+ * world" below, percept_emit(), percept_set_event_callback() and
+ * percept_set_event_buffer() return PERCEPT_EBUSY there and change nothing.
+ * Keep a queue of the changes your AI decides on and apply them after the
+ * call returns, or read the events from the buffer
+ * (percept_set_event_buffer()) instead. percept_world_close() there is
  * deferred (see there).
  *
  * The callback must return normally. Leaving it by longjmp() or a C++
@@ -265,6 +267,30 @@ PERCEPT_API void percept_world_close(percept_world *world);
 /* Set (or clear with NULL) the callback that receives the world's events.
  * PERCEPT_EBUSY from inside the callback, PERCEPT_EINVAL for a NULL world. */
 PERCEPT_API int percept_set_event_callback(percept_world *world, percept_event_fn fn, void *user);
+
+/*
+ * Keep each call's events in a buffer the world owns (on != 0), besides
+ * calling back if a callback is set, or stop keeping them (0). Each call
+ * that changes the world or emits a stimulus and succeeds replaces the
+ * buffer's events with its own, in the callback's order (none when it
+ * changed nothing); a failed call leaves them. Read them after the call
+ * with percept_events(), and change the world as you like then: no
+ * PERCEPT_EBUSY rule applies to a buffer. Its room is made before a change
+ * is applied, so a call that cannot have it fails with PERCEPT_ENOMEM and
+ * changes nothing. PERCEPT_EBUSY from inside the callback, PERCEPT_EINVAL
+ * for a NULL world.
+ */
+PERCEPT_API int percept_set_event_buffer(percept_world *world, int on);
+
+/*
+ * The events of the world's last successful call, kept by
+ * percept_set_event_buffer(): *count of them (count may be NULL), or NULL
+ * and 0 when there are none or the buffer is off. Valid until the next
+ * call that changes the world, emits, turns the buffer off or closes the
+ * world; reading calls leave them. Read inside the callback, they are the
+ * events delivered so far.
+ */
+PERCEPT_API const percept_event *percept_events(const percept_world *world, size_t *count);
 
 /*
  * The detailed message of the world's last failed change, e.g.

@@ -36,7 +36,8 @@ int percept_memory_usage(const percept_world *w, percept_memory *out)
             m.world += strlen(bg->plugin.path) + 1;
     }
 
-    m.scratch = change_buffer_bytes(&w->changes) + tick_bytes(w);
+    m.scratch =
+        change_buffer_bytes(&w->changes) + tick_bytes(w) + w->events_cap * sizeof(percept_event);
 
     m.total = m.entities + m.pairs + m.observer_grids + m.backends + m.scratch + m.world;
     *out = m;

@@ -736,7 +736,7 @@ static int search(percept_world *w, size_t count)
         return -1;
     tick_job job = {.w = w,
                     .entries = t->entries,
-                    .notify_moves = w->move_events && w->on_event != NULL,
+                    .notify_moves = w->move_events && world_wants_events(w),
                     .none_still = count == w->ids.count,
                     .uniform_reach = 1};
     for (size_t i = 1; i < count; i++)
@@ -823,7 +823,7 @@ static void commit_part(void *ctx, unsigned part)
     } else if (part == 1) {
         set_masks(job->w);
         drop_lost_pairs(job->w, job->count);
-        job->events = job->w->on_event ? order_events(job->w, job->w->move_events) : 0;
+        job->events = world_wants_events(job->w) ? order_events(job->w, job->w->move_events) : 0;
     }
 }
 
@@ -834,7 +834,8 @@ static ptrdiff_t apply(percept_world *w, size_t count)
     int needs_shapes = 0;
     for (size_t i = 0; i < count; i++)
         needs_shapes |= w->tick.entries[i].reshaped && w->tick.entries[i].next.shaped;
-    if ((needs_shapes && !w->shapes && world_alloc_shapes(w)) || reserve_events(w))
+    if ((needs_shapes && !w->shapes && world_alloc_shapes(w)) || reserve_events(w) ||
+        world_reserve_events(w, 2 * pair_count(w) * (size_t)w->sense_count))
         return -1;
     apply_job job = {.w = w, .count = count};
     if (w->tick.pool && pthread_mutex_init(&job.lock, NULL) == 0) {
@@ -869,7 +870,7 @@ int percept_tick(percept_world *w, const percept_change *changes, size_t count)
     if (rc)
         return rc;
     if (count == 0)
-        return PERCEPT_OK;
+        return world_no_events(w);
     if (!changes)
         return world_error(w, PERCEPT_EINVAL, "%s: changes is NULL but count is %zu", fn, count);
     if (count > UINT32_MAX)
@@ -906,6 +907,7 @@ int percept_tick(percept_world *w, const percept_change *changes, size_t count)
         return world_error(w, PERCEPT_ENOMEM, "%s: out of memory; the world is unchanged", fn);
     }
     release_entries(w, count);
+    w->events_len = 0;
     deliver(w, (size_t)events);
     if (w->close_requested)
         free_world(w);

@@ -200,7 +200,7 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
     /* The bits the call cannot change are kept as they were. */
     unsigned keep = PAIR_MASK & ~(out | in << PAIR_IN_SHIFT);
     /* MOVE notifications are records only a callback reads. */
-    int notify_moves = ch->moved && w->move_events && w->on_event;
+    int notify_moves = ch->moved && w->move_events && world_wants_events(w);
     /* Ask for every partner's record first: the walk waits for memory once. */
     for (uint32_t i = 0; i < pairs->len; i++)
         prefetch_read(ent(w, pair_slot(&pairs->items[i])));
@@ -451,8 +451,7 @@ static inline int deliver_pair(percept_world *w, percept_id observer, percept_id
                                      : PERCEPT_LEAVE,
             .sense = (percept_sense)s,
         };
-        w->on_event(w->on_event_user, &out);
-        if (w->close_requested)
+        if (world_emit(w, &out))
             return 1;
     }
     return 0;
@@ -483,7 +482,7 @@ static int deliver_observed(percept_world *w, const change *ch, size_t from, siz
 static void deliver(percept_world *w, const change *ch)
 {
     size_t n = w->changes.len;
-    if (!w->on_event || n == 0)
+    if (!world_wants_events(w) || n == 0)
         return;
     size_t below = change_buffer_order(&w->changes, ch->next.id);
     w->in_callback = 1;
@@ -525,12 +524,16 @@ static int run_change(percept_world *w, const char *fn, const change *ch, unsign
 {
     w->refused_by = NULL;
     int rc = compute_changes(w, ch, observe_mask, target_mask);
+    /* Each pair change brings at most one event per sense each way. */
+    if (rc == PERCEPT_OK && world_reserve_events(w, w->changes.len * 2 * (size_t)w->sense_count))
+        rc = PERCEPT_ENOMEM;
     if (rc == PERCEPT_OK)
         rc = apply_change(w, ch);
     if (rc != PERCEPT_OK) {
         w->changes.len = 0;
         return out_of_memory(w, fn, ch, "", "; the world is unchanged");
     }
+    w->events_len = 0;
     deliver(w, ch);
     w->changes.len = 0;
     if (w->close_requested) {
@@ -869,7 +872,7 @@ int percept_move3(percept_world *w, percept_id id, double x, double y, double z)
         return world_bad_position(w, __func__, "", id, x, y, z);
     change ch;
     if (!move_change(w, slot, x, y, z, &ch))
-        return PERCEPT_OK;
+        return world_no_events(w);
     return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
@@ -884,7 +887,7 @@ int percept_move(percept_world *w, percept_id id, double x, double y)
         return world_bad_position(w, __func__, "", id, x, y, z);
     change ch;
     if (!move_change(w, slot, x, y, z, &ch))
-        return PERCEPT_OK;
+        return world_no_events(w);
     return change_made(run_change(w, __func__, &ch, w->all_senses, w->all_senses));
 }
 
@@ -1018,7 +1021,7 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
     }
     double bound = range_bound(w, st->sense);
     if (bound == 0)
-        return PERCEPT_OK;
+        return world_no_events(w);
     w->changes.len = 0;
     w->changes.failed = 0;
     em.epoch = next_epoch(w);
@@ -1030,7 +1033,12 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
         return world_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
     }
     size_t n = w->changes.len;
-    if (!w->on_event || n == 0) {
+    if (world_reserve_events(w, n)) {
+        w->changes.len = 0;
+        return world_error(w, PERCEPT_ENOMEM, "%s: out of memory; nothing was delivered", __func__);
+    }
+    w->events_len = 0;
+    if (!world_wants_events(w) || n == 0) {
         w->changes.len = 0;
         return PERCEPT_OK;
     }
@@ -1047,7 +1055,7 @@ int percept_emit(percept_world *w, const percept_stimulus *st)
             .z = st->z,
             .has_source = st->has_source != 0,
         };
-        w->on_event(w->on_event_user, &out);
+        world_emit(w, &out);
     }
     w->in_callback = 0;
     w->changes.len = 0;

@@ -147,6 +147,10 @@ struct percept_world {
     tick_room tick;
     percept_event_fn on_event;
     void *on_event_user;
+    /* percept_set_event_buffer(): the last change's events, kept. */
+    int buffering;
+    percept_event *events_buf;
+    size_t events_len, events_cap;
     int in_callback;
     /* Closed from inside the callback: the delivering call stops and frees it. */
     int close_requested;
@@ -236,6 +240,30 @@ void world_find_candidates(const percept_world *w, const entity *e, unsigned out
 void world_count_ranges(percept_world *w, const entity *before, const entity *after);
 /* Room for every slot's shape, all defaults: 0, or -1 with nothing changed. */
 int world_alloc_shapes(percept_world *w);
+/* Room in the event buffer, when it is on, for `most` events of the
+ * change to come: 0, or -1 with only room changed (event_buffer.c). */
+int world_reserve_events(percept_world *w, size_t most);
+/* One event: kept when the buffer is on (in the room reserved), then to
+ * the callback if one is set. Nonzero: the callback closed the world. */
+static inline int world_emit(percept_world *w, const percept_event *ev)
+{
+    if (w->buffering)
+        w->events_buf[w->events_len++] = *ev;
+    if (w->on_event)
+        w->on_event(w->on_event_user, ev);
+    return w->close_requested;
+}
+/* A successful call that changes nothing: the buffer keeps no events. */
+static inline int world_no_events(percept_world *w)
+{
+    w->events_len = 0;
+    return PERCEPT_OK;
+}
+/* Whether a change's events go anywhere. */
+static inline int world_wants_events(const percept_world *w)
+{
+    return w->on_event || w->buffering;
+}
 /* One pair's events in one direction (world.c); nonzero: the callback
  * closed the world. */
 int world_deliver_pair(percept_world *w, percept_id observer, percept_id target, const entity *t,

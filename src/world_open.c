@@ -57,6 +57,7 @@ void free_world(percept_world *w)
     id_map_free(a, &w->ids);
     change_buffer_free(a, &w->changes);
     tick_free(w);
+    pc_free(a, w->events_buf);
     pc_free(a, w->ents_block);
     pc_free(a, w->shapes);
     pc_free(a, w->free_slots);
