@@ -8,7 +8,7 @@
  *   local w <close> = percept.open{config = "[percept]\nbackend = grid\n"}
  *   w:add(1, {x = 0, y = 0, sight = 30, hearing = {range = 20, margin = 5}})
  *   w:tick{{1, 10, 0}, {2, 5, 5, 1}, {id = 3, facing = {0, 1}}}
- *   for kind, observer, target, sense in w:events() do ... end
+ *   for _, kind, observer, target, sense in w:events() do ... end
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -183,6 +183,26 @@ static int l_turn(lua_State *L)
     check(L, w,
           percept_turn(w, check_id(L, 2), luaL_checknumber(L, 3), luaL_checknumber(L, 4),
                        luaL_optnumber(L, 5, 0)));
+    return 0;
+}
+
+/* w:set_range(id, sense, range) */
+static int l_set_range(lua_State *L)
+{
+    percept_world *w = check_world(L, 1);
+    percept_id id = check_id(L, 2);
+    percept_sense s = check_sense(L, w, 3);
+    check(L, w, percept_set_range(w, id, s, luaL_checknumber(L, 4)));
+    return 0;
+}
+
+/* w:set_hidden(id, sense, hidden) */
+static int l_set_hidden(lua_State *L)
+{
+    percept_world *w = check_world(L, 1);
+    percept_id id = check_id(L, 2);
+    percept_sense s = check_sense(L, w, 3);
+    check(L, w, percept_set_hidden(w, id, s, lua_toboolean(L, 4)));
     return 0;
 }
 
@@ -391,6 +411,8 @@ static const luaL_Reg world_methods[] = {
     {"move", l_move},
     {"turn", l_turn},
     {"remove", l_remove},
+    {"set_range", l_set_range},
+    {"set_hidden", l_set_hidden},
     {"tick", l_tick},
     {"emit", l_emit},
     {"events", l_events},
@@ -402,7 +424,9 @@ static const luaL_Reg world_methods[] = {
     {NULL, NULL},
 };
 
-int luaopen_percept(lua_State *L)
+/* The module's entry point, called by require "percept". */
+LUAMOD_API int luaopen_percept(lua_State *L);
+LUAMOD_API int luaopen_percept(lua_State *L)
 {
     luaL_newmetatable(L, WORLD);
     luaL_newlib(L, world_methods);
