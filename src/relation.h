@@ -97,4 +97,13 @@ static inline double reach_of(const entity *e, unsigned senses)
     return r;
 }
 
+/* Whether backend group bg must hear of an entity going from `old` to
+ * `next`: a new place, or a new `reach` (next's among bg's senses). */
+static inline int world_backend_moved(const entity *old, const entity *next,
+                                      const backend_group *bg, double reach)
+{
+    return old->x != next->x || old->y != next->y || old->z != next->z ||
+           reach_of(old, bg->senses) != reach;
+}
+
 #endif

@@ -443,15 +443,6 @@ static size_t in_place_order(const percept_world *w, size_t k)
     return w->tick.grid.points[k].index;
 }
 
-/* Whether backend group bg must hear of entry te; `reach`: its new one there. */
-static int backend_touched(const percept_world *w, const tick_entry *te, const backend_group *bg,
-                           double reach)
-{
-    const entity *old = ent(w, te->slot);
-    return old->x != te->next.x || old->y != te->next.y || old->z != te->next.z ||
-           reach_of(old, bg->senses) != reach;
-}
-
 /* Move the backends' entries of the first `done` entries back (a later
  * reserve() failed), newest first, each after a reserve() of its old place. */
 static void backends_back(percept_world *w, size_t done, int last_group)
@@ -461,7 +452,8 @@ static void backends_back(percept_world *w, size_t done, int last_group)
         const entity *old = ent(w, te->slot);
         for (int g = (i == done ? last_group : w->backend_count) - 1; g >= 0; g--) {
             backend_group *bg = &w->backends[g];
-            if (!backend_touched(w, te, bg, reach_of(&te->next, bg->senses)))
+            if (!world_backend_moved(ent(w, te->slot), &te->next, bg,
+                                     reach_of(&te->next, bg->senses)))
                 continue;
             double reach = reach_of(old, bg->senses);
             bg->plugin.ops.reserve(bg->backend, w->slot_count, te->slot, old->x, old->y, old->z,
@@ -479,7 +471,7 @@ static int update_backends(percept_world *w, size_t count)
         for (int g = 0; g < w->backend_count; g++) {
             backend_group *bg = &w->backends[g];
             double reach = reach_of(&te->next, bg->senses);
-            if (!backend_touched(w, te, bg, reach))
+            if (!world_backend_moved(ent(w, te->slot), &te->next, bg, reach))
                 continue;
             if (bg->plugin.ops.reserve(bg->backend, w->slot_count, te->slot, te->next.x, te->next.y,
                                        te->next.z, reach)) {
@@ -533,30 +525,10 @@ static void unstage_grids(percept_world *w, size_t count)
                        &w->tick.regs[i * (size_t)w->grid_count + (size_t)g]);
 }
 
-/* Append every new pair to both lists; -1 out of memory with none added.
- * Existing entries keep their places, so the pairs' indexes stay true. */
-static int add_new_pairs(percept_world *w)
+/* Take back the new pairs of workers before k and, of worker k, before its
+ * pair i: each went last into both lists, so newest first. */
+static void take_back_new_pairs(percept_world *w, unsigned k, size_t i)
 {
-    const percept_allocator *a = &w->alloc;
-    unsigned k = 0;
-    size_t i = 0;
-    for (; k < w->tick.threads; k++) {
-        const tick_worker *wk = &w->tick.workers[k];
-        for (i = 0; i < wk->len; i++) {
-            const tick_pair *c = &wk->pairs[i];
-            if (c->before != 0)
-                continue;
-            pair_list *own = &w->pairs[c->a], *partner = &w->pairs[c->b];
-            if (pair_list_push(a, own, pair_make(c->b, partner->len, c->after)))
-                goto undo;
-            if (pair_list_push(a, partner, pair_make(c->a, own->len - 1, pair_swap(c->after)))) {
-                own->len--;
-                goto undo;
-            }
-        }
-    }
-    return 0;
-undo: /* each new pair was appended last */
     for (;;) {
         const tick_worker *wk = &w->tick.workers[k];
         while (i-- > 0)
@@ -565,9 +537,34 @@ undo: /* each new pair was appended last */
                 w->pairs[wk->pairs[i].b].len--;
             }
         if (k-- == 0)
-            return -1;
+            return;
         i = w->tick.workers[k].len;
     }
+}
+
+/* Append every new pair to both lists; -1 out of memory with none added.
+ * Existing entries keep their places, so the pairs' indexes stay true. */
+static int add_new_pairs(percept_world *w)
+{
+    const percept_allocator *a = &w->alloc;
+    for (unsigned k = 0; k < w->tick.threads; k++) {
+        const tick_worker *wk = &w->tick.workers[k];
+        for (size_t i = 0; i < wk->len; i++) {
+            const tick_pair *c = &wk->pairs[i];
+            if (c->before != 0)
+                continue;
+            pair_list *own = &w->pairs[c->a], *partner = &w->pairs[c->b];
+            if (pair_list_push(a, own, pair_make(c->b, partner->len, c->after)) == 0) {
+                if (pair_list_push(a, partner,
+                                   pair_make(c->a, own->len - 1, pair_swap(c->after))) == 0)
+                    continue;
+                own->len--;
+            }
+            take_back_new_pairs(w, k, i);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The changed masks of pairs that held before; a lost pair's entries get
@@ -754,19 +751,6 @@ static int search(percept_world *w, size_t count)
     return 0;
 }
 
-/* Take every new pair back out of both lists, where it went last. */
-static void take_back_new_pairs(percept_world *w)
-{
-    for (unsigned k = w->tick.threads; k-- > 0;) {
-        const tick_worker *wk = &w->tick.workers[k];
-        for (size_t i = wk->len; i-- > 0;)
-            if (wk->pairs[i].before == 0) {
-                w->pairs[wk->pairs[i].a].len--;
-                w->pairs[wk->pairs[i].b].len--;
-            }
-    }
-}
-
 /* The indexes' side of applying: observer grids staged, backends updated;
  * -1 with neither changed. */
 static int stage_indexes(percept_world *w, size_t count)
@@ -847,7 +831,7 @@ static ptrdiff_t apply(percept_world *w, size_t count)
         w->alloc = job.inner;
         pthread_mutex_destroy(&job.lock);
         if (job.failed[0] && !job.failed[1])
-            take_back_new_pairs(w);
+            take_back_new_pairs(w, w->tick.threads - 1, w->tick.workers[w->tick.threads - 1].len);
         if (job.failed[1] && !job.failed[0])
             unstage_indexes(w, count);
         return job.failed[0] || job.failed[1] ? -1 : (ptrdiff_t)job.events;

@@ -229,11 +229,8 @@ static int compute_changes(percept_world *w, const change *ch, unsigned out, uns
 static int backend_touched(const percept_world *w, const change *ch, const backend_group *bg,
                            double reach)
 {
-    if (ch->adding || ch->removing)
-        return 1;
-    const entity *old = ent(w, ch->slot);
-    return old->x != ch->next.x || old->y != ch->next.y || old->z != ch->next.z ||
-           reach_of(old, bg->senses) != reach;
+    return ch->adding || ch->removing ||
+           world_backend_moved(ent(w, ch->slot), &ch->next, bg, reach);
 }
 
 /* Asks for the entry of each partner's list that applying the changes
