@@ -10,15 +10,21 @@
  *   w:tick{{1, 10, 0}, {2, 5, 5, 1}, {id = 3, facing = {0, 1}}}
  *   for _, kind, observer, target, sense in w:events() do ... end
  */
-#include <lauxlib.h>
-#include <lua.h>
+#include "compat.h"
 #include <percept.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WORLD "percept.world"
 
+/* A world, and the room its ticks build their entries in, kept from tick
+ * to tick so that a tick allocates nothing once it has grown. */
 typedef struct lworld {
     percept_world *w;
+    percept_change *changes;
+    size_t changes_room;
+    percept_entity_desc *descs; /* the descriptions of UPDATE entries */
+    size_t descs_room;
 } lworld;
 
 static const char *const kinds[] = {"enter", "leave", "move", "stimulus"};
@@ -119,7 +125,7 @@ static int l_open(lua_State *L)
     if (!text && !file)
         text = "";
     lworld *lw = lua_newuserdatauv(L, sizeof *lw, 0);
-    lw->w = NULL;
+    memset(lw, 0, sizeof *lw);
     luaL_setmetatable(L, WORLD);
     percept_error err;
     int rc = file ? percept_world_open(&lw->w, file, &o, &err)
@@ -134,7 +140,9 @@ static int l_close(lua_State *L)
 {
     lworld *lw = luaL_checkudata(L, 1, WORLD);
     percept_world_close(lw->w);
-    lw->w = NULL;
+    free(lw->changes);
+    free(lw->descs);
+    memset(lw, 0, sizeof *lw);
     return 0;
 }
 
@@ -213,15 +221,34 @@ static int l_remove(lua_State *L)
     return 0;
 }
 
-/* w:tick{entry, ...}: {id, x, y[, z]} moves (z omitted: 0), {id = ID,
- * facing = {fx, fy[, fz]}} turns, {id = ID, update = TABLE} updates. */
+/* Make room for `n` items of `size` bytes at *room, raising an error
+ * (and keeping the old room) when there is no memory. */
+static void *grow(lua_State *L, void **at, size_t *room, size_t n, size_t size)
+{
+    if (n <= *room)
+        return *at;
+    size_t want = n > 2 * *room ? n : 2 * *room;
+    void *p = want <= SIZE_MAX / size ? realloc(*at, want * size) : NULL;
+    if (!p)
+        luaL_error(L, "percept: out of memory for a tick of %d entries", (int)n);
+    *at = p;
+    *room = want;
+    return p;
+}
+
+/* w:tick{entry, ...}: {id, x, y[, z]} moves (z omitted: the height stays),
+ * {id = ID, facing = {fx, fy[, fz]}} turns, {id = ID, update = TABLE}
+ * updates. */
 static int l_tick(lua_State *L)
 {
+    lworld *lw = luaL_checkudata(L, 1, WORLD);
     percept_world *w = check_world(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer n = luaL_len(L, 2);
-    percept_change *ch = lua_newuserdatauv(L, (size_t)n * sizeof *ch + 1, 0);
-    percept_entity_desc *descs = lua_newuserdatauv(L, (size_t)n * sizeof *descs + 1, 0);
+    if (n < 0)
+        n = 0;
+    percept_change *ch = grow(L, (void **)&lw->changes, &lw->changes_room, (size_t)n, sizeof *ch);
+    size_t updates = 0;
     for (lua_Integer i = 0; i < n; i++) {
         lua_geti(L, 2, i + 1);
         int e = lua_gettop(L);
@@ -240,10 +267,12 @@ static int l_tick(lua_State *L)
                 lua_pop(L, 3);
             } else if (lua_getfield(L, e, "update") == LUA_TTABLE) {
                 c.kind = PERCEPT_CHANGE_UPDATE;
-                descs[i] = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
-                check(L, w, percept_get_entity(w, c.id, &descs[i]));
-                read_entity(L, w, lua_gettop(L), &descs[i]);
-                c.desc = &descs[i];
+                percept_entity_desc *d =
+                    grow(L, (void **)&lw->descs, &lw->descs_room, updates + 1, sizeof *d);
+                d += updates++;
+                *d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
+                check(L, w, percept_get_entity(w, c.id, d));
+                read_entity(L, w, lua_gettop(L), d);
                 lua_pop(L, 1);
             } else {
                 lua_pop(L, 1);
@@ -259,12 +288,24 @@ static int l_tick(lua_State *L)
             c.id = check_id(L, -4);
             c.x = luaL_checknumber(L, -3);
             c.y = luaL_checknumber(L, -2);
-            c.z = luaL_optnumber(L, -1, 0);
+            if (lua_isnil(L, -1)) {
+                /* No height: it stays, as in w:move(). An unknown ID is
+                 * left for percept_tick() to name. */
+                percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
+                if (percept_get_entity(w, c.id, &d) == PERCEPT_OK)
+                    c.z = d.z;
+            } else {
+                c.z = luaL_checknumber(L, -1);
+            }
             lua_pop(L, 4);
         }
         lua_pop(L, 2);
         ch[i] = c;
     }
+    /* The descriptions may have moved as their room grew: point at them now. */
+    for (size_t i = 0, u = 0; i < (size_t)n; i++)
+        if (ch[i].kind == PERCEPT_CHANGE_UPDATE)
+            ch[i].desc = &lw->descs[u++];
     int rc = percept_tick(w, ch, (size_t)n);
     if (rc < 0) {
         size_t bad = percept_errindex(w);

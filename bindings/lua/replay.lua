@@ -5,6 +5,7 @@
 local percept = require "percept"
 
 local path, backend = arg[1], arg[2] or "bruteforce"
+local unpack = table.unpack or unpack -- LuaJIT has the older name
 local senses, bounds = {"sight", "hearing", "smell"}, nil
 local world, ticking, out = nil, nil, {}
 
@@ -51,7 +52,7 @@ end
 local function numbers(words, first, n)
   local v = {}
   for i = 1, n do v[i] = tonumber(words[first + i - 1] or "0") or 0 end
-  return table.unpack(v)
+  return unpack(v)
 end
 
 local function flush(line)
@@ -72,7 +73,7 @@ for text in io.lines(path) do
   if not cmd or cmd:sub(1, 1) == "#" then
     -- blank or a comment
   elseif cmd == "senses" then
-    senses = {table.unpack(w, 2)}
+    senses = {unpack(w, 2)}
   elseif cmd == "world" then
     bounds = {w[2], w[3], w[4], w[5]}
   else

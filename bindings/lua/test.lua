@@ -109,6 +109,19 @@ do
   expect(same and total > 100, "two threads")
 end
 
+do
+  -- A tick's move without a height keeps the entity's, as w:move does.
+  local w <close> = percept.open{config = config}
+  w:add(1, {x = 0, y = 0, sight = 10})
+  w:add(2, {x = 100, y = 0, z = 50})
+  w:tick{{2, 1, 0}}
+  expect(event_lines(w) == "", "a move without a height, 50 above: " .. event_lines(w))
+  w:tick{{2, 1, 0, 0}}
+  expect(event_lines(w) == "enter 1 2 sight", "down to the ground: " .. event_lines(w))
+  local ok = pcall(w.tick, w, {{3, 1, 0}})
+  expect(not ok, "a move of an unknown ID without a height")
+end
+
 if failures > 0 then
   io.stderr:write(failures, " failed\n")
   os.exit(1)
