@@ -376,27 +376,30 @@ static int l_event_list(lua_State *L)
 
 /* The iterator of w:events(): index, kind, observer, target (nil for a
  * stimulus without a source), sense, x, y, z; no table per event. Its
- * upvalues are the world and its names, kinds first, then senses, pushed
- * from there rather than hashed again for each event. */
+ * upvalues are the world, then the names of the kinds and of the senses,
+ * pushed from there: cheaper than a table lookup or hashing the string
+ * again for each event. */
+#define KIND_UPVALUE(kind) lua_upvalueindex(2 + (kind))
+#define SENSE_UPVALUE(sense) lua_upvalueindex(6 + (sense))
 static int events_next(lua_State *L)
 {
     lworld *lw = lua_touserdata(L, lua_upvalueindex(1));
     if (!lw->w)
         return luaL_error(L, "percept: the world is closed");
-    lua_Integer i = luaL_checkinteger(L, 2);
+    lua_Integer i = lua_tointeger(L, 2);
     size_t n;
     const percept_event *ev = percept_events(lw->w, &n);
     if (i < 0 || (size_t)i >= n)
         return 0;
     const percept_event *e = &ev[i];
     lua_pushinteger(L, i + 1);
-    lua_rawgeti(L, lua_upvalueindex(2), e->kind + 1);
+    lua_pushvalue(L, KIND_UPVALUE(e->kind));
     lua_pushinteger(L, e->observer);
     if (e->has_source)
         lua_pushinteger(L, e->target);
     else
         lua_pushnil(L);
-    lua_rawgeti(L, lua_upvalueindex(2), 5 + e->sense);
+    lua_pushvalue(L, SENSE_UPVALUE(e->sense));
     lua_pushnumber(L, e->x);
     lua_pushnumber(L, e->y);
     lua_pushnumber(L, e->z);
@@ -408,17 +411,12 @@ static int l_events(lua_State *L)
 {
     percept_world *w = check_world(L, 1);
     lua_pushvalue(L, 1);
-    int senses = percept_sense_count(w);
-    lua_createtable(L, 4 + senses, 0);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 4; k++)
         lua_pushstring(L, kinds[k]);
-        lua_rawseti(L, -2, k + 1);
-    }
-    for (int s = 0; s < senses; s++) {
+    int senses = percept_sense_count(w);
+    for (int s = 0; s < senses; s++)
         lua_pushstring(L, percept_sense_name(w, s));
-        lua_rawseti(L, -2, 5 + s);
-    }
-    lua_pushcclosure(L, events_next, 2);
+    lua_pushcclosure(L, events_next, 1 + 4 + senses);
     lua_pushnil(L);
     lua_pushinteger(L, 0);
     return 3;
