@@ -2,9 +2,10 @@
 -- and a margin, turns to what it hears, and reacts to what enters and
 -- leaves its senses, reading each tick's events as one array.
 --   LUA_CPATH='/usr/local/lib/lua/5.4/?.so;;' lua5.4 npc_guard.lua
+--   LUA_CPATH='/usr/local/lib/lua/5.1/?.so;;' luajit npc_guard.lua
 local percept = require "percept"
 
-local w <close> = percept.open{config = "[percept]\nbackend = grid\nmove_events = off\n"}
+local w = percept.open{config = "[percept]\nbackend = grid\nmove_events = off\n"}
 local GUARD, THIEF = 1, 2
 local guard = {x = 100, y = 100}
 w:add(GUARD, {x = guard.x, y = guard.y, facing = {1, 0},
@@ -38,3 +39,4 @@ for tick, p in ipairs{{90, 100}, {95, 130}, {100, 150}, {100, 170}} do
     react(tick)
   end
 end
+w:close()

@@ -13,7 +13,8 @@
 #
 # Usage: installcheck.sh EXAMPLES_DIR
 # Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
-# mandir, sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE.
+# mandir, sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE,
+# LUA and LUAJIT (the interpreters of the installed Lua modules).
 # With DESTDIR the compiled-in paths do not match the files, so the test
 # points PERCEPT_PLUGIN_PATH and pkg-config's sysroot at DESTDIR; without it
 # (make installcheck, make distcheck) the installed paths are used as is.
@@ -237,6 +238,23 @@ else
     fail "the plugin template does not build:"
     show "$tmp/log"
 fi
+
+# ---------------------------------------------------------------------------
+# The scripted guard: the Lua example on the installed module, run as the
+# README says, under each interpreter whose module is installed.
+
+for lua in "${LUA:-}:5.4" "${LUAJIT:-}:5.1"; do
+    run=${lua%:*}
+    cpath=$D$libdir/lua/${lua##*:}
+    [ -n "$run" ] && [ -f "$cpath/percept.so" ] || continue
+    if LUA_CPATH="$cpath/?.so;;" "$run" npc_guard.lua >"$tmp/guard-lua.out" 2>"$tmp/log" &&
+        cmp -s npc_guard_lua.expected "$tmp/guard-lua.out"; then
+        pass "npc_guard.lua under $(basename "$run") with $cpath/percept.so"
+    else
+        fail "npc_guard.lua under $(basename "$run"): $(head -n 1 "$tmp/log")"
+        diff npc_guard_lua.expected "$tmp/guard-lua.out" | head -n 10 | sed 's/^/    /'
+    fi
+done
 
 # ---------------------------------------------------------------------------
 # percept-sim on the installed config.
