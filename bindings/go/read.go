@@ -46,7 +46,7 @@ func (w *World) Perceived(observer uint32, sense string, dst []uint32) ([]uint32
 		if n <= len(room) {
 			return dst[:start+n], nil
 		}
-		bigger := make([]uint32, start, start+n)
+		bigger := make([]uint32, start, grow(cap(dst), start+n))
 		copy(bigger, dst)
 		dst = bigger
 	}
