@@ -1,0 +1,3 @@
+module percept
+
+go 1.19
