@@ -9,12 +9,15 @@
 # and writes its pictures, and its trace (version 2) replays to its events,
 # on the default config and on aoi-bands.ini alike; the sample traces replay
 # to their expected output with every installed backend; the manual pages
-# carry this installation's paths.
+# carry this installation's paths; the Lua guard runs on the installed Lua
+# modules, and the Python package pip-installs into a venv against the
+# installed library and runs the Python guard.
 #
 # Usage: installcheck.sh EXAMPLES_DIR
 # Environment (from `make installcheck`): prefix, bindir, libdir, pkglibdir, docdir,
 # mandir, sysconfdir, pkgconfigdir, and optionally DESTDIR, CC, PKG_CONFIG, MAKE,
-# LUA and LUAJIT (the interpreters of the installed Lua modules).
+# LUA and LUAJIT (the interpreters of the installed Lua modules), PYTHON (the
+# interpreter to pip install the Python package for).
 # With DESTDIR the compiled-in paths do not match the files, so the test
 # points PERCEPT_PLUGIN_PATH and pkg-config's sysroot at DESTDIR; without it
 # (make installcheck, make distcheck) the installed paths are used as is.
@@ -48,6 +51,7 @@ show() {
 }
 
 examples=$(cd "$examples" && pwd) || exit 1
+bindings=$examples/../bindings
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/percept-installcheck.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
@@ -255,6 +259,30 @@ for lua in "${LUA:-}:5.4" "${LUAJIT:-}:5.1"; do
         diff npc_guard_lua.expected "$tmp/guard-lua.out" | head -n 10 | sed 's/^/    /'
     fi
 done
+
+# ---------------------------------------------------------------------------
+# The Python package, installed as the README says: pip, offline, into a
+# venv that sees the system's NumPy, built against the installed library;
+# then the Python guard tells npc_guard.c's story. pip writes beside
+# setup.py, so it builds a copy.
+
+if [ -n "${PYTHON:-}" ] && "$PYTHON" -c 'import ensurepip, numpy' 2>/dev/null; then
+    cp -R "$bindings/python" "$tmp/python" && chmod -R u+w "$tmp/python" || exit 1
+    if "$PYTHON" -m venv --system-site-packages "$tmp/venv" >"$tmp/log" 2>&1 &&
+        "$tmp/venv/bin/pip" install --no-index --no-cache-dir -q "$tmp/python" >"$tmp/log" 2>&1; then
+        pass "pip install ./bindings/python into a venv, against the installed library"
+        if "$tmp/venv/bin/python" npc_guard.py "$conf" >"$tmp/guard-py.out" 2>"$tmp/log" &&
+            cmp -s npc_guard.expected "$tmp/guard-py.out"; then
+            pass "npc_guard.py with the pip-installed package tells npc_guard.c's story"
+        else
+            fail "npc_guard.py with the pip-installed package: $(tail -n 1 "$tmp/log")"
+            diff npc_guard.expected "$tmp/guard-py.out" | head -n 10 | sed 's/^/    /'
+        fi
+    else
+        fail "pip install ./bindings/python:"
+        show "$tmp/log"
+    fi
+fi
 
 # ---------------------------------------------------------------------------
 # percept-sim on the installed config.

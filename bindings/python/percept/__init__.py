@@ -92,8 +92,8 @@ class World(_percept.World):
     """A percept world.
 
     World(config=None, file=None, backend=None, plugin_dir=None, threads=0):
-    from INI text or an INI file (neither: the built-in defaults), the
-    options taking precedence over it. Closed by close(), at the end of a
+    from INI text or an INI file (neither: an empty config, so that
+    backend must name one), the options taking precedence over it. Closed by close(), at the end of a
     with block, or when collected; a closed world raises ValueError.
     """
 
