@@ -11,9 +11,10 @@ import (
 )
 
 // Options say how to open a world. Config is INI text and File the path
-// of an INI file (give one at most; neither: the built-in defaults);
-// Backend, PluginDir and Threads, when set, take precedence over the
-// config's backend, plugin_dir and [world] threads.
+// of an INI file (give one at most; neither: an empty config, in which
+// Backend must name the backend); Backend, PluginDir and Threads, when
+// set, take precedence over the config's backend, plugin_dir and [world]
+// threads.
 type Options struct {
 	Config    string
 	File      string
