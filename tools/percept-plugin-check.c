@@ -35,7 +35,8 @@ static void usage(void)
           "\n"
           "Options:\n"
           "  --memory-required  fail 'table' for a plugin without memory_usage()\n"
-          "  --timeout SECONDS  fail a check that runs longer (default 300; 0: no limit)\n"
+          "  --timeout SECONDS  fail a check that runs longer, and skip the plugin's\n"
+          "                     other checks (default 300; 0: no limit)\n"
           "  --help             print this help and exit\n"
           "  --version          print the version of the percept library and exit\n"
           "\n"
@@ -43,8 +44,9 @@ static void usage(void)
           stdout);
 }
 
-/* Runs check c on the plugin file p in a child; 0 when it passed. The
- * limit is kept here, not by an alarm in the child, which a plugin could block. */
+/* Runs check c on the plugin file p in a child; 0 when it passed, -2 when
+ * it ran out of time, -1 when it failed otherwise. The limit is kept here,
+ * not by an alarm in the child, which a plugin could block. */
 static int run_in_child(const pc_plugin *p, const pc_check *c)
 {
     int fds[2];
@@ -94,7 +96,7 @@ static int run_in_child(const pc_plugin *p, const pc_check *c)
     else if (said == 0)
         fprintf(stderr, "backend '%s' fails %s: the process ended inside the check\n", p->name,
                 c->name);
-    return said == 'P' ? 0 : -1;
+    return said == 'P' ? 0 : timed_out ? -2 : -1;
 }
 
 /* Runs the checks on p, "table" first; 0 when all pass. */
@@ -102,12 +104,14 @@ static int check_plugin(const pc_plugin *p)
 {
     int run = 0, failed = 0;
     for (size_t i = 0; i < pc_check_count; i++) {
-        int ok = run_in_child(p, &pc_checks[i]) == 0;
+        int rc = run_in_child(p, &pc_checks[i]), ok = rc == 0;
         printf("%s: %s %s\n", ok ? "PASS" : "FAIL", p->name, pc_checks[i].name);
         run++;
         failed += !ok;
-        if (!ok && i == 0)
-            break; /* the other checks drive the table */
+        /* The other checks drive the table; and a plugin that hung in one
+         * check would most likely hang in each of them, --timeout each. */
+        if ((!ok && i == 0) || rc == -2)
+            break;
     }
     printf("%s: %d of %d checks %s\n", p->path, failed ? failed : run, run,
            failed ? "failed" : "passed");
