@@ -11,7 +11,9 @@
  *   for _, kind, observer, target, sense in w:events() do ... end
  */
 #include "compat.h"
+#include <inttypes.h>
 #include <percept.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +155,19 @@ static percept_id check_id(lua_State *L, int i)
     return (percept_id)id;
 }
 
+/* Entity `id`'s description into *d, for a change of some of its fields;
+ * raises for an unknown ID (a reading call sets no message of the world's). */
+static void describe(lua_State *L, percept_world *w, percept_id id, percept_entity_desc *d,
+                     const char *call)
+{
+    int rc = percept_get_entity(w, id, d);
+    if (rc < 0) {
+        char name[16];
+        snprintf(name, sizeof name, "%" PRIu32, id);
+        luaL_error(L, "percept: %s: entity %s: %s", call, name, percept_strerror(rc));
+    }
+}
+
 static int l_add(lua_State *L)
 {
     percept_world *w = check_world(L, 1);
@@ -167,7 +182,7 @@ static int l_update(lua_State *L)
     percept_world *w = check_world(L, 1);
     percept_id id = check_id(L, 2);
     percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
-    check(L, w, percept_get_entity(w, id, &d));
+    describe(L, w, id, &d, "update");
     read_entity(L, w, 3, &d);
     check(L, w, percept_update(w, id, &d));
     return 0;
@@ -271,7 +286,7 @@ static int l_tick(lua_State *L)
                     grow(L, (void **)&lw->descs, &lw->descs_room, updates + 1, sizeof *d);
                 d += updates++;
                 *d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
-                check(L, w, percept_get_entity(w, c.id, d));
+                describe(L, w, c.id, d, "tick");
                 read_entity(L, w, lua_gettop(L), d);
                 lua_pop(L, 1);
             } else {

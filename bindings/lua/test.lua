@@ -122,6 +122,17 @@ do
   expect(not ok, "a move of an unknown ID without a height")
 end
 
+do
+  -- A change of some fields of an unknown entity names it.
+  local w <close> = percept.open{config = config}
+  w:add(1, {x = 0, y = 0, sight = 10})
+  w:move(1, 1, 1)
+  local ok, err = pcall(w.update, w, 4000000000, {sight = 5})
+  expect(not ok and err:find("4000000000", 1, true), "update of an unknown entity: " .. tostring(err))
+  ok, err = pcall(w.tick, w, {{id = 77, update = {sight = 5}}})
+  expect(not ok and err:find("77", 1, true), "a tick's update of an unknown entity: " .. tostring(err))
+end
+
 if failures > 0 then
   io.stderr:write(failures, " failed\n")
   os.exit(1)
