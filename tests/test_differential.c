@@ -36,16 +36,6 @@
 #define CROWD_SIDE 12 /* the crowd seeds' square: smaller than most ranges */
 #define SEEDS 28
 
-static uint32_t below(uint64_t *r, uint32_t n)
-{
-    return (uint32_t)(splitmix_next(r) % n);
-}
-
-static int chance(uint64_t *r, uint32_t percent)
-{
-    return below(r, 100) < percent;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Random calls                                                              */
 
@@ -57,36 +47,22 @@ typedef struct run_state {
     model m;
 } run_state;
 
-/* Ranges favour integers whose boundary points have integer offsets (3-4-5, 5-12-13). */
-static double random_range(uint64_t *r)
-{
-    static const double common[] = {1, 2, 2.5, 5, 5, 10, 10, 13, 15, 20, 25, 26, 40, 65};
-    uint32_t k = below(r, 100);
-    if (k < 20)
-        return 0;
-    if (k < 80)
-        return common[below(r, COUNT_OF(common))];
-    if (k < 97)
-        return splitmix_unit(r) * 50;
-    return 1e7; /* reaches everyone, inside and far outside the bounds */
-}
-
 /* Mostly a half-unit grid in and around the bounds, sometimes anywhere. */
 static void random_position(uint64_t *r, int crowd, double *x, double *y)
 {
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     if (crowd && k < 80) {
-        *x = 100 - CROWD_SIDE / 2 + below(r, 2 * CROWD_SIDE + 1) * 0.5;
-        *y = 100 - CROWD_SIDE / 2 + below(r, 2 * CROWD_SIDE + 1) * 0.5;
+        *x = 100 - CROWD_SIDE / 2 + splitmix_below(r, 2 * CROWD_SIDE + 1) * 0.5;
+        *y = 100 - CROWD_SIDE / 2 + splitmix_below(r, 2 * CROWD_SIDE + 1) * 0.5;
     } else if (k < 70) {
-        *x = ((int)below(r, 521) - 60) * 0.5; /* -30 .. 230 */
-        *y = ((int)below(r, 521) - 60) * 0.5;
+        *x = ((int)splitmix_below(r, 521) - 60) * 0.5; /* -30 .. 230 */
+        *y = ((int)splitmix_below(r, 521) - 60) * 0.5;
     } else if (k < 90) {
         *x = -40 + splitmix_unit(r) * 280;
         *y = -40 + splitmix_unit(r) * 280;
     } else if (k < 95) { /* far outside the bounds */
-        *x = (chance(r, 50) ? -1 : 1) * (1e6 + below(r, 1000));
-        *y = (chance(r, 50) ? -1 : 1) * 1e9;
+        *x = (splitmix_chance(r, 50) ? -1 : 1) * (1e6 + splitmix_below(r, 1000));
+        *y = (splitmix_chance(r, 50) ? -1 : 1) * 1e9;
     } else { /* one point, so that entities coincide */
         *x = 100;
         *y = 100;
@@ -96,7 +72,7 @@ static void random_position(uint64_t *r, int crowd, double *x, double *y)
 /* An ID of the pool in the world (alive 1) or not (0); the first of the pool if none is. */
 static percept_id random_id(run_state *st, int alive)
 {
-    uint32_t start = below(&st->r, POOL);
+    uint32_t start = splitmix_below(&st->r, POOL);
     for (uint32_t i = 0; i < POOL; i++) {
         percept_id id = st->pool[(start + i) % POOL];
         if ((model_get(&st->m, id) != NULL) == alive)
@@ -117,30 +93,30 @@ static int boundary_point(run_state *st, double *x, double *y, double *z)
     uint64_t *r = &st->r;
     for (int tries = 0; tries < 8 && st->m.alive > 0; tries++) {
         const model_entity *e = model_get(&st->m, random_id(st, 1));
-        const model_sense *es = &e->sense[below(r, (uint32_t)st->m.senses)];
+        const model_sense *es = &e->sense[splitmix_below(r, (uint32_t)st->m.senses)];
         double range = es->range;
-        if (st->v2 && es->margin > 0 && chance(r, 50))
+        if (st->v2 && es->margin > 0 && splitmix_chance(r, 50))
             range += es->margin;
         double a = range, b = 0;
         if (!(range > 0) || range > 1000 || range != floor(range))
             continue;
-        if (fmod(range, 13) == 0 && chance(r, 50)) {
+        if (fmod(range, 13) == 0 && splitmix_chance(r, 50)) {
             a = range / 13 * 5;
             b = range / 13 * 12;
-        } else if (fmod(range, 5) == 0 && chance(r, 70)) {
+        } else if (fmod(range, 5) == 0 && splitmix_chance(r, 70)) {
             a = range / 5 * 3;
             b = range / 5 * 4;
         }
-        if (chance(r, 50)) {
+        if (splitmix_chance(r, 50)) {
             double t = a;
             a = b;
             b = t;
         }
-        int vertical = st->v2 && chance(r, 30);
-        *x = e->x + (chance(r, 50) ? -a : a);
-        *y = e->y + (vertical ? 0 : chance(r, 50) ? -b : b);
-        *z = e->z + (vertical ? (chance(r, 50) ? -b : b) : 0);
-        if (chance(r, 25))
+        int vertical = st->v2 && splitmix_chance(r, 30);
+        *x = e->x + (splitmix_chance(r, 50) ? -a : a);
+        *y = e->y + (vertical ? 0 : splitmix_chance(r, 50) ? -b : b);
+        *z = e->z + (vertical ? (splitmix_chance(r, 50) ? -b : b) : 0);
+        if (splitmix_chance(r, 25))
             *x = nextafter(*x, *x >= e->x ? INFINITY : -INFINITY);
         return 1;
     }
@@ -170,8 +146,8 @@ static int cone_point(run_state *st, double *x, double *y, double *z)
         double fx = e->facing[0], fy = e->facing[1];
         if (e->facing[2] != 0 || fx != floor(fx) || fy != floor(fy) || (fx == 0 && fy == 0))
             continue;
-        const int *k = steps[below(r, COUNT_OF(steps))];
-        double scale = 1 + below(r, 3);
+        const int *k = steps[splitmix_below(r, COUNT_OF(steps))];
+        double scale = 1 + splitmix_below(r, 3);
         *x = e->x + scale * (k[0] * fx - k[1] * fy);
         *y = e->y + scale * (k[0] * fy + k[1] * fx);
         *z = e->z;
@@ -183,7 +159,7 @@ static int cone_point(run_state *st, double *x, double *y, double *z)
 /* Version 2 values: heights, facings, fovs, margins and masks. */
 static double random_height(uint64_t *r)
 {
-    return chance(r, 60) ? 0 : ((int)below(r, 41) - 20) * 0.5;
+    return splitmix_chance(r, 60) ? 0 : ((int)splitmix_below(r, 41) - 20) * 0.5;
 }
 
 static void random_facing(uint64_t *r, double f[3])
@@ -192,37 +168,41 @@ static void random_facing(uint64_t *r, double f[3])
     static const double facings[][3] = {{1, 0, 0}, {0, 1, 0},  {-1, 0, 0},   {0, -1, 0},
                                         {3, 4, 0}, {-2, 5, 0}, {1, 1, 0},    {0, 0, 1},
                                         {1, 1, 1}, {2, 0, -1}, {0.5, -3, 0}, {1e-200, -1e-200, 0}};
-    if (chance(r, 25)) {
+    if (splitmix_chance(r, 25)) {
         f[0] = splitmix_unit(r) * 2 - 1;
         f[1] = splitmix_unit(r) * 2 - 1;
-        f[2] = chance(r, 50) ? 0 : splitmix_unit(r) - 0.5;
+        f[2] = splitmix_chance(r, 50) ? 0 : splitmix_unit(r) - 0.5;
     } else {
-        memcpy(f, facings[below(r, COUNT_OF(facings))], 3 * sizeof *f);
+        memcpy(f, facings[splitmix_below(r, COUNT_OF(facings))], 3 * sizeof *f);
     }
 }
 
 static double random_fov(uint64_t *r)
 {
     static const double fovs[] = {90, 90, 180, 270, 45, 120, 60, 1, 359, 0.5, 300, 360};
-    return chance(r, 45) ? 0 : fovs[below(r, COUNT_OF(fovs))];
+    return splitmix_chance(r, 45) ? 0 : fovs[splitmix_below(r, COUNT_OF(fovs))];
 }
 
 static double random_margin(uint64_t *r)
 {
     static const double margins[] = {0.5, 1, 2, 5, 5, 10};
-    uint32_t k = below(r, 100);
-    return k < 50 ? 0 : k < 90 ? margins[below(r, COUNT_OF(margins))] : splitmix_unit(r) * 8;
+    uint32_t k = splitmix_below(r, 100);
+    return k < 50   ? 0
+           : k < 90 ? margins[splitmix_below(r, COUNT_OF(margins))]
+                    : splitmix_unit(r) * 8;
 }
 
 static uint32_t random_mask(uint64_t *r, uint32_t percent)
 {
-    return chance(r, percent) ? (uint32_t)below(r, 16) << (chance(r, 10) ? 28 : 0) : 0;
+    return splitmix_chance(r, percent)
+               ? (uint32_t)splitmix_below(r, 16) << (splitmix_chance(r, 10) ? 28 : 0)
+               : 0;
 }
 
 /* The version 2 fields of sense s. */
 static void random_sense(uint64_t *r, percept_sense_params *p)
 {
-    p->range = random_range(r);
+    p->range = tu_random_range(r);
     p->margin = random_margin(r);
     p->fov = random_fov(r);
     p->ignore = random_mask(r, 20);
@@ -234,22 +214,23 @@ static void random_desc(run_state *st, percept_entity_desc *d)
     uint64_t *r = &st->r;
     int n = st->m.senses;
     *d = (percept_entity_desc)PERCEPT_ENTITY_DESC_INIT;
-    if (chance(r, 3)) { /* by the origin: offsets whose squares underflow, dd == 0 */
+    if (splitmix_chance(r, 3)) { /* by the origin: offsets whose squares underflow, dd == 0 */
         static const double tiny[] = {0, 1e-170, -1e-170};
-        d->x = tiny[below(r, 3)];
-        d->y = tiny[below(r, 3)];
-        d->z = tiny[below(r, 3)];
-    } else if (!(chance(r, 30) && (chance(r, 50) ? boundary_point(st, &d->x, &d->y, &d->z)
-                                                 : cone_point(st, &d->x, &d->y, &d->z)))) {
+        d->x = tiny[splitmix_below(r, 3)];
+        d->y = tiny[splitmix_below(r, 3)];
+        d->z = tiny[splitmix_below(r, 3)];
+    } else if (!(splitmix_chance(r, 30) &&
+                 (splitmix_chance(r, 50) ? boundary_point(st, &d->x, &d->y, &d->z)
+                                         : cone_point(st, &d->x, &d->y, &d->z)))) {
         random_position(r, st->crowd, &d->x, &d->y);
         d->z = random_height(r);
     }
     for (int s = 0; s < n; s++)
         random_sense(r, &d->sense[s]);
-    if (chance(r, 95))
+    if (splitmix_chance(r, 95))
         random_facing(r, d->facing);
     d->tags = random_mask(r, 40);
-    d->hidden = chance(r, 20) ? below(r, 1u << n) : 0;
+    d->hidden = splitmix_chance(r, 20) ? splitmix_below(r, 1u << n) : 0;
 }
 
 /* Some fields of an entity changed at once, for an update; at times none. */
@@ -257,11 +238,11 @@ static void random_update(run_state *st, const model_entity *e, percept_entity_d
 {
     uint64_t *r = &st->r;
     *d = model_desc(&st->m, e);
-    for (uint32_t changes = below(r, 4); changes > 0; changes--) {
-        percept_sense_params *p = &d->sense[below(r, (uint32_t)st->m.senses)];
-        switch (below(r, 8)) {
+    for (uint32_t changes = splitmix_below(r, 4); changes > 0; changes--) {
+        percept_sense_params *p = &d->sense[splitmix_below(r, (uint32_t)st->m.senses)];
+        switch (splitmix_below(r, 8)) {
         case 0: /* range and margin at once */
-            p->range = random_range(r);
+            p->range = tu_random_range(r);
             p->margin = random_margin(r);
             break;
         case 1:
@@ -277,11 +258,11 @@ static void random_update(run_state *st, const model_entity *e, percept_entity_d
             random_facing(r, d->facing);
             break;
         case 5:
-            d->hidden = below(r, 1u << st->m.senses);
+            d->hidden = splitmix_below(r, 1u << st->m.senses);
             break;
         case 6:
-            d->x += ((int)below(r, 9) - 4) * 0.5;
-            d->z += ((int)below(r, 5) - 2) * 0.5;
+            d->x += ((int)splitmix_below(r, 9) - 4) * 0.5;
+            d->z += ((int)splitmix_below(r, 5) - 2) * 0.5;
             break;
         default:
             if (!boundary_point(st, &d->x, &d->y, &d->z))
@@ -297,14 +278,14 @@ static void random_stimulus(run_state *st, percept_stimulus *s)
     static const double strengths[] = {0, 0, 1, 2, 0.5, 1.5};
     uint64_t *r = &st->r;
     *s = (percept_stimulus)PERCEPT_STIMULUS_INIT;
-    s->sense = (percept_sense)below(r, (uint32_t)st->m.senses);
-    s->strength = strengths[below(r, COUNT_OF(strengths))];
+    s->sense = (percept_sense)splitmix_below(r, (uint32_t)st->m.senses);
+    s->strength = strengths[splitmix_below(r, COUNT_OF(strengths))];
     s->tags = random_mask(r, 30);
     const model_entity *o = st->m.alive > 0 ? model_get(&st->m, random_id(st, 1)) : NULL;
     double reach = o != NULL ? o->sense[s->sense].range * (s->strength == 0 ? 1 : s->strength) : 0;
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     if (o != NULL && k < 50 && reach > 0 && reach == floor(reach)) {
-        double a = chance(r, 50) ? -reach : reach;
+        double a = splitmix_chance(r, 50) ? -reach : reach;
         s->x = o->x + (k < 20 ? a : 0);
         s->y = o->y + (k >= 20 && k < 35 ? a : 0);
         s->z = o->z + (k >= 35 ? a : 0);
@@ -316,7 +297,7 @@ static void random_stimulus(run_state *st, percept_stimulus *s)
         random_position(r, st->crowd, &s->x, &s->y);
         s->z = random_height(r);
     }
-    if (st->m.alive > 0 && chance(r, 50)) {
+    if (st->m.alive > 0 && splitmix_chance(r, 50)) {
         s->has_source = 1;
         s->source = random_id(st, 1);
     }
@@ -328,17 +309,17 @@ static void invalid_v2_op(run_state *st, tu_op *o)
     uint64_t *r = &st->r;
     int n = st->m.senses;
     const model_entity *e = model_get(&st->m, random_id(st, 1));
-    percept_sense_params *p = &o->desc.sense[below(r, (uint32_t)n)];
+    percept_sense_params *p = &o->desc.sense[splitmix_below(r, (uint32_t)n)];
     o->id = e->id;
     o->kind = TU_UPDATE;
     o->desc = model_desc(&st->m, e);
-    switch (below(r, 12)) {
+    switch (splitmix_below(r, 12)) {
     case 0:
-        p->margin = chance(r, 50) ? NAN : -1;
+        p->margin = splitmix_chance(r, 50) ? NAN : -1;
         break;
     case 1: {
         static const double bad_fovs[] = {-1, 360.5, NAN, 720, -90, INFINITY};
-        p->fov = bad_fovs[below(r, COUNT_OF(bad_fovs))];
+        p->fov = bad_fovs[splitmix_below(r, COUNT_OF(bad_fovs))];
         break;
     }
     case 2: /* a cone without a facing */
@@ -347,12 +328,13 @@ static void invalid_v2_op(run_state *st, tu_op *o)
         break;
     case 3: /* a sense the world lacks: its hidden bit, or any of its fields */
         if (n == PERCEPT_MAX_SENSES) {
-            o->desc.facing[below(r, 3)] = NAN;
-        } else if (chance(r, 30)) {
+            o->desc.facing[splitmix_below(r, 3)] = NAN;
+        } else if (splitmix_chance(r, 30)) {
             o->desc.hidden |= 1u << n;
         } else {
-            percept_sense_params *beyond = &o->desc.sense[n + (int)below(r, (uint32_t)(8 - n))];
-            switch (below(r, 4)) {
+            percept_sense_params *beyond =
+                &o->desc.sense[n + (int)splitmix_below(r, (uint32_t)(8 - n))];
+            switch (splitmix_below(r, 4)) {
             case 0:
                 beyond->range = 1;
                 break;
@@ -370,24 +352,24 @@ static void invalid_v2_op(run_state *st, tu_op *o)
         break;
     case 4: {
         static const size_t sizes[] = {0, sizeof(percept_entity_desc) - 1, 8};
-        o->desc.size = sizes[below(r, COUNT_OF(sizes))];
+        o->desc.size = sizes[splitmix_below(r, COUNT_OF(sizes))];
         break;
     }
     case 5:
         o->kind = TU_TURN;
         o->x = o->y = o->z = 0;
-        if (!chance(r, 60))
+        if (!splitmix_chance(r, 60))
             o->y = NAN;
         break;
     case 6:
         o->kind = TU_MOVE3;
         o->x = e->x;
         o->y = e->y;
-        o->z = chance(r, 50) ? NAN : nextafter(PERCEPT_COORD_LIMIT, INFINITY);
+        o->z = splitmix_chance(r, 50) ? NAN : nextafter(PERCEPT_COORD_LIMIT, INFINITY);
         break;
     case 7:
         o->kind = TU_RANGE;
-        o->sense = chance(r, 50) ? n : -1;
+        o->sense = splitmix_chance(r, 50) ? n : -1;
         o->value = 1;
         break;
     case 8:
@@ -400,15 +382,15 @@ static void invalid_v2_op(run_state *st, tu_op *o)
         o->kind = TU_EMIT;
         random_stimulus(st, &o->stimulus);
         o->stimulus.has_source = 0;
-        switch (below(r, 4)) {
+        switch (splitmix_below(r, 4)) {
         case 0:
-            o->stimulus.sense = chance(r, 50) ? n : -1;
+            o->stimulus.sense = splitmix_chance(r, 50) ? n : -1;
             break;
         case 1:
             o->stimulus.z = NAN;
             break;
         case 2:
-            o->stimulus.strength = bad_strengths[below(r, COUNT_OF(bad_strengths))];
+            o->stimulus.strength = bad_strengths[splitmix_below(r, COUNT_OF(bad_strengths))];
             break;
         default:
             o->stimulus.has_source = 1;
@@ -426,7 +408,7 @@ static void invalid_v2_op(run_state *st, tu_op *o)
 static void random_v2_op(run_state *st, tu_op *o)
 {
     uint64_t *r = &st->r;
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     memset(o, 0, sizeof *o);
     if ((st->m.alive < MIN_ALIVE && k < 70) || st->m.alive == 0)
         k = 0;
@@ -448,22 +430,22 @@ static void random_v2_op(run_state *st, tu_op *o)
         o->kind = TU_REMOVE;
     } else if (k < 36) {
         o->kind = TU_MOVE;
-        o->x = e->x + ((int)below(r, 17) - 8) * 0.5;
-        o->y = e->y + ((int)below(r, 17) - 8) * 0.5;
-        if (chance(r, 30) && !boundary_position(st, &o->x, &o->y))
+        o->x = e->x + ((int)splitmix_below(r, 17) - 8) * 0.5;
+        o->y = e->y + ((int)splitmix_below(r, 17) - 8) * 0.5;
+        if (splitmix_chance(r, 30) && !boundary_position(st, &o->x, &o->y))
             random_position(r, st->crowd, &o->x, &o->y);
     } else if (k < 46) {
         o->kind = TU_MOVE3;
         o->x = e->x;
         o->y = e->y;
-        o->z = e->z + ((int)below(r, 9) - 4) * 0.5; /* often a height-only move */
-        if (chance(r, 40) && !boundary_point(st, &o->x, &o->y, &o->z))
+        o->z = e->z + ((int)splitmix_below(r, 9) - 4) * 0.5; /* often a height-only move */
+        if (splitmix_chance(r, 40) && !boundary_point(st, &o->x, &o->y, &o->z))
             cone_point(st, &o->x, &o->y, &o->z);
     } else if (k < 55) {
         double f[3];
         o->kind = TU_TURN;
         random_facing(r, f);
-        if (chance(r, 5))
+        if (splitmix_chance(r, 5))
             f[0] = f[1] = f[2] = 0; /* refused while it has a cone */
         o->x = f[0];
         o->y = f[1];
@@ -476,8 +458,8 @@ static void random_v2_op(run_state *st, tu_op *o)
         random_stimulus(st, &o->stimulus);
     } else {
         o->kind = k < 89 ? TU_RANGE : TU_HIDE;
-        o->sense = (percept_sense)below(r, (uint32_t)st->m.senses);
-        o->value = k < 89 ? random_range(r) : chance(r, 50);
+        o->sense = (percept_sense)splitmix_below(r, (uint32_t)st->m.senses);
+        o->value = k < 89 ? tu_random_range(r) : splitmix_chance(r, 50);
     }
 }
 
@@ -485,7 +467,7 @@ static void random_v2_op(run_state *st, tu_op *o)
 static void random_op(run_state *st, tu_op *o)
 {
     uint64_t *r = &st->r;
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     memset(o, 0, sizeof *o);
     if ((st->m.alive < MIN_ALIVE && k < 70) || st->m.alive == 0)
         k = 0;
@@ -494,12 +476,12 @@ static void random_op(run_state *st, tu_op *o)
     if (k < 14) {
         o->kind = TU_ADD;
         o->id = random_id(st, 0);
-        if (!(chance(r, 30) && boundary_position(st, &o->desc.x, &o->desc.y)))
+        if (!(splitmix_chance(r, 30) && boundary_position(st, &o->desc.x, &o->desc.y)))
             random_position(r, st->crowd, &o->desc.x, &o->desc.y);
         o->desc.size = sizeof o->desc;
         for (int s = 0; s < 3; s++)
-            o->desc.sense[s].range = random_range(r);
-        o->desc.hidden = chance(r, 20) ? below(r, 8) : 0;
+            o->desc.sense[s].range = tu_random_range(r);
+        o->desc.hidden = splitmix_chance(r, 20) ? splitmix_below(r, 8) : 0;
     } else if (k < 22) {
         o->kind = TU_REMOVE;
         o->id = random_id(st, 1);
@@ -508,8 +490,8 @@ static void random_op(run_state *st, tu_op *o)
         o->id = random_id(st, 1);
         const model_entity *e = model_get(&st->m, o->id);
         if (k < 48) { /* a step on the half grid */
-            o->x = e->x + ((int)below(r, 17) - 8) * 0.5;
-            o->y = e->y + ((int)below(r, 17) - 8) * 0.5;
+            o->x = e->x + ((int)splitmix_below(r, 17) - 8) * 0.5;
+            o->y = e->y + ((int)splitmix_below(r, 17) - 8) * 0.5;
         } else if (k < 57) { /* a fractional step */
             o->x = e->x + (splitmix_unit(r) - 0.5) * 12;
             o->y = e->y + (splitmix_unit(r) - 0.5) * 12;
@@ -519,12 +501,12 @@ static void random_op(run_state *st, tu_op *o)
     } else if (k < 95) {
         o->kind = k < 86 ? TU_RANGE : TU_HIDE;
         o->id = random_id(st, 1);
-        o->sense = (percept_sense)below(r, 3);
-        o->value = k < 86 ? random_range(r) : chance(r, 50);
+        o->sense = (percept_sense)splitmix_below(r, 3);
+        o->value = k < 86 ? tu_random_range(r) : splitmix_chance(r, 50);
     } else {
         /* Invalid: an ID that is there added again, one that is not changed, a bad value. */
         static const tu_op_kind kinds[] = {TU_ADD, TU_MOVE, TU_RANGE, TU_MOVE, TU_REMOVE, TU_HIDE};
-        uint32_t bad = below(r, COUNT_OF(kinds));
+        uint32_t bad = splitmix_below(r, COUNT_OF(kinds));
         o->kind = kinds[bad];
         o->id = random_id(st, bad == 0 || bad == 2 || bad == 3);
         o->desc = tu_desc(1, 1, 1, 1, 1, 0);
@@ -760,7 +742,7 @@ static void run_seed(const char *backend)
         do {
             id = i == 0   ? 0
                  : i == 1 ? UINT32_MAX
-                 : i < 60 ? below(&st->r, 200)
+                 : i < 60 ? splitmix_below(&st->r, 200)
                           : (percept_id)splitmix_next(&st->r);
             unique = 1;
             for (int j = 0; j < i; j++)

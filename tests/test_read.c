@@ -9,11 +9,6 @@
 #include <string.h>
 #include "../tools/splitmix.h"
 
-static uint32_t below(uint64_t *state, uint32_t n)
-{
-    return (uint32_t)(splitmix_next(state) % n);
-}
-
 /* Never an ID of the pool, so that a buffer still full of it was not written. */
 #define SENTINEL ((percept_id)0xDEADBEEFu)
 
@@ -104,21 +99,24 @@ static void run_random(const char *backend)
     size_t step = 0;
     for (int phase = 0; phase < 3; phase++) {
         for (int i = 0; i < 900; i++) {
-            int want_add = below(&rng, 100) < add_percent[phase];
-            tu_op o = {.id = pool[below(&rng, POOL_SIZE)]};
+            int want_add = splitmix_below(&rng, 100) < add_percent[phase];
+            tu_op o = {.id = pool[splitmix_below(&rng, POOL_SIZE)]};
             /* An ID in the state the step wants, a few tries, then what came. */
             for (int tries = 0; tries < 8 && (model_get(&m, o.id) == NULL) != want_add; tries++)
-                o.id = pool[below(&rng, POOL_SIZE)];
+                o.id = pool[splitmix_below(&rng, POOL_SIZE)];
             /* Mostly the call that succeeds; one in ten the one that must fail. */
             int present = model_get(&m, o.id) != NULL;
-            o.kind = (below(&rng, 10) == 0) != present ? TU_REMOVE : TU_ADD;
-            o.desc = tu_desc((double)below(&rng, 1400) - 200, (double)below(&rng, 1400) - 200,
-                             below(&rng, 3) == 0 ? (double)below(&rng, 120) : 0, 0, 0, 0);
+            o.kind = (splitmix_below(&rng, 10) == 0) != present ? TU_REMOVE : TU_ADD;
+            o.desc = tu_desc(
+                (double)splitmix_below(&rng, 1400) - 200, (double)splitmix_below(&rng, 1400) - 200,
+                splitmix_below(&rng, 3) == 0 ? (double)splitmix_below(&rng, 120) : 0, 0, 0, 0);
             tu_call(w, &rec, &m, &o, "a random add or remove");
-            if (m.alive > 0 && below(&rng, 4) == 0) { /* moves change nothing listed */
+            if (m.alive > 0 && splitmix_below(&rng, 4) == 0) { /* moves change nothing listed */
                 percept_id ids[POOL_SIZE];
-                tu_op mv = {.kind = TU_MOVE, .x = below(&rng, 1024), .y = below(&rng, 1024)};
-                mv.id = ids[below(&rng, (uint32_t)model_ids(&m, ids))];
+                tu_op mv = {.kind = TU_MOVE,
+                            .x = splitmix_below(&rng, 1024),
+                            .y = splitmix_below(&rng, 1024)};
+                mv.id = ids[splitmix_below(&rng, (uint32_t)model_ids(&m, ids))];
                 tu_call(w, &rec, &m, &mv, "a random move");
             }
             check_entities(w, &m, ++step);

@@ -22,16 +22,6 @@
 #define CH_TURN TU_CH_TURN
 #define CH_UPDATE TU_CH_UPDATE
 
-static uint32_t below(uint64_t *r, uint32_t n)
-{
-    return (uint32_t)(splitmix_next(r) % n);
-}
-
-static int chance(uint64_t *r, uint32_t percent)
-{
-    return below(r, 100) < percent;
-}
-
 /* ------------------------------------------------------------------------ */
 /* At once, worked out by hand                                               */
 
@@ -539,9 +529,9 @@ static void oom_world(const char *backend, tu_fault_alloc *fa, model *m, percept
         tu_op o = {.kind = TU_ADD, .id = tu_spread_id((uint32_t)i + 500)};
         o.desc = tu_desc(crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i % 6),
                          crowd ? splitmix_between(&r, 75, 125) : 330 + 10 * (i / 6 % 8), 0, 0, 0,
-                         chance(&r, 10) ? 1u << below(&r, 3) : 0);
+                         splitmix_chance(&r, 10) ? 1u << splitmix_below(&r, 3) : 0);
         for (int s = 0; s < 3; s++)
-            o.desc.sense[s].range = chance(&r, 15) ? 0 : splitmix_between(&r, 20, 60);
+            o.desc.sense[s].range = splitmix_chance(&r, 15) ? 0 : splitmix_between(&r, 20, 60);
         tu_call(*w, rec, m, &o, "the crowd and the movers");
     }
 }
@@ -769,29 +759,20 @@ typedef struct tick_config {
 #define WORLDS 3
 static const size_t thread_counts[WORLDS] = {1, 2, 4};
 
-static double random_range(uint64_t *r)
-{
-    static const double common[] = {1, 2, 2.5, 5, 5, 10, 10, 13, 15, 20, 25, 26, 40, 65};
-    uint32_t k = below(r, 100);
-    if (k < 20)
-        return 0;
-    if (k < 80)
-        return common[below(r, COUNT_OF(common))];
-    return k < 98 ? splitmix_unit(r) * 50 : 1e7;
-}
-
 /* Mostly a half-unit grid over the bounds and a margin around them; sometimes anywhere. */
 static void random_position(uint64_t *r, const tick_config *c, double *x, double *y)
 {
     const percept_bounds *b = &c->b;
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     double cx = floor((b->min_x + b->max_x) / 2), cy = floor((b->min_y + b->max_y) / 2);
     if (c->crowd && k < 75) {
-        *x = cx - 6 + below(r, 25) * 0.5;
-        *y = cy - 6 + below(r, 25) * 0.5;
+        *x = cx - 6 + splitmix_below(r, 25) * 0.5;
+        *y = cy - 6 + splitmix_below(r, 25) * 0.5;
     } else if (k < 80) {
-        *x = b->min_x - 20 + below(r, (uint32_t)((b->max_x - b->min_x + 40) * 2) + 1) * 0.5;
-        *y = b->min_y - 20 + below(r, (uint32_t)((b->max_y - b->min_y + 40) * 2) + 1) * 0.5;
+        *x =
+            b->min_x - 20 + splitmix_below(r, (uint32_t)((b->max_x - b->min_x + 40) * 2) + 1) * 0.5;
+        *y =
+            b->min_y - 20 + splitmix_below(r, (uint32_t)((b->max_y - b->min_y + 40) * 2) + 1) * 0.5;
     } else if (k < 95) {
         *x = splitmix_between(r, b->min_x - 30, b->max_x + 30);
         *y = splitmix_between(r, b->min_y - 30, b->max_y + 30);
@@ -805,16 +786,16 @@ static void random_position(uint64_t *r, const tick_config *c, double *x, double
 static int boundary_position(uint64_t *r, const model *m, double *x, double *y)
 {
     for (int tries = 0; tries < 8; tries++) {
-        const model_entity *o = &m->ent[below(r, m->count)];
-        double rr = o->sense[below(r, (uint32_t)m->senses)].range, a = rr, b = 0;
+        const model_entity *o = &m->ent[splitmix_below(r, m->count)];
+        double rr = o->sense[splitmix_below(r, (uint32_t)m->senses)].range, a = rr, b = 0;
         if (!(rr > 0) || rr > 1000 || rr != floor(rr))
             continue;
-        if (fmod(rr, 5) == 0 && chance(r, 60)) {
+        if (fmod(rr, 5) == 0 && splitmix_chance(r, 60)) {
             a = rr / 5 * 3;
             b = rr / 5 * 4;
         }
-        *x = o->x + (chance(r, 50) ? a : -a);
-        *y = o->y + (chance(r, 50) ? b : -b);
+        *x = o->x + (splitmix_chance(r, 50) ? a : -a);
+        *y = o->y + (splitmix_chance(r, 50) ? b : -b);
         return 1;
     }
     return 0;
@@ -824,15 +805,15 @@ static int boundary_position(uint64_t *r, const model *m, double *x, double *y)
 static void random_v2_fields(uint64_t *r, uint32_t senses, percept_entity_desc *d)
 {
     static const double fovs[] = {0, 0, 90, 180, 270, 45};
-    d->z = chance(r, 50) ? 0 : below(r, 9) * 0.5 - 2;
-    d->facing[0] = (double)below(r, 5) - 2;
-    d->facing[1] = (double)below(r, 5) - 2;
+    d->z = splitmix_chance(r, 50) ? 0 : splitmix_below(r, 9) * 0.5 - 2;
+    d->facing[0] = (double)splitmix_below(r, 5) - 2;
+    d->facing[1] = (double)splitmix_below(r, 5) - 2;
     d->facing[2] = d->facing[0] == 0 && d->facing[1] == 0 ? 1 : 0;
-    d->tags = below(r, 4);
+    d->tags = splitmix_below(r, 4);
     for (uint32_t s = 0; s < senses; s++) {
-        d->sense[s].margin = chance(r, 40) ? below(r, 6) * 0.5 : 0;
-        d->sense[s].fov = fovs[below(r, COUNT_OF(fovs))];
-        d->sense[s].ignore = chance(r, 20) ? 1u << below(r, 2) : 0;
+        d->sense[s].margin = splitmix_chance(r, 40) ? splitmix_below(r, 6) * 0.5 : 0;
+        d->sense[s].fov = fovs[splitmix_below(r, COUNT_OF(fovs))];
+        d->sense[s].ignore = splitmix_chance(r, 20) ? 1u << splitmix_below(r, 2) : 0;
     }
 }
 
@@ -841,11 +822,11 @@ static void random_v2_fields(uint64_t *r, uint32_t senses, percept_entity_desc *
 static void random_move(uint64_t *r, const model *m, const tick_config *c, const model_entity *e,
                         percept_change *q)
 {
-    uint32_t k = below(r, 100);
+    uint32_t k = splitmix_below(r, 100);
     q->z = e->z;
     if (k < 50) { /* a step on the half grid */
-        q->x = e->x + ((int)below(r, 17) - 8) * 0.5;
-        q->y = e->y + ((int)below(r, 17) - 8) * 0.5;
+        q->x = e->x + ((int)splitmix_below(r, 17) - 8) * 0.5;
+        q->y = e->y + ((int)splitmix_below(r, 17) - 8) * 0.5;
     } else if (k < 60) { /* a fractional step */
         q->x = e->x + (splitmix_unit(r) - 0.5) * 12;
         q->y = e->y + (splitmix_unit(r) - 0.5) * 12;
@@ -855,7 +836,7 @@ static void random_move(uint64_t *r, const model *m, const tick_config *c, const
         q->x = e->x;
         q->y = e->y;
     } else if (k < 88) { /* onto another entity */
-        const model_entity *o = &m->ent[below(r, m->count)];
+        const model_entity *o = &m->ent[splitmix_below(r, m->count)];
         q->x = o->x;
         q->y = o->y;
         q->z = o->z;
@@ -863,14 +844,14 @@ static void random_move(uint64_t *r, const model *m, const tick_config *c, const
         if (!boundary_position(r, m, &q->x, &q->y))
             random_position(r, c, &q->x, &q->y);
     } else if (k < 98) { /* far outside the bounds */
-        q->x = (chance(r, 50) ? -1 : 1) * (1e6 + below(r, 1000));
-        q->y = (chance(r, 50) ? -1 : 1) * 1e9;
+        q->x = (splitmix_chance(r, 50) ? -1 : 1) * (1e6 + splitmix_below(r, 1000));
+        q->y = (splitmix_chance(r, 50) ? -1 : 1) * 1e9;
     } else { /* at the limit of what a position may be */
-        q->x = chance(r, 50) ? PERCEPT_COORD_LIMIT : -PERCEPT_COORD_LIMIT;
-        q->y = chance(r, 50) ? e->y : -PERCEPT_COORD_LIMIT;
+        q->x = splitmix_chance(r, 50) ? PERCEPT_COORD_LIMIT : -PERCEPT_COORD_LIMIT;
+        q->y = splitmix_chance(r, 50) ? e->y : -PERCEPT_COORD_LIMIT;
     }
-    if (c->v2 && chance(r, 30))
-        q->z = e->z + ((int)below(r, 9) - 4) * 0.5;
+    if (c->v2 && splitmix_chance(r, 30))
+        q->z = e->z + ((int)splitmix_below(r, 9) - 4) * 0.5;
     if (fabs(q->x) > PERCEPT_COORD_LIMIT || fabs(q->y) > PERCEPT_COORD_LIMIT)
         random_position(r, c, &q->x, &q->y); /* a step from the limit crossed it */
 }
@@ -883,11 +864,11 @@ static size_t random_tick(uint64_t *r, const model *m, const tick_config *c, int
 {
     uint32_t perm[N_ENT];
     const uint32_t senses = (uint32_t)m->senses;
-    size_t n = every ? m->count : 1 + below(r, MAX_TICK);
+    size_t n = every ? m->count : 1 + splitmix_below(r, MAX_TICK);
     for (uint32_t i = 0; i < m->count; i++)
         perm[i] = i;
     for (size_t i = 0; i < n; i++) {
-        size_t j = i + below(r, m->count - (uint32_t)i);
+        size_t j = i + splitmix_below(r, m->count - (uint32_t)i);
         uint32_t t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;
@@ -895,7 +876,7 @@ static size_t random_tick(uint64_t *r, const model *m, const tick_config *c, int
     for (size_t i = 0; i < n; i++) {
         const model_entity *e = &m->ent[perm[i]];
         percept_change *q = &out[i];
-        uint32_t k = below(r, 100);
+        uint32_t k = splitmix_below(r, 100);
         *q = CH_MOVE(e->id, 0, 0, 0);
         if (k < 65) {
             random_move(r, m, c, e, q);
@@ -903,24 +884,24 @@ static size_t random_tick(uint64_t *r, const model *m, const tick_config *c, int
             int cone = 0;
             for (uint32_t s = 0; s < senses; s++)
                 cone |= e->sense[s].fov < 360;
-            *q = CH_TURN(e->id, (double)below(r, 5) - 2, (double)below(r, 5) - 2,
-                         c->v2 ? (double)below(r, 3) - 1 : 0);
+            *q = CH_TURN(e->id, (double)splitmix_below(r, 5) - 2, (double)splitmix_below(r, 5) - 2,
+                         c->v2 ? (double)splitmix_below(r, 3) - 1 : 0);
             if (cone && q->x == 0 && q->y == 0 && q->z == 0)
                 q->x = 1;
         } else {
             percept_entity_desc *d = &descs[i];
             *d = model_desc(m, e);
-            uint32_t s = below(r, senses);
-            d->sense[s].range = random_range(r);
-            if (chance(r, 30))
-                d->hidden ^= 1u << below(r, senses);
+            uint32_t s = splitmix_below(r, senses);
+            d->sense[s].range = tu_random_range(r);
+            if (splitmix_chance(r, 30))
+                d->hidden ^= 1u << splitmix_below(r, senses);
             if (c->v2) {
-                d->sense[s].margin = chance(r, 50) ? below(r, 6) * 0.5 : 0;
-                d->tags = below(r, 4);
-                if (chance(r, 30))
+                d->sense[s].margin = splitmix_chance(r, 50) ? splitmix_below(r, 6) * 0.5 : 0;
+                d->tags = splitmix_below(r, 4);
+                if (splitmix_chance(r, 30))
                     random_v2_fields(r, senses, d);
             }
-            if (chance(r, 30)) {
+            if (splitmix_chance(r, 30)) {
                 percept_change where;
                 random_move(r, m, c, e, &where);
                 d->x = where.x;
@@ -999,8 +980,8 @@ static void run_ticks(const char *backend)
         percept_entity_desc d = PERCEPT_ENTITY_DESC_INIT;
         random_position(&r, c, &d.x, &d.y);
         for (uint32_t s = 0; s < senses; s++)
-            d.sense[s].range = random_range(&r);
-        d.hidden = chance(&r, 15) ? below(&r, 8) : 0;
+            d.sense[s].range = tu_random_range(&r);
+        d.hidden = splitmix_chance(&r, 15) ? splitmix_below(&r, 8) : 0;
         if (c->v2)
             random_v2_fields(&r, senses, &d);
         percept_id id = tu_spread_id((uint32_t)(i * 7 + (int)c->seed));
@@ -1010,11 +991,12 @@ static void run_ticks(const char *backend)
     }
     size_t events = 0;
     for (int t = 0; t < TICKS; t++) {
-        if (t > 0 && chance(&r, 50)) { /* between ticks, a range or a hidden flag changes */
-            tu_op o = {.kind = chance(&r, 50) ? TU_RANGE : TU_HIDE};
-            o.id = m.ent[below(&r, m.count)].id;
-            o.sense = (percept_sense)below(&r, senses);
-            o.value = o.kind == TU_RANGE ? random_range(&r) : chance(&r, 50);
+        if (t > 0 &&
+            splitmix_chance(&r, 50)) { /* between ticks, a range or a hidden flag changes */
+            tu_op o = {.kind = splitmix_chance(&r, 50) ? TU_RANGE : TU_HIDE};
+            o.id = m.ent[splitmix_below(&r, m.count)].id;
+            o.sense = (percept_sense)splitmix_below(&r, senses);
+            o.value = o.kind == TU_RANGE ? tu_random_range(&r) : splitmix_chance(&r, 50);
             assert_int_equal(tu_apply_model(&m, &o), PERCEPT_OK);
             for (int k = 0; k < WORLDS; k++) {
                 snprintf(what, sizeof what, "config %s, backend %s, %zu threads, before tick %d",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../tools/splitmix.h"
 
 /* ------------------------------------------------------------------------ */
 /* Backends under test                                                       */
@@ -183,6 +184,17 @@ percept_id tu_spread_id(uint32_t i)
     x ^= x >> 15;
     /* The bijection could land on 0 or UINT32_MAX: keep those for i 0 and 1. */
     return x == 0 || x == UINT32_MAX ? 0x7FFFFFFFu - i : x;
+}
+
+double tu_random_range(uint64_t *r)
+{
+    static const double common[] = {1, 2, 2.5, 5, 5, 10, 10, 13, 15, 20, 25, 26, 40, 65};
+    uint32_t k = splitmix_below(r, 100);
+    if (k < 20)
+        return 0;
+    if (k < 80)
+        return common[splitmix_below(r, COUNT_OF(common))];
+    return k < 97 ? splitmix_unit(r) * 50 : 1e7;
 }
 
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,

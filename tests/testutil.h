@@ -71,6 +71,11 @@ percept_world *tu_open_with(const char *backend, const char *extra_ini, tu_recor
 percept_entity_desc tu_desc(double x, double y, double sight, double hearing, double smell,
                             unsigned hidden);
 
+/* A random range for the random tests: mostly integers whose boundary points
+ * have integer offsets (3-4-5, 5-12-13), sometimes 0, a fraction, or 1e7,
+ * which reaches everyone inside and far outside the bounds. */
+double tu_random_range(uint64_t *r);
+
 /* A model of the world `w`: its senses, by name, and whether it reports MOVE. */
 void tu_model_init(model *m, int move_events, const percept_world *w);
 

@@ -23,6 +23,18 @@ static inline double splitmix_unit(uint64_t *state)
     return (double)(splitmix_next(state) >> 11) * 0x1p-53;
 }
 
+/* Uniform in 0 .. n - 1 (n > 0), with the modulo's slight bias. */
+static inline uint32_t splitmix_below(uint64_t *state, uint32_t n)
+{
+    return (uint32_t)(splitmix_next(state) % n);
+}
+
+/* 1 with a chance of `percent` in 100. */
+static inline int splitmix_chance(uint64_t *state, uint32_t percent)
+{
+    return splitmix_below(state, 100) < percent;
+}
+
 /* Uniform in [lo, hi). */
 static inline double splitmix_between(uint64_t *state, double lo, double hi)
 {
